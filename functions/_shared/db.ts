@@ -1,0 +1,56 @@
+/**
+ * Database access. One pool per process; user requests reach the database only through
+ * `withUser` (role `authenticated` and the JWT claims, set for the transaction only, so RLS
+ * decides) or `withAnon`. The pool's own rights are used only by the named server paths listed in
+ * docs/authorization.md (sign-in, session checks, rate limits, security events, access logs).
+ */
+import postgres from "postgres";
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+
+/** Claims put into `request.jwt.claims`: what `auth.uid()`, `auth.jwt()` and RLS read. */
+export interface DbClaims {
+  sub: string;
+  role: "authenticated";
+  session_id: string;
+  email?: string;
+  [key: string]: unknown;
+}
+
+/** Opens the pool. Notices are dropped; errors surface through the queries that hit them. */
+export function createPool(url: string, max: number): Sql {
+  return postgres(url, {
+    max,
+    prepare: true,
+    idle_timeout: 60,
+    connect_timeout: 10,
+    onnotice: () => {},
+    connection: { application_name: "agora-api" },
+  });
+}
+
+/**
+ * Runs `fn` in one transaction as the signed-in user: role `authenticated` and the claims are
+ * set with `set_config(..., true)`, so they end with the transaction and never leak to the next
+ * user of the pooled connection.
+ *
+ * @example
+ * const rows = await withUser(sql, claims, (tx) => tx`select id from app.users`);
+ */
+export function withUser<T>(sql: Sql, claims: DbClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('role', 'authenticated', true),
+                    set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+    return await fn(tx);
+  }) as Promise<T>;
+}
+
+/** Runs `fn` in one transaction as an anonymous visitor (role `anon`). */
+export function withAnon<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('role', 'anon', true),
+                    set_config('request.jwt.claims', '{"role":"anon"}', true)`;
+    return await fn(tx);
+  }) as Promise<T>;
+}

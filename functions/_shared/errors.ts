@@ -1,0 +1,112 @@
+/**
+ * The one error shape of the API, and the one place that maps thrown errors to it:
+ * `{ error: { code, message, details? } }`. Handlers throw `ApiError`s; SQL raises SQLSTATEs,
+ * mapped by `SQLSTATE_TO_ERROR` (custom codes are listed in docs/error-codes.md).
+ */
+
+export type ErrorCode =
+  | "invalid_request"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "unprocessable"
+  | "rate_limited"
+  | "internal"
+  | "unavailable";
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+/** A failure with a known meaning; its message is shown to the caller. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return STATUS_OF[this.code];
+  }
+}
+
+export const badRequest = (message: string, details?: unknown) =>
+  new ApiError("invalid_request", message, details);
+export const unauthenticated = (message = "Sign in to continue.") =>
+  new ApiError("unauthenticated", message);
+export const forbidden = (message = "You are not allowed to do this.") =>
+  new ApiError("forbidden", message);
+export const notFound = (message = "Not found.") => new ApiError("not_found", message);
+export const conflict = (message: string, details?: unknown) =>
+  new ApiError("conflict", message, details);
+export const unprocessable = (message: string, details?: unknown) =>
+  new ApiError("unprocessable", message, details);
+
+/**
+ * SQLSTATEs with a meaning for the caller. Custom `AGnnn` codes carry the HTTP status in their
+ * digits; their messages are written for users. Standard codes map to generic messages, so no
+ * internal text (table or constraint names) ever reaches a response.
+ */
+const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> = {
+  AG400: { code: "invalid_request" },
+  AG403: { code: "forbidden" },
+  AG404: { code: "not_found" },
+  AG409: { code: "conflict" },
+  AG422: { code: "unprocessable" },
+  "42501": { code: "forbidden", message: "You are not allowed to do this." },
+  "23505": { code: "conflict", message: "This already exists." },
+  "23503": { code: "unprocessable", message: "A referenced record does not exist." },
+  "23514": { code: "invalid_request", message: "A value is out of the allowed range." },
+  "22P02": { code: "invalid_request", message: "A value has the wrong format." },
+  "22001": { code: "invalid_request", message: "A value is too long." },
+  "40001": { code: "conflict", message: "A concurrent change won; try again." },
+  "40P01": { code: "conflict", message: "A concurrent change won; try again." },
+};
+
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "57P01", "57P03", "53300"]);
+
+/** Turns any thrown value into an ApiError, or null when it is unexpected (a 500). */
+export function toApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  const e = err as { code?: string; message?: string; name?: string } | null;
+  if (e && typeof e.code === "string") {
+    const mapped = SQLSTATE_TO_ERROR[e.code];
+    if (mapped) {
+      return new ApiError(mapped.code, mapped.message ?? e.message ?? "Request refused.");
+    }
+    if (UNAVAILABLE_CODES.has(e.code)) {
+      return new ApiError("unavailable", "The service is temporarily unavailable.");
+    }
+  }
+  return null;
+}
+
+export function errorBody(err: ApiError): ErrorBody {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Access tokens: short-lived HS256 JWTs with Supabase-compatible claims (`sub`, `role:
+ * "authenticated"`, `aud`, `exp`, `session_id`, ...) so hosted Realtime and RLS accept them, plus
+ * `user_role`, the platform role at issue time (informational: checks read the database).
+ */
+import { jwtVerify, SignJWT } from "jose";
+
+const API_KEY_ISSUED_AT = 1_767_225_600; // 2026-01-01
+const API_KEY_EXPIRES_AT = 2_082_758_400; // 2036-01-01
+
+export interface AccessClaims {
+  sub: string;
+  session_id: string;
+  email: string;
+  role: "authenticated";
+  aud: "authenticated";
+  user_role: string;
+  exp: number;
+  iat: number;
+}
+
+export interface TokenIssuer {
+  issue(input: { userId: string; sessionId: string; email: string; userRole: string }): Promise<
+    { token: string; expiresAt: number }
+  >;
+  /** The claims of a valid token, or null for a bad signature, a wrong audience or an expiry. */
+  verify(token: string): Promise<AccessClaims | null>;
+  /** A Supabase API key (anon or service_role) signed with the same secret; deterministic, so
+   * the same secret always gives the same key. */
+  apiKey(role: "anon" | "service_role"): Promise<string>;
+}
+
+export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: string): TokenIssuer {
+  const key = new TextEncoder().encode(secret);
+  return {
+    async issue({ userId, sessionId, email, userRole }) {
+      const iat = Math.floor(Date.now() / 1000);
+      const exp = iat + ttlSeconds;
+      const token = await new SignJWT({
+        role: "authenticated",
+        session_id: sessionId,
+        email,
+        user_role: userRole,
+        aal: "aal1",
+        is_anonymous: false,
+      })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(userId)
+        .setAudience("authenticated")
+        .setIssuer(issuer)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(key);
+      return { token, expiresAt: exp };
+    },
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ["HS256"],
+          audience: "authenticated",
+          issuer,
+        });
+        if (
+          typeof payload.sub !== "string" || typeof payload.session_id !== "string" ||
+          payload.role !== "authenticated"
+        ) return null;
+        return payload as unknown as AccessClaims;
+      } catch {
+        return null;
+      }
+    },
+    apiKey(role) {
+      return new SignJWT({ role })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setIssuer("supabase")
+        .setIssuedAt(API_KEY_ISSUED_AT)
+        .setExpirationTime(API_KEY_EXPIRES_AT)
+        .sign(key);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Process settings: secrets and deployment facts read once from the environment. Everything an
+ * admin may change at run time lives in the versioned system configuration instead
+ * (see config-document.ts). Every variable and its default is listed in the README.
+ */
+import { z } from "zod";
+
+const limit = z.object({
+  limit: z.number().int().positive(),
+  windowSeconds: z.number().int().positive(),
+});
+export type RateLimitRule = z.infer<typeof limit>;
+
+const commaList = z.string().transform((value) =>
+  value.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+);
+
+const envSchema = z.object({
+  AGORA_DB_URL: z.string().optional(),
+  SUPABASE_DB_URL: z.string().optional(),
+  AGORA_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  AGORA_JWT_SECRET: z.string().min(32, "AGORA_JWT_SECRET must have at least 32 characters"),
+  AGORA_ANON_KEY: z.string().default(""),
+  AGORA_CSRF_SECRET: z.string().min(32, "AGORA_CSRF_SECRET must have at least 32 characters"),
+  AGORA_REFRESH_SECRET: z.string().min(32, "AGORA_REFRESH_SECRET must have at least 32 characters"),
+  AGORA_SITE_URL: z.url().default("http://localhost:54321"),
+  AGORA_ALLOWED_ORIGINS: commaList.default([]),
+  AGORA_ACCESS_TOKEN_TTL: z.coerce.number().int().min(30).max(86_400).default(900),
+  AGORA_SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  AGORA_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(120).default(10),
+  AGORA_MAGIC_LINK_TTL: z.coerce.number().int().min(60).max(3_600).default(900),
+  AGORA_SMTP_URL: z.string().optional(),
+  AGORA_MAIL_FROM: z.string().default("Agora <no-reply@localhost>"),
+  AGORA_LOCAL_MODE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  AGORA_TRUSTED_PROXY_HEADER: z.string().toLowerCase().optional(),
+  AGORA_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
+  AGORA_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  AGORA_RATE_SIGNIN_IP: z.string().default("20/600"),
+  AGORA_RATE_SIGNIN_EMAIL: z.string().default("5/600"),
+  AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
+  AGORA_RATE_REFRESH_SESSION: z.string().default("60/600"),
+  AGORA_RATE_ADMIN_USER: z.string().default("600/60"),
+});
+
+/** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
+function parseRule(name: string, text: string): RateLimitRule {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (!match) throw new Error(`${name} must look like <limit>/<seconds>, got ${text}`);
+  return limit.parse({ limit: Number(match[1]), windowSeconds: Number(match[2]) });
+}
+
+export interface Settings {
+  databaseUrl: string;
+  dbPoolSize: number;
+  jwtSecret: string;
+  anonKey: string;
+  csrfSecret: string;
+  refreshSecret: string;
+  siteUrl: string;
+  /** Origins allowed for CORS, CSRF and redirects; the site's own origin is always allowed. */
+  allowedOrigins: string[];
+  accessTokenTtlSeconds: number;
+  sessionTtlDays: number;
+  refreshGraceSeconds: number;
+  magicLinkTtlSeconds: number;
+  smtpUrl?: string;
+  mailFrom: string;
+  localMode: boolean;
+  trustedProxyHeader?: string;
+  maxBodyBytes: number;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  rateLimits: {
+    signinPerIp: RateLimitRule;
+    signinPerEmail: RateLimitRule;
+    verifyPerIp: RateLimitRule;
+    refreshPerSession: RateLimitRule;
+    adminPerUser: RateLimitRule;
+  };
+}
+
+/** Reads and checks the settings; throws one error naming every bad variable. */
+export function loadSettings(env: Record<string, string | undefined>): Settings {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid settings: ${problems.join("; ")}`);
+  }
+  const e = parsed.data;
+  const databaseUrl = e.AGORA_DB_URL ?? e.SUPABASE_DB_URL;
+  if (!databaseUrl) throw new Error("invalid settings: set AGORA_DB_URL (or SUPABASE_DB_URL)");
+  const siteOrigin = new URL(e.AGORA_SITE_URL).origin;
+  return {
+    databaseUrl,
+    dbPoolSize: e.AGORA_DB_POOL_SIZE,
+    jwtSecret: e.AGORA_JWT_SECRET,
+    anonKey: e.AGORA_ANON_KEY,
+    csrfSecret: e.AGORA_CSRF_SECRET,
+    refreshSecret: e.AGORA_REFRESH_SECRET,
+    siteUrl: e.AGORA_SITE_URL.replace(/\/+$/, ""),
+    allowedOrigins: [...new Set([siteOrigin, ...e.AGORA_ALLOWED_ORIGINS])],
+    accessTokenTtlSeconds: e.AGORA_ACCESS_TOKEN_TTL,
+    sessionTtlDays: e.AGORA_SESSION_TTL_DAYS,
+    refreshGraceSeconds: e.AGORA_REFRESH_GRACE_SECONDS,
+    magicLinkTtlSeconds: e.AGORA_MAGIC_LINK_TTL,
+    smtpUrl: e.AGORA_SMTP_URL || undefined,
+    mailFrom: e.AGORA_MAIL_FROM,
+    localMode: e.AGORA_LOCAL_MODE,
+    trustedProxyHeader: e.AGORA_TRUSTED_PROXY_HEADER || undefined,
+    maxBodyBytes: e.AGORA_MAX_BODY_BYTES,
+    logLevel: e.AGORA_LOG_LEVEL,
+    rateLimits: {
+      signinPerIp: parseRule("AGORA_RATE_SIGNIN_IP", e.AGORA_RATE_SIGNIN_IP),
+      signinPerEmail: parseRule("AGORA_RATE_SIGNIN_EMAIL", e.AGORA_RATE_SIGNIN_EMAIL),
+      verifyPerIp: parseRule("AGORA_RATE_VERIFY_IP", e.AGORA_RATE_VERIFY_IP),
+      refreshPerSession: parseRule("AGORA_RATE_REFRESH_SESSION", e.AGORA_RATE_REFRESH_SESSION),
+      adminPerUser: parseRule("AGORA_RATE_ADMIN_USER", e.AGORA_RATE_ADMIN_USER),
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The `api` edge function's Hono app: middleware in the order a request meets it, one router per
+ * resource, one error handler. `createApp` takes its dependencies so the local stack, the hosted
+ * function and the tests build the same app.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { secureHeaders } from "hono/secure-headers";
+import type { AppEnv, Deps } from "./context.ts";
+import { ApiError, errorBody, toApiError } from "../_shared/errors.ts";
+import { requestContext } from "./middleware/request-context.ts";
+import { sessionMiddleware } from "./middleware/session.ts";
+import { csrfProtection } from "./middleware/csrf.ts";
+import { adminGate } from "./middleware/roles.ts";
+import { auth } from "./routes/auth.ts";
+import { adminUsers } from "./routes/admin/users.ts";
+import { adminConfig } from "./routes/admin/config.ts";
+import { adminAnalytics } from "./routes/admin/analytics.ts";
+import { adminMonitoring } from "./routes/admin/monitoring.ts";
+import { publicConfig } from "./routes/public-config.ts";
+
+export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use("*", requestContext(deps));
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: "same-site" }));
+  app.use(
+    "/api/*",
+    cors({
+      origin: (origin) => (deps.settings.allowedOrigins.includes(origin) ? origin : null),
+      credentials: true,
+      allowHeaders: ["Authorization", "Content-Type", "X-CSRF-Token", "Idempotency-Key", "X-Request-Id", "Last-Event-ID"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      exposeHeaders: ["X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
+      maxAge: 600,
+    }),
+  );
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: deps.settings.maxBodyBytes,
+      onError: () => {
+        throw new ApiError("payload_too_large", `The body is larger than ${deps.settings.maxBodyBytes} bytes.`);
+      },
+    }),
+  );
+  app.use("/api/*", sessionMiddleware());
+  app.use("/api/*", csrfProtection());
+  app.use("/api/admin/*", adminGate());
+
+  app.route("/api/auth", auth);
+  app.route("/api/admin/users", adminUsers);
+  app.route("/api/admin/config", adminConfig);
+  app.route("/api/admin/analytics", adminAnalytics);
+  app.route("/api/admin", adminMonitoring);
+  app.route("/api/config", publicConfig);
+
+  app.get("/health", async (c) => {
+    try {
+      await deps.sql`select 1`;
+      return c.json({ status: "ok" }, 200);
+    } catch {
+      return c.json(errorBody(new ApiError("unavailable", "The database does not answer.")), 503);
+    }
+  });
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "cookie", { type: "apiKey", in: "cookie", name: "agora-access-token" });
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Agora API",
+      version: "0.1.0",
+      description: "Errors always have the shape { error: { code, message, details? } }. " +
+        "Cookie-authenticated unsafe requests need X-CSRF-Token (GET /api/auth/csrf).",
+    },
+  });
+
+  app.notFound((c) => c.json(errorBody(new ApiError("not_found", "No such endpoint.")), 404));
+
+  app.onError((err, c) => {
+    let apiError = toApiError(err);
+    if (!apiError && err instanceof HTTPException) {
+      // Hono's own refusals: malformed JSON and similar parse failures of the request.
+      apiError = err.status === 413
+        ? new ApiError("payload_too_large", "The body is too large.")
+        : err.status < 500
+        ? new ApiError("invalid_request", err.message || "Malformed request.")
+        : null;
+    }
+    if (!apiError) {
+      deps.log("error", "unexpected error", {
+        requestId: c.get("requestId"),
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+      apiError = new ApiError("internal", "Something went wrong.");
+    }
+    for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
+    return c.json(errorBody(apiError), apiError.status as 400);
+  });
+
+  return app;
+}

@@ -1,0 +1,122 @@
+/**
+ * Magic links: single use, expiring (15 minutes by default), stored as hashes. Requesting one
+ * answers the same whether or not the address has an account; the account is created (with the
+ * configured default role) on the first verified sign-in.
+ */
+import type { Tx } from "../../_shared/db.ts";
+import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
+import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
+import { hitRateLimit, rateLimitedError } from "../../_shared/rate-limit.ts";
+import { currentConfig } from "../config-store.ts";
+import type { Deps } from "../context.ts";
+import { createSession, type IssuedSession } from "./sessions.ts";
+
+interface RequestContext {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+async function enforce(deps: Deps, bucket: string, group: string, rule: { limit: number; windowSeconds: number }, ctx: RequestContext) {
+  const decision = await hitRateLimit(deps.sql, bucket, rule);
+  if (decision.allowed) return;
+  await deps.security({
+    type: "rate_limit.exceeded",
+    severity: "warning",
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+    details: { group },
+  });
+  throw rateLimitedError(decision);
+}
+
+/** Sends a sign-in link to `email` (rate-limited per IP and per address). */
+export async function sendMagicLink(
+  deps: Deps,
+  input: { email: string; redirectTo: string | null },
+  ctx: RequestContext,
+): Promise<void> {
+  const { rateLimits } = deps.settings;
+  await enforce(deps, `signin:ip:${ctx.ip ?? "unknown"}`, "signin_ip", rateLimits.signinPerIp, ctx);
+  await enforce(deps, `signin:email:${input.email}`, "signin_email", rateLimits.signinPerEmail, ctx);
+
+  const token = randomToken();
+  await deps.sql`
+    insert into app_private.magic_links (email, token_hash, redirect_to, ip, expires_at)
+    values (${input.email}, ${await sha256Hex(token)}, ${input.redirectTo}, ${ctx.ip},
+            now() + make_interval(secs => ${deps.settings.magicLinkTtlSeconds}))`;
+  const link = `${deps.settings.siteUrl}/api/auth/callback/email?token=${encodeURIComponent(token)}`;
+  const minutes = Math.round(deps.settings.magicLinkTtlSeconds / 60);
+  const { config } = await currentConfig(deps.sql);
+  await deps.mailer.send({
+    to: input.email,
+    subject: `Your sign-in link for ${config.whiteLabel.brandName}`,
+    text: `Sign in to ${config.whiteLabel.brandName} with this link:\n\n${link}\n\n` +
+      `It works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.\n`,
+    links: [link],
+  });
+}
+
+/**
+ * Spends a magic-link token and opens a session. The token is spent by one conditional update,
+ * so two concurrent uses cannot both succeed.
+ */
+export async function signInWithMagicLink(
+  deps: Deps,
+  token: string,
+  ctx: RequestContext,
+): Promise<{ session: IssuedSession; redirectTo: string | null; created: boolean }> {
+  await enforce(deps, `verify:ip:${ctx.ip ?? "unknown"}`, "verify_ip", deps.settings.rateLimits.verifyPerIp, ctx);
+  const tokenHash = await sha256Hex(token);
+  const outcome = await deps.sql.begin(async (tx: Tx) => {
+    const [link] = await tx<{ email: string; redirect_to: string | null }[]>`
+      update app_private.magic_links set used_at = now()
+      where token_hash = ${tokenHash} and used_at is null and expires_at > now()
+      returning email, redirect_to`;
+    if (!link) return null;
+    const { config } = await currentConfig(tx);
+    const [existing] = await tx<{ id: string; status: string }[]>`
+      select id, status from app.users where lower(email) = lower(${link.email})`;
+    if (existing && existing.status !== "active") return { link, userId: existing.id, suspended: true, created: false };
+    let userId = existing?.id;
+    if (!userId) {
+      if (!config.system.signupsOpen) throw forbidden("Sign-ups are closed.");
+      const [created] = await tx<{ id: string }[]>`
+        insert into app.users (email, name, role)
+        values (${link.email}, ${link.email.split("@")[0].slice(0, 200)}, ${config.system.defaultRole})
+        returning id`;
+      userId = created.id;
+    }
+    await tx`
+      insert into app.identities (user_id, provider, provider_user_id, email)
+      values (${userId}, 'email', ${link.email.toLowerCase()}, ${link.email})
+      on conflict (provider, provider_user_id) do update set last_used_at = now()`;
+    return { link, userId, suspended: false, created: !existing };
+  });
+
+  if (!outcome || outcome.suspended) {
+    await deps.security({
+      type: "auth.signin_failed",
+      severity: "warning",
+      userId: outcome?.userId ?? null,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+      details: { provider: "email", reason: outcome ? "suspended" : "invalid_or_expired_token" },
+    });
+    if (outcome?.suspended) throw new ApiError("forbidden", "This account is suspended.");
+    throw unauthenticated("The sign-in link is invalid, used or expired.");
+  }
+  const session = await createSession(deps, {
+    userId: outcome.userId,
+    provider: "email",
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+  });
+  await deps.security({
+    type: "auth.signin",
+    userId: outcome.userId,
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+    details: { provider: "email", sessionId: session.user.sessionId, newAccount: outcome.created },
+  });
+  return { session, redirectTo: outcome.link.redirect_to, created: outcome.created };
+}

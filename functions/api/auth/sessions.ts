@@ -1,0 +1,190 @@
+/**
+ * Sessions and their tokens. This is a named server path (docs/authorization.md): it runs with
+ * the pool's own rights because it establishes who the user is before any RLS can apply.
+ *
+ * Refresh tokens rotate on every use. The successor of a token is derived from it with an HMAC
+ * under the refresh secret, so only hashes are stored and yet a client that lost the answer to a
+ * refresh (or two tabs refreshing at once) can present the parent again within a short grace and
+ * get the same successor. Any other reuse of a spent token revokes the whole session.
+ */
+import type { Tx } from "../../_shared/db.ts";
+import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
+import { unauthenticated } from "../../_shared/errors.ts";
+import { hitRateLimit, rateLimitedError } from "../../_shared/rate-limit.ts";
+import type { Deps, Role, SessionUser } from "../context.ts";
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  image: string | null;
+  role: Role;
+  wallet_address: string | null;
+  session_id: string;
+  expires_at: Date;
+}
+
+function toSessionUser(row: UserRow): SessionUser {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    image: row.image,
+    role: row.role,
+    walletAddress: row.wallet_address,
+    sessionId: row.session_id,
+    sessionExpiresAt: row.expires_at,
+  };
+}
+
+/** The user behind a live session, or null when it is revoked, expired or the user suspended. */
+export async function loadSessionUser(
+  deps: Deps,
+  sessionId: string,
+  userId: string,
+): Promise<SessionUser | null> {
+  const rows = await deps.sql<UserRow[]>`
+    select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at
+    from app.sessions s join app.users u on u.id = s.user_id
+    where s.id = ${sessionId} and s.user_id = ${userId}
+      and s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;
+  return rows.length ? toSessionUser(rows[0]) : null;
+}
+
+export interface IssuedSession {
+  user: SessionUser;
+  accessToken: string;
+  refreshToken: string;
+  /** Access-token expiry, seconds since epoch. */
+  expiresAt: number;
+}
+
+async function issueAccess(deps: Deps, user: SessionUser, refreshToken: string): Promise<IssuedSession> {
+  const { token, expiresAt } = await deps.tokens.issue({
+    userId: user.id,
+    sessionId: user.sessionId,
+    email: user.email,
+    userRole: user.role,
+  });
+  return { user, accessToken: token, refreshToken, expiresAt };
+}
+
+/** Opens a session for a user who just proved who they are. */
+export async function createSession(
+  deps: Deps,
+  input: { userId: string; provider: string; ip: string | null; userAgent: string | null },
+): Promise<IssuedSession> {
+  const refreshToken = randomToken();
+  const tokenHash = await sha256Hex(refreshToken);
+  const row = await deps.sql.begin(async (tx: Tx) => {
+    const [session] = await tx<{ id: string }[]>`
+      insert into app.sessions (user_id, provider, ip, user_agent, expires_at)
+      values (${input.userId}, ${input.provider}, ${input.ip}, ${input.userAgent?.slice(0, 1024) ?? null},
+              now() + make_interval(days => ${deps.settings.sessionTtlDays}))
+      returning id`;
+    await tx`insert into app_private.refresh_tokens (session_id, token_hash) values (${session.id}, ${tokenHash})`;
+    const [user] = await tx<UserRow[]>`
+      update app.users u set last_sign_in_at = now()
+      from app.sessions s where u.id = ${input.userId} and s.id = ${session.id}
+      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at`;
+    return user;
+  });
+  return issueAccess(deps, toSessionUser(row as UserRow), refreshToken);
+}
+
+export type RefreshOutcome =
+  | { ok: true; session: IssuedSession }
+  | { ok: false; reason: "unknown" | "inactive" | "reused"; userId?: string; sessionId?: string };
+
+/**
+ * Spends a refresh token and returns the session with its successor. Concurrent refreshes with
+ * the same token serialize on the token's row lock; the loser gets the same successor (grace).
+ */
+export async function rotateRefreshToken(deps: Deps, refreshToken: string): Promise<RefreshOutcome> {
+  const tokenHash = await sha256Hex(refreshToken);
+  const successor = await deps.signRefresh(refreshToken);
+  const successorHash = await sha256Hex(successor);
+  return await deps.sql.begin(async (tx: Tx): Promise<RefreshOutcome> => {
+    const [token] = await tx<{
+      id: string;
+      session_id: string;
+      user_id: string;
+      spent_recently: boolean | null;
+      spent: boolean;
+      live: boolean;
+    }[]>`
+      select rt.id, rt.session_id, s.user_id, rt.spent_at is not null as spent,
+             rt.spent_at > now() - make_interval(secs => ${deps.settings.refreshGraceSeconds}) as spent_recently,
+             (s.revoked_at is null and s.expires_at > now()) as live
+      from app_private.refresh_tokens rt join app.sessions s on s.id = rt.session_id
+      where rt.token_hash = ${tokenHash}
+      for update of rt`;
+    if (!token) return { ok: false, reason: "unknown" };
+    if (!token.live) return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
+
+    if (!token.spent) {
+      await tx`update app_private.refresh_tokens set spent_at = now() where id = ${token.id}`;
+      await tx`insert into app_private.refresh_tokens (session_id, token_hash, parent_id)
+               values (${token.session_id}, ${successorHash}, ${token.id})`;
+    } else {
+      // Grace: only the immediate parent of the current token, only briefly after it was spent.
+      const [child] = await tx<{ spent: boolean }[]>`
+        select spent_at is not null as spent from app_private.refresh_tokens
+        where parent_id = ${token.id} and token_hash = ${successorHash}`;
+      if (!token.spent_recently || !child || child.spent) {
+        await tx`update app.sessions set revoked_at = now(), revoked_reason = 'refresh_token_reuse'
+                 where id = ${token.session_id} and revoked_at is null`;
+        return { ok: false, reason: "reused", userId: token.user_id, sessionId: token.session_id };
+      }
+    }
+    const rows = await tx<UserRow[]>`
+      update app.sessions s set refreshed_at = now()
+      from app.users u
+      where s.id = ${token.session_id} and u.id = s.user_id and u.status = 'active'
+      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at`;
+    if (!rows.length) return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
+    return { ok: true, session: await issueAccess(deps, toSessionUser(rows[0]), successor) };
+  });
+}
+
+/** Throws 401 for any failed refresh; records reuse as a critical security event. */
+export async function refreshOrThrow(
+  deps: Deps,
+  refreshToken: string,
+  ctx: { ip: string | null; userAgent: string | null },
+): Promise<IssuedSession> {
+  const [found] = await deps.sql<{ session_id: string; user_id: string }[]>`
+    select rt.session_id, s.user_id from app_private.refresh_tokens rt
+    join app.sessions s on s.id = rt.session_id
+    where rt.token_hash = ${await sha256Hex(refreshToken)}`;
+  if (!found) throw unauthenticated("The refresh token is not valid.");
+  const decision = await hitRateLimit(
+    deps.sql,
+    `refresh:session:${found.session_id}`,
+    deps.settings.rateLimits.refreshPerSession,
+  );
+  if (!decision.allowed) {
+    await deps.security({
+      type: "rate_limit.exceeded",
+      severity: "warning",
+      userId: found.user_id,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+      details: { group: "refresh", sessionId: found.session_id },
+    });
+    throw rateLimitedError(decision);
+  }
+  const outcome = await rotateRefreshToken(deps, refreshToken);
+  if (outcome.ok) return outcome.session;
+  if (outcome.reason === "reused") {
+    await deps.security({
+      type: "auth.refresh_token_reuse",
+      severity: "critical",
+      userId: outcome.userId,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+      details: { sessionId: outcome.sessionId, action: "session revoked" },
+    });
+  }
+  throw unauthenticated("The refresh token is not valid.");
+}

@@ -1,0 +1,60 @@
+/**
+ * What every handler can reach: the process-wide dependencies and the per-request facts the
+ * middleware establishes (request id, client IP, the signed-in user read from the database).
+ */
+import type { AccessLog } from "../_shared/access-log.ts";
+import type { DbClaims, Sql } from "../_shared/db.ts";
+import type { TokenIssuer } from "../_shared/jwt.ts";
+import type { Logger } from "../_shared/logger.ts";
+import type { Mailer } from "../_shared/mailer.ts";
+import type { SecurityRecorder } from "../_shared/security-events.ts";
+import type { Settings } from "../_shared/settings.ts";
+
+export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
+export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
+
+export interface Deps {
+  settings: Settings;
+  sql: Sql;
+  tokens: TokenIssuer;
+  mailer: Mailer;
+  security: SecurityRecorder;
+  accessLog: AccessLog;
+  log: Logger;
+  /** HMAC with the CSRF secret. */
+  signCsrf: (message: string) => Promise<string>;
+  /** HMAC with the refresh secret: derives a refresh token's successor. */
+  signRefresh: (message: string) => Promise<string>;
+}
+
+/** The signed-in user as the database says now (role and status are never taken from a token). */
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  image: string | null;
+  role: Role;
+  walletAddress: string | null;
+  sessionId: string;
+  sessionExpiresAt: Date;
+}
+
+export interface AppEnv {
+  Variables: {
+    deps: Deps;
+    requestId: string;
+    ip: string | null;
+    userAgent: string | null;
+    user: SessionUser | null;
+    claims: DbClaims | null;
+    /** How the request authenticated; CSRF applies to cookies only. */
+    authVia: "cookie" | "bearer" | null;
+    /** Access-token expiry (seconds since epoch) of the credentials in use. */
+    accessExpiresAt: number | null;
+  };
+}
+
+/** Ranks for comparisons in TypeScript; SQL compares the enum directly. */
+export function roleAtLeast(role: Role, required: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(required);
+}

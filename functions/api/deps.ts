@@ -1,0 +1,35 @@
+/**
+ * Builds the app's dependencies from settings. The hosted function and the local stack both
+ * call this; tests call it with their own settings.
+ */
+import type { Deps } from "./context.ts";
+import { createAccessLog } from "../_shared/access-log.ts";
+import { hmacSigner } from "../_shared/crypto.ts";
+import { createPool } from "../_shared/db.ts";
+import { createTokenIssuer } from "../_shared/jwt.ts";
+import { createLogger } from "../_shared/logger.ts";
+import { createMailer } from "../_shared/mailer.ts";
+import { createSecurityRecorder } from "../_shared/security-events.ts";
+import type { Settings } from "../_shared/settings.ts";
+
+export function createDeps(settings: Settings): Deps {
+  const sql = createPool(settings.databaseUrl, settings.dbPoolSize);
+  const log = createLogger(settings.logLevel);
+  return {
+    settings,
+    sql,
+    log,
+    tokens: createTokenIssuer(settings.jwtSecret, settings.accessTokenTtlSeconds, `${settings.siteUrl}/api/auth`),
+    mailer: createMailer({ smtpUrl: settings.smtpUrl, from: settings.mailFrom, localMode: settings.localMode, sql }),
+    security: createSecurityRecorder(sql, log),
+    accessLog: createAccessLog(sql, log),
+    signCsrf: hmacSigner(settings.csrfSecret),
+    signRefresh: hmacSigner(settings.refreshSecret),
+  };
+}
+
+/** Flushes the access log and closes the pool. */
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.accessLog.close();
+  await deps.sql.end({ timeout: 5 });
+}

@@ -1,0 +1,53 @@
+/**
+ * Role gates. The role compared is the one just read from the database by the session
+ * middleware. These gates give the right status early (401 or 403); the data itself is still
+ * guarded by RLS inside `withUser`.
+ */
+import type { MiddlewareHandler } from "hono";
+import { type AppEnv, type Role, roleAtLeast } from "../context.ts";
+import { forbidden, unauthenticated } from "../../_shared/errors.ts";
+import { hitRateLimit, rateHeaders, rateLimitedError } from "../../_shared/rate-limit.ts";
+
+/** 401 without a session; 403 below `role`. */
+export function requireRole(role: Role): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const user = c.get("user");
+    if (!user) throw unauthenticated();
+    if (!roleAtLeast(user.role, role)) throw forbidden(`This needs the ${role} role.`);
+    await next();
+  };
+}
+
+/** ADMIN only, rate-limited per admin; refused attempts are security events. */
+export function adminGate(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deps = c.get("deps");
+    const user = c.get("user");
+    if (!user) throw unauthenticated();
+    if (user.role !== "ADMIN") {
+      await deps.security({
+        type: "admin.access_denied",
+        severity: "warning",
+        userId: user.id,
+        ip: c.get("ip"),
+        userAgent: c.get("userAgent"),
+        details: { method: c.req.method, path: c.req.path, role: user.role },
+      });
+      throw forbidden("This needs the ADMIN role.");
+    }
+    const decision = await hitRateLimit(deps.sql, `admin:user:${user.id}`, deps.settings.rateLimits.adminPerUser);
+    if (!decision.allowed) {
+      await deps.security({
+        type: "rate_limit.exceeded",
+        severity: "warning",
+        userId: user.id,
+        ip: c.get("ip"),
+        userAgent: c.get("userAgent"),
+        details: { group: "admin" },
+      });
+      throw rateLimitedError(decision);
+    }
+    await next();
+    for (const [name, value] of Object.entries(rateHeaders(decision))) c.header(name, value);
+  };
+}

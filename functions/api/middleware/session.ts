@@ -1,0 +1,64 @@
+/**
+ * Who is calling. `Authorization: Bearer` (integrators) or the access cookie (browsers); a
+ * browser whose access token expired is refreshed here, transparently, while its refresh cookie
+ * is valid. Either way the session row and the user are read from the database on every request,
+ * so signout, suspension and role changes count at once.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context.ts";
+import { ACCESS_COOKIE, clearSessionCookies, readCookie, REFRESH_COOKIE, setSessionCookies } from "../auth/cookies.ts";
+import { loadSessionUser, refreshOrThrow } from "../auth/sessions.ts";
+import { ApiError } from "../../_shared/errors.ts";
+
+export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deps = c.get("deps");
+    const authorization = c.req.header("authorization");
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      const claims = match ? await deps.tokens.verify(match[1]) : null;
+      if (claims) {
+        const user = await loadSessionUser(deps, claims.session_id, claims.sub);
+        if (user) {
+          c.set("user", user);
+          c.set("authVia", "bearer");
+          c.set("accessExpiresAt", claims.exp);
+        }
+      }
+      return next();
+    }
+
+    const accessCookie = readCookie(c, ACCESS_COOKIE);
+    const refreshCookie = readCookie(c, REFRESH_COOKIE);
+    if (!accessCookie && !refreshCookie) return next();
+
+    const claims = accessCookie ? await deps.tokens.verify(accessCookie) : null;
+    if (claims) {
+      const user = await loadSessionUser(deps, claims.session_id, claims.sub);
+      if (user) {
+        c.set("user", user);
+        c.set("authVia", "cookie");
+        c.set("accessExpiresAt", claims.exp);
+      } else {
+        clearSessionCookies(c);
+      }
+      return next();
+    }
+    if (refreshCookie) {
+      try {
+        const session = await refreshOrThrow(deps, refreshCookie, {
+          ip: c.get("ip"),
+          userAgent: c.get("userAgent"),
+        });
+        setSessionCookies(c, session);
+        c.set("user", session.user);
+        c.set("authVia", "cookie");
+        c.set("accessExpiresAt", session.expiresAt);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code === "rate_limited") throw err;
+        clearSessionCookies(c);
+      }
+    }
+    return next();
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * /api/auth: sign-in (magic links now; Google, Apple and wallets in their own issue), the
+ * magic-link callback, token verification and refresh for integrators, CSRF, signout, session.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { type AppEnv, ROLES, type SessionUser } from "../context.ts";
+import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
+import { badRequest, unauthenticated } from "../../_shared/errors.ts";
+import { randomToken } from "../../_shared/crypto.ts";
+import { withUser } from "../../_shared/db.ts";
+import { signInWithMagicLink, sendMagicLink } from "../auth/magic-links.ts";
+import { type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
+import { clearSessionCookies, readCookie, REFRESH_COOKIE, setCsrfCookie, setSessionCookies } from "../auth/cookies.ts";
+import { csrfTokenFor } from "../middleware/csrf.ts";
+import { claimsOf } from "../session-claims.ts";
+
+export const auth = router();
+
+export const sessionUserSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  image: z.string().nullable(),
+  walletAddress: z.string().nullable(),
+}).openapi("SessionUser");
+
+const sessionSchema = z.object({
+  accessToken: z.string(),
+  refreshToken: z.string(),
+  expiresAt: z.iso.datetime().openapi({ description: "When the access token expires" }),
+  user: sessionUserSchema,
+}).openapi("Session");
+
+export function publicUser(user: SessionUser) {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    image: user.image,
+    walletAddress: user.walletAddress,
+  };
+}
+
+function sessionResponse(session: IssuedSession) {
+  return {
+    accessToken: session.accessToken,
+    refreshToken: session.refreshToken,
+    expiresAt: new Date(session.expiresAt * 1000).toISOString(),
+    user: publicUser(session.user),
+  };
+}
+
+function requestCtx(c: Context<AppEnv>) {
+  return { ip: c.get("ip"), userAgent: c.get("userAgent") };
+}
+
+/** A redirect target must be a local path or a URL on an allow-listed origin. */
+function checkRedirect(c: Context<AppEnv>, redirectTo: string | undefined): string | null {
+  if (redirectTo === undefined) return null;
+  const { allowedOrigins, siteUrl } = c.get("deps").settings;
+  if (/^\/(?![/\\])/.test(redirectTo)) return new URL(redirectTo, siteUrl).toString();
+  try {
+    const url = new URL(redirectTo);
+    if (allowedOrigins.includes(url.origin)) return url.toString();
+  } catch {
+    // not a URL: refused below
+  }
+  throw badRequest("redirectTo is not an allowed destination.", [
+    { path: "redirectTo", message: "use a path or a URL on an allowed origin" },
+  ]);
+}
+
+// POST /api/auth/signin ---------------------------------------------------------------------
+
+const signinBody = z.discriminatedUnion("provider", [
+  z.object({
+    provider: z.literal("email"),
+    email: z.email().max(320).transform((e) => e.toLowerCase()),
+    redirectTo: z.string().max(2048).optional(),
+  }),
+  z.object({ provider: z.literal("google"), redirectTo: z.string().max(2048).optional() }),
+  z.object({ provider: z.literal("apple"), redirectTo: z.string().max(2048).optional() }),
+  z.object({
+    provider: z.literal("wallet"),
+    message: z.string().max(4096),
+    signature: z.string().max(1024),
+  }),
+]).openapi("SigninRequest");
+
+auth.openapi(
+  createRoute({
+    method: "post",
+    path: "/signin",
+    summary: "Start signing in with a provider",
+    description: "Email sends a single-use magic link (the same answer whether or not the address " +
+      "has an account). Google, Apple and wallet sign-in are refused with 400 until configured.",
+    request: { body: jsonBody(signinBody) },
+    responses: {
+      202: json(z.object({ sent: z.literal(true) }), "The link was sent if the address can sign in"),
+      ...errors(400, 429),
+    },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    if (body.provider !== "email") {
+      throw badRequest(`Sign-in with ${body.provider} is not available yet.`, [
+        { path: "provider", message: "only email is enabled" },
+      ]);
+    }
+    const redirectTo = checkRedirect(c, body.redirectTo);
+    await sendMagicLink(c.get("deps"), { email: body.email, redirectTo }, requestCtx(c));
+    return c.json({ sent: true as const }, 202);
+  },
+);
+
+// GET /api/auth/callback/:provider ----------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "get",
+    path: "/callback/{provider}",
+    summary: "Finish a browser sign-in",
+    description: "For email, `token` is the magic-link token. Sets the session cookies and " +
+      "redirects (303) to the `redirectTo` given at sign-in, or to the site.",
+    request: {
+      params: z.object({ provider: z.enum(["email", "google", "apple"]) }),
+      query: z.object({ token: z.string().min(1).max(512) }),
+    },
+    responses: { 303: { description: "Signed in; redirect" }, ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { provider } = c.req.valid("param");
+    if (provider !== "email") throw badRequest(`Sign-in with ${provider} is not available yet.`);
+    const { token } = c.req.valid("query");
+    const { session, redirectTo } = await signInWithMagicLink(c.get("deps"), token, requestCtx(c));
+    setSessionCookies(c, session);
+    setCsrfCookie(c, await csrfTokenFor(c.get("deps"), session.user.sessionId));
+    return c.redirect(redirectTo ?? `${c.get("deps").settings.siteUrl}/`, 303);
+  },
+);
+
+// POST /api/auth/verify ---------------------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "post",
+    path: "/verify",
+    summary: "Exchange a magic-link token for a session (non-browser clients)",
+    request: { body: jsonBody(z.object({ token: z.string().min(1).max(512) })) },
+    responses: { 200: json(sessionSchema, "A new session"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { token } = c.req.valid("json");
+    const { session } = await signInWithMagicLink(c.get("deps"), token, requestCtx(c));
+    return c.json(sessionResponse(session), 200);
+  },
+);
+
+// POST /api/auth/refresh --------------------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "post",
+    path: "/refresh",
+    summary: "Rotate a refresh token",
+    description: "Send `refreshToken` (integrators) or the refresh cookie (browsers: the answer " +
+      "then sets new cookies and leaves the tokens out). The old token is spent; presenting a " +
+      "spent token again revokes the whole session.",
+    request: {
+      body: {
+        required: false,
+        content: { "application/json": { schema: z.object({ refreshToken: z.string().min(1).max(512).optional() }) } },
+      },
+    },
+    responses: { 200: json(sessionSchema.partial({ accessToken: true, refreshToken: true }), "The rotated session"), ...errors(400, 401, 429) },
+  }),
+  async (c) => {
+    const deps = c.get("deps");
+    const body = c.req.valid("json") ?? {};
+    const cookie = readCookie(c, REFRESH_COOKIE);
+    const token = body.refreshToken ?? cookie;
+    if (!token) throw unauthenticated("No refresh token.");
+    let session: IssuedSession;
+    try {
+      session = await refreshOrThrow(deps, token, requestCtx(c));
+    } catch (err) {
+      if (!body.refreshToken) clearSessionCookies(c);
+      throw err;
+    }
+    if (body.refreshToken) return c.json(sessionResponse(session), 200);
+    setSessionCookies(c, session);
+    const { accessToken: _a, refreshToken: _r, ...visible } = sessionResponse(session);
+    return c.json(visible, 200);
+  },
+);
+
+// GET /api/auth/csrf ------------------------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "get",
+    path: "/csrf",
+    summary: "The CSRF token for cookie-authenticated unsafe requests",
+    description: "Send it back as `X-CSRF-Token`. Bound to the session; also set as the " +
+      "`agora-csrf` cookie.",
+    responses: { 200: json(z.object({ csrfToken: z.string() }), "The token") },
+  }),
+  async (c) => {
+    const user = c.get("user");
+    const csrfToken = user ? await csrfTokenFor(c.get("deps"), user.sessionId) : randomToken();
+    setCsrfCookie(c, csrfToken);
+    c.header("Cache-Control", "no-store");
+    return c.json({ csrfToken }, 200);
+  },
+);
+
+// POST /api/auth/signout --------------------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "post",
+    path: "/signout",
+    summary: "Sign out: the session is revoked at once, cookies cleared",
+    security: signedIn,
+    responses: { 200: json(z.object({ signedOut: z.literal(true) }), "Signed out"), ...errors(401, 403) },
+  }),
+  async (c) => {
+    const user = c.get("user");
+    if (!user) throw unauthenticated();
+    const deps = c.get("deps");
+    await withUser(deps.sql, claimsOf(user), (tx) =>
+      tx`update app.sessions set revoked_at = now(), revoked_reason = 'signout'
+         where id = ${user.sessionId} and revoked_at is null`);
+    clearSessionCookies(c);
+    await deps.security({
+      type: "auth.signout",
+      userId: user.id,
+      ip: c.get("ip"),
+      userAgent: c.get("userAgent"),
+      details: { sessionId: user.sessionId },
+    });
+    return c.json({ signedOut: true as const }, 200);
+  },
+);
+
+// GET /api/auth/session ---------------------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "get",
+    path: "/session",
+    summary: "The current session's user, or null when signed out",
+    responses: {
+      200: json(
+        z.object({ user: sessionUserSchema.nullable(), expiresAt: z.iso.datetime().nullable() }),
+        "The session",
+      ),
+    },
+  }),
+  (c) => {
+    const user = c.get("user");
+    const exp = c.get("accessExpiresAt");
+    c.header("Cache-Control", "no-store");
+    return c.json({
+      user: user ? publicUser(user) : null,
+      expiresAt: user && exp ? new Date(exp * 1000).toISOString() : null,
+    }, 200);
+  },
+);

@@ -1,0 +1,177 @@
+/**
+ * `npm start`, `npm test` and `npm run bench` (after stack/run.sh installed what was missing).
+ *
+ *   start [--reset]   the local stack on http://localhost:54321, database on 127.0.0.1:54322
+ *   test              every check against a throwaway cluster, then one summary line
+ *   bench [name]      benchmarks against a throwaway stack (tests/bench/)
+ */
+import { join } from "node:path";
+import { Cluster } from "./postgres.ts";
+import { loadLocalEnv } from "./local-env.ts";
+import { startStackServer } from "./server.ts";
+import { prepareDatabase, ROOT, stackEnv, throwawayCluster } from "./database.ts";
+import { closeDeps, createDeps } from "../functions/api/deps.ts";
+import { loadSettings } from "../functions/_shared/settings.ts";
+const say = (line: string) => console.log(`[agora] ${line}`);
+
+async function start(args: string[]): Promise<void> {
+  const env = await loadLocalEnv(ROOT);
+  const port = Number(env.AGORA_PORT ?? 54321);
+  const cluster = new Cluster({
+    dir: join(ROOT, ".local", "postgres"),
+    port: Number(env.AGORA_DB_PORT ?? 54322),
+    password: env.AGORA_DB_PASSWORD,
+  });
+  if (args.includes("--reset")) {
+    say("--reset: removing the local database");
+    await cluster.stop();
+    await Deno.remove(cluster.dir, { recursive: true }).catch(() => {});
+  }
+  const created = await cluster.create();
+  if (created) say(`created a Postgres cluster in ${cluster.dir}`);
+  await cluster.start();
+
+  let stopping = false;
+  let server: Awaited<ReturnType<typeof startStackServer>> | null = null;
+  let deps: ReturnType<typeof createDeps> | null = null;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("stopping");
+    await server?.shutdown().catch(() => {});
+    if (deps) await closeDeps(deps).catch(() => {});
+    await cluster.stop().catch((e) => console.error(String(e)));
+    say("stopped: the database server is down");
+    Deno.exit(code);
+  };
+  Deno.addSignalListener("SIGINT", () => void stop(0));
+  Deno.addSignalListener("SIGTERM", () => void stop(0));
+
+  try {
+    await prepareDatabase(cluster, created);
+    if (created) say("applied sql/local/, the migrations (supabase db push) and supabase/seed.sql");
+    else say("applied sql/local/ and any new migrations (supabase db push); data kept");
+    const settings = loadSettings(await stackEnv(cluster, env, port));
+    deps = createDeps(settings);
+    server = startStackServer(deps, { port, hostname: env.AGORA_HOST ?? "127.0.0.1" });
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    await stop(1);
+    return;
+  }
+  const base = `http://localhost:${port}`;
+  console.log(`
+Agora is running.
+
+  API          ${base}/api            (also ${base}/functions/v1/api)
+  OpenAPI      ${base}/api/openapi.json
+  Health       ${base}/health
+  Dev mailbox  ${base}/_dev/mail?to=<address>
+  Database     postgresql://postgres@127.0.0.1:${cluster.opts.port}/postgres  (password: AGORA_DB_PASSWORD in .local/agora.env)
+
+Seeded accounts (sign in with a magic link):
+  admin@example.com (ADMIN), confidential@example.com (CONFIDENTIAL),
+  member@example.com (MEMBER), subscriber@example.com (SUBSCRIBER)
+
+Sign in:
+  curl -X POST ${base}/api/auth/signin -H 'content-type: application/json' \\
+       -d '{"provider":"email","email":"admin@example.com"}'
+  curl '${base}/_dev/mail?to=admin@example.com'      # open the link in a browser, or:
+  curl -X POST ${base}/api/auth/verify -H 'content-type: application/json' -d '{"token":"<token from the link>"}'
+
+Ctrl-C stops everything. \`npm start -- --reset\` starts from a fresh, seeded database.
+`);
+}
+
+interface StepResult {
+  name: string;
+  passed: number;
+  failed: number;
+}
+
+async function step(name: string, cmd: string, args: string[], env: Record<string, string>, count: (output: string, ok: boolean) => StepResult): Promise<StepResult> {
+  say(`${name}: ${cmd} ${args.join(" ")}`);
+  const child = new Deno.Command(cmd, { args, env, cwd: ROOT, stdout: "piped", stderr: "piped" }).spawn();
+  const decoder = new TextDecoder();
+  let output = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: typeof Deno.stdout) => {
+    for await (const chunk of stream) {
+      output += decoder.decode(chunk, { stream: true });
+      await sink.write(chunk);
+    }
+  };
+  const [status] = await Promise.all([child.status, pump(child.stdout, Deno.stdout), pump(child.stderr, Deno.stderr)]);
+  return count(output, status.success);
+}
+
+const gate = (name: string) => (_: string, ok: boolean): StepResult => ({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 });
+
+async function test(args: string[]): Promise<void> {
+  const started = Date.now();
+  const results: StepResult[] = [];
+  const baseEnv = { ...Deno.env.toObject(), NO_COLOR: "1" };
+  results.push(await step("format", "deno", ["fmt", "--check"], baseEnv, gate("format")));
+  results.push(await step("lint", "deno", ["lint"], baseEnv, gate("lint")));
+  results.push(await step("types", "deno", ["check", "functions/", "stack/", "tests/"], baseEnv, gate("types")));
+
+  say("creating a throwaway database for this run");
+  const { cluster, secrets, dispose } = await throwawayCluster();
+  try {
+    const url = new URL(cluster.url());
+    results.push(
+      await step("pgTAP", "pg_prove", ["--verbose", "--ext", ".sql", "-h", url.hostname, "-p", url.port, "-U", "postgres", "-d", "postgres", "tests/sql/"], {
+        ...baseEnv,
+        PGPASSWORD: secrets.AGORA_DB_PASSWORD,
+        PGOPTIONS: "-c search_path=public,extensions",
+      }, (output, ok) => {
+        const passed = (output.match(/^ok \d+/gm) ?? []).length;
+        const failed = (output.match(/^not ok \d+/gm) ?? []).length;
+        return { name: "pgTAP", passed, failed: failed || (ok ? 0 : 1) };
+      }),
+    );
+    const filter = args.length ? args : ["tests/"];
+    results.push(
+      await step("deno tests", "deno", ["test", "--allow-all", "--quiet", ...filter], {
+        ...baseEnv,
+        ...secrets,
+        AGORA_TEST_DB_URL: cluster.url(),
+        AGORA_TEST_DB_PASSWORD: secrets.AGORA_DB_PASSWORD,
+      }, (output, ok) => {
+        const match = /\|\s*(\d+) passed.*?\|\s*(\d+) failed/.exec(output);
+        const passed = match ? Number(match[1]) : 0;
+        const failed = match ? Number(match[2]) : 0;
+        return { name: "deno tests", passed, failed: failed || (ok ? 0 : 1) };
+      }),
+    );
+  } finally {
+    await dispose();
+  }
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  console.log();
+  for (const r of results) console.log(`  ${r.failed ? "FAIL" : "ok  "} ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+  console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
+  console.log(`\nsummary: ${passed} passed, ${failed} failed`);
+  Deno.exit(failed ? 1 : 0);
+}
+
+async function bench(args: string[]): Promise<void> {
+  const name = args[0] ?? "auth";
+  const file = join(ROOT, "tests", "bench", `${name}.ts`);
+  await Deno.stat(file).catch(() => {
+    throw new Error(`no benchmark named ${name} (tests/bench/${name}.ts)`);
+  });
+  const { main } = await import(file);
+  await main(args.slice(1));
+}
+
+const [command, ...rest] = Deno.args;
+try {
+  if (command === "start") await start(rest);
+  else if (command === "test") await test(rest);
+  else if (command === "bench") await bench(rest);
+  else throw new Error(`unknown command ${command}; use start, test or bench`);
+} catch (err) {
+  console.error(`[agora] ${err instanceof Error ? err.message : String(err)}`);
+  Deno.exit(1);
+}

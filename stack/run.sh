@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Entry point of `npm start`, `npm test` and `npm run bench`: installs what is missing (Debian
+# packages, npm dependencies), quickly when nothing is, then hands over to the Deno CLI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command_name="${1:-start}"
+shift || true
+
+debian_packages=(postgresql-15 postgresql-15-cron postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl)
+if [ "$command_name" = "bench" ]; then debian_packages+=(wrk); fi
+
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "[setup] installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Debian starts a default cluster on 5432; Agora runs its own clusters and needs none of it.
+  "${sudo_cmd[@]}" pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
+fi
+
+# npm dependencies: reinstall only when package-lock.json changed since the last install.
+stamp=node_modules/.agora-lock-hash
+lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -x node_modules/.bin/deno ] || [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
+  echo "[setup] installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_hash" > "$stamp"
+fi
+
+export PATH="$PWD/node_modules/.bin:$PATH"
+exec deno run --allow-all --quiet stack/cli.ts "$command_name" "$@"

@@ -1,0 +1,70 @@
+/**
+ * The local stack's HTTP server on one port (54321 by default), laid out like hosted Supabase:
+ * `/api/*` and `/functions/v1/api/*` (the `api` function), `/health`, and in local mode
+ * `/_dev/mail` (the mail the stack would have sent).
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv, Deps } from "../functions/api/context.ts";
+import { createApp } from "../functions/api/app.ts";
+
+export interface StackServer {
+  port: number;
+  app: OpenAPIHono<AppEnv>;
+  shutdown(): Promise<void>;
+}
+
+export interface StackServerOptions {
+  port: number;
+  hostname?: string;
+  /** Extra routes (e.g. the benchmark's `select 1` ceiling), tried before the app. */
+  extra?: (request: Request) => Promise<Response | null> | Response | null;
+}
+
+const FUNCTIONS_PREFIX = "/functions/v1";
+
+/** `GET /_dev/mail?to=`: local mode only, newest first. */
+async function devMail(deps: Deps, url: URL): Promise<Response> {
+  const to = url.searchParams.get("to")?.trim().toLowerCase() || null;
+  const rows = await deps.sql<{ to_address: string; subject: string; text_body: string; links: string[]; created_at: Date }[]>`
+    select to_address, subject, text_body, links, created_at from dev.mail
+    where ${to}::text is null or lower(to_address) = ${to}
+    order by created_at desc, id desc limit 100`;
+  const items = rows.map((r) => ({
+    to: r.to_address,
+    subject: r.subject,
+    text: r.text_body,
+    links: r.links,
+    createdAt: r.created_at.toISOString(),
+  }));
+  return Response.json({ items }, { headers: { "Cache-Control": "no-store" } });
+}
+
+export function startStackServer(deps: Deps, opts: StackServerOptions): StackServer {
+  const app = createApp(deps);
+  const server = Deno.serve({
+    port: opts.port,
+    hostname: opts.hostname ?? "127.0.0.1",
+    onListen: () => {},
+  }, async (request, info) => {
+    const url = new URL(request.url);
+    if (opts.extra) {
+      const response = await opts.extra(request);
+      if (response) return response;
+    }
+    if (url.pathname === "/_dev/mail" && deps.settings.localMode && request.method === "GET") {
+      return devMail(deps, url);
+    }
+    if (url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) || url.pathname === `${FUNCTIONS_PREFIX}/api`) {
+      url.pathname = url.pathname.slice(FUNCTIONS_PREFIX.length);
+      return app.fetch(new Request(url, request), info);
+    }
+    return app.fetch(request, info);
+  });
+  return {
+    port: (server.addr as Deno.NetAddr).port,
+    app,
+    async shutdown() {
+      await server.shutdown();
+    },
+  };
+}

@@ -1,0 +1,484 @@
+/*
+ * Foundation: users and roles, identities, sessions, the secrets behind sign-in (magic links,
+ * refresh tokens), Postgres-backed rate limits, security events, access logs, role changes and
+ * the versioned system configuration.
+ *
+ * Schemas: `app` holds what users and admins read through RLS; `app_private` holds secrets and
+ * server-only state (no grants to the API roles at all). Nothing here is destructive.
+ *
+ * Relies on what hosted Supabase provides (locally: sql/local/): roles anon/authenticated/
+ * service_role, auth.uid(), schema `extensions`.
+ */
+
+create extension if not exists pg_trgm with schema extensions;
+create extension if not exists pg_cron;
+
+create schema if not exists app;
+create schema if not exists app_private;
+comment on schema app is 'Agora data read and written by users through RLS.';
+comment on schema app_private is 'Agora secrets and server-only state; never granted to API roles.';
+
+-- ---------------------------------------------------------------------------------------------
+-- Types
+-- ---------------------------------------------------------------------------------------------
+
+/* Declared in rank order: enum comparison (`role >= 'MEMBER'`) is rank comparison. */
+create type app.user_role as enum ('VISITOR', 'SUBSCRIBER', 'MEMBER', 'CONFIDENTIAL', 'ADMIN');
+create type app.user_status as enum ('active', 'suspended');
+create type app.security_severity as enum ('info', 'warning', 'critical');
+
+-- ---------------------------------------------------------------------------------------------
+-- Tables
+-- ---------------------------------------------------------------------------------------------
+
+/* One row per person. The role here, not the one in a token, is what every check reads. */
+create table app.users (
+  id uuid primary key default gen_random_uuid(),
+  email text not null check (char_length(email) between 3 and 320 and email ~ '^[^@\s]+@[^@\s]+$'),
+  name text not null default '' check (char_length(name) <= 200),
+  image text check (char_length(image) <= 2048),
+  role app.user_role not null default 'SUBSCRIBER',
+  status app.user_status not null default 'active',
+  wallet_address text check (wallet_address ~ '^0x[0-9a-fA-F]{40}$'),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  last_sign_in_at timestamptz
+);
+comment on table app.users is 'People on the platform, their role and status.';
+
+/* How a person proves who they are: one row per provider account (email, google, apple, wallet). */
+create table app.identities (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references app.users (id) on delete cascade,
+  provider text not null check (provider in ('email', 'google', 'apple', 'wallet')),
+  provider_user_id text not null check (char_length(provider_user_id) between 1 and 320),
+  email text,
+  created_at timestamptz not null default now(),
+  last_used_at timestamptz not null default now(),
+  unique (provider, provider_user_id)
+);
+comment on table app.identities is 'Sign-in identities of a user, one per provider account.';
+
+/* A signed-in device. Revoking it kills its access tokens at once: every request checks it. */
+create table app.sessions (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references app.users (id) on delete cascade,
+  provider text not null,
+  ip inet,
+  user_agent text check (char_length(user_agent) <= 1024),
+  created_at timestamptz not null default now(),
+  refreshed_at timestamptz,
+  expires_at timestamptz not null,
+  revoked_at timestamptz,
+  revoked_reason text check (char_length(revoked_reason) <= 200)
+);
+comment on table app.sessions is 'Sign-in sessions; a revoked or expired session authenticates nothing.';
+
+/* Opaque refresh tokens, stored as SHA-256 hashes. `parent_id` links each to the one it replaced,
+ * which is how reuse of a spent token is told apart from the grace allowed to its parent. */
+create table app_private.refresh_tokens (
+  id bigint generated always as identity primary key,
+  session_id uuid not null references app.sessions (id) on delete cascade,
+  token_hash text not null unique,
+  parent_id bigint references app_private.refresh_tokens (id) on delete cascade,
+  created_at timestamptz not null default now(),
+  spent_at timestamptz
+);
+comment on table app_private.refresh_tokens is 'Refresh token hashes and their rotation chain.';
+
+/* Magic-link tokens, stored as SHA-256 hashes: single use, short-lived. */
+create table app_private.magic_links (
+  id uuid primary key default gen_random_uuid(),
+  email text not null,
+  token_hash text not null unique,
+  redirect_to text,
+  ip inet,
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  used_at timestamptz
+);
+comment on table app_private.magic_links is 'Pending and used magic-link tokens (hashed).';
+
+/* Fixed-window counters. In the database so limits hold across many stateless API instances. */
+create table app_private.rate_limits (
+  bucket text not null,
+  window_start timestamptz not null,
+  hits integer not null default 0,
+  primary key (bucket, window_start)
+);
+comment on table app_private.rate_limits is 'Rate-limit counters per bucket and window.';
+
+/* What an admin needs to see of security: sign-ins, reuse, denials, role changes. */
+create table app.security_events (
+  id bigint generated always as identity primary key,
+  type text not null check (type ~ '^[a-z_]+(\.[a-z_]+)*$'),
+  severity app.security_severity not null default 'info',
+  user_id uuid references app.users (id) on delete set null,
+  ip inet,
+  user_agent text,
+  details jsonb not null default '{}',
+  created_at timestamptz not null default now()
+);
+comment on table app.security_events is 'Security-relevant events for monitoring; written by the server only.';
+
+/* One row per /api request, written in batches off the request path. */
+create table app.access_logs (
+  id bigint generated always as identity primary key,
+  request_id text not null,
+  user_id uuid references app.users (id) on delete set null,
+  method text not null,
+  route text not null,
+  status smallint not null,
+  duration_ms real not null,
+  ip inet,
+  created_at timestamptz not null default now()
+);
+comment on table app.access_logs is 'Access log of /api requests; written by the server only.';
+
+/* The audit trail of role changes, with who, why, before and after. */
+create table app.role_changes (
+  id bigint generated always as identity primary key,
+  user_id uuid not null references app.users (id) on delete cascade,
+  previous_role app.user_role not null,
+  new_role app.user_role not null,
+  changed_by uuid references app.users (id) on delete set null,
+  reason text not null check (char_length(reason) between 1 and 500),
+  changed_at timestamptz not null default now()
+);
+comment on table app.role_changes is 'Every role change with its reason.';
+
+/* Versioned system configuration: every version kept, the newest wins. The primary key on
+ * `version` is the optimistic lock: two writers that read version N cannot both write N + 1. */
+create table app.config_versions (
+  version integer primary key check (version > 0),
+  config jsonb not null,
+  diff jsonb not null default '{}',
+  reason text not null check (char_length(reason) between 1 and 500),
+  changed_by uuid references app.users (id) on delete set null,
+  created_at timestamptz not null default now()
+);
+comment on table app.config_versions is 'System configuration history; the highest version is current.';
+
+-- ---------------------------------------------------------------------------------------------
+-- Indexes
+-- ---------------------------------------------------------------------------------------------
+
+create unique index users_email_key on app.users (lower(email));
+create index users_created_at_id_idx on app.users (created_at desc, id desc);
+create index users_role_idx on app.users (role);
+create index users_search_idx on app.users
+  using gin ((lower(email) || ' ' || lower(name)) extensions.gin_trgm_ops);
+create index identities_user_id_idx on app.identities (user_id);
+create index sessions_user_id_idx on app.sessions (user_id);
+create index sessions_created_at_idx on app.sessions (created_at);
+create index refresh_tokens_session_id_idx on app_private.refresh_tokens (session_id);
+create index refresh_tokens_parent_id_idx on app_private.refresh_tokens (parent_id);
+create index magic_links_expires_at_idx on app_private.magic_links (expires_at);
+create index rate_limits_window_start_idx on app_private.rate_limits (window_start);
+create index security_events_created_at_idx on app.security_events (created_at desc, id desc);
+create index security_events_type_idx on app.security_events (type, created_at desc);
+create index security_events_user_id_idx on app.security_events (user_id);
+create index access_logs_created_at_idx on app.access_logs (created_at desc, id desc);
+create index access_logs_user_id_idx on app.access_logs (user_id, created_at);
+create index role_changes_user_id_idx on app.role_changes (user_id, changed_at desc);
+create index role_changes_changed_by_idx on app.role_changes (changed_by);
+create index config_versions_changed_by_idx on app.config_versions (changed_by);
+
+-- ---------------------------------------------------------------------------------------------
+-- Triggers
+-- ---------------------------------------------------------------------------------------------
+
+/* Keeps updated_at honest without trusting callers. */
+create function app_private.touch_updated_at() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+/*
+ * Users may edit their own profile, but never their id, email, role or status; only an ADMIN
+ * changes roles and status, never their own, and never so that no active ADMIN is left. A
+ * transaction without JWT claims is a trusted server path (sign-in, seed) and passes.
+ * The advisory lock serializes concurrent demotions so two admins cannot demote each other
+ * into an admin-less platform.
+ */
+create function app_private.guard_user_update() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  trusted boolean := auth.uid() is null and current_user not in ('anon', 'authenticated');
+begin
+  if new.id <> old.id or new.created_at <> old.created_at then
+    raise exception 'user ids and creation times never change' using errcode = '42501';
+  end if;
+  if not trusted and new.email <> old.email then
+    raise exception 'the email address cannot be changed here' using errcode = '42501';
+  end if;
+  if new.role = old.role and new.status = old.status then
+    return new;
+  end if;
+  if not trusted then
+    if not app.is_admin() then
+      raise exception 'only an ADMIN changes roles and status' using errcode = '42501';
+    end if;
+    if old.id = auth.uid() then
+      raise exception 'an ADMIN cannot change their own role or status' using errcode = 'AG422';
+    end if;
+  end if;
+  if old.role = 'ADMIN' and old.status = 'active' and (new.role <> 'ADMIN' or new.status <> 'active') then
+    perform pg_advisory_xact_lock(hashtext('app.users.active_admins'));
+    if not exists (
+      select 1 from app.users u
+      where u.role = 'ADMIN' and u.status = 'active' and u.id <> old.id
+    ) then
+      raise exception 'the last active ADMIN cannot be demoted or suspended' using errcode = 'AG422';
+    end if;
+  end if;
+  return new;
+end;
+$$;
+
+create trigger users_touch_updated_at before update on app.users
+  for each row execute function app_private.touch_updated_at();
+create trigger users_guard_update before update on app.users
+  for each row execute function app_private.guard_user_update();
+
+-- ---------------------------------------------------------------------------------------------
+-- Row level security
+-- ---------------------------------------------------------------------------------------------
+
+alter table app.users enable row level security;
+alter table app.identities enable row level security;
+alter table app.sessions enable row level security;
+alter table app_private.refresh_tokens enable row level security;
+alter table app_private.magic_links enable row level security;
+alter table app_private.rate_limits enable row level security;
+alter table app.security_events enable row level security;
+alter table app.access_logs enable row level security;
+alter table app.role_changes enable row level security;
+alter table app.config_versions enable row level security;
+
+-- ---------------------------------------------------------------------------------------------
+-- Helper functions
+-- ---------------------------------------------------------------------------------------------
+
+/*
+ * "Does the current user hold at least role R?", answered from the users row, not from a
+ * possibly stale token: a role change or a suspension counts on the very next statement.
+ * security definer because policies on app.users call it (invoker rights would recurse into
+ * those same policies); it reads one row by primary key and returns a boolean, nothing else.
+ */
+create function app.has_role(required app.user_role) returns boolean
+language sql stable security definer
+set search_path = ''
+as $$
+  select exists (
+    select 1 from app.users u
+    where u.id = auth.uid() and u.status = 'active' and u.role >= required
+  )
+$$;
+comment on function app.has_role(app.user_role) is
+  'True when the signed-in user is active and holds at least the given role.';
+
+/* Shorthand used by every admin policy. */
+create function app.is_admin() returns boolean
+language sql stable security definer
+set search_path = ''
+as $$
+  select app.has_role('ADMIN')
+$$;
+
+/* The signed-in user's current role from the database; VISITOR without an active session user. */
+create function app.current_user_role() returns app.user_role
+language sql stable security definer
+set search_path = ''
+as $$
+  select coalesce(
+    (select u.role from app.users u where u.id = auth.uid() and u.status = 'active'),
+    'VISITOR'::app.user_role
+  )
+$$;
+
+/*
+ * Counts one hit against a fixed window and returns the count and when the window ends.
+ * Called only by the server's own connection (rate limits are enforced before any user
+ * transaction). One statement: an upsert, so concurrent instances count exactly.
+ */
+create function app_private.hit_rate_limit(bucket_key text, window_seconds integer)
+returns table (hits integer, reset_at timestamptz)
+language sql volatile
+set search_path = ''
+as $$
+  insert into app_private.rate_limits as r (bucket, window_start, hits)
+  values (
+    bucket_key,
+    to_timestamp(floor(extract(epoch from now()) / window_seconds) * window_seconds),
+    1
+  )
+  on conflict (bucket, window_start) do update set hits = r.hits + 1
+  returning r.hits, r.window_start + make_interval(secs => window_seconds)
+$$;
+
+/* Housekeeping for sign-in state, run by pg_cron. */
+create function app_private.prune_auth_state() returns void
+language sql volatile
+set search_path = ''
+as $$
+  delete from app_private.rate_limits where window_start < now() - interval '1 day';
+  delete from app_private.magic_links where expires_at < now() - interval '1 day';
+  delete from app.sessions
+    where (revoked_at is not null and revoked_at < now() - interval '30 days')
+       or expires_at < now() - interval '30 days';
+$$;
+
+/* Access logs and security events are kept for a configured number of days (default 90). */
+create function app_private.prune_logs(keep_days integer default 90) returns void
+language sql volatile
+set search_path = ''
+as $$
+  delete from app.access_logs where created_at < now() - make_interval(days => keep_days);
+  delete from app.security_events where created_at < now() - make_interval(days => keep_days);
+$$;
+
+-- ---------------------------------------------------------------------------------------------
+-- Policies (one per operation and role; deny by default)
+-- ---------------------------------------------------------------------------------------------
+
+create policy users_select_self on app.users for select to authenticated
+  using (id = (select auth.uid()));
+create policy users_select_admin on app.users for select to authenticated
+  using ((select app.is_admin()));
+create policy users_update_self on app.users for update to authenticated
+  using (id = (select auth.uid())) with check (id = (select auth.uid()));
+create policy users_update_admin on app.users for update to authenticated
+  using ((select app.is_admin())) with check ((select app.is_admin()));
+
+create policy identities_select_self on app.identities for select to authenticated
+  using (user_id = (select auth.uid()));
+create policy identities_select_admin on app.identities for select to authenticated
+  using ((select app.is_admin()));
+
+create policy sessions_select_self on app.sessions for select to authenticated
+  using (user_id = (select auth.uid()));
+create policy sessions_select_admin on app.sessions for select to authenticated
+  using ((select app.is_admin()));
+-- A user can revoke their own sessions and nothing else: the new row must be revoked.
+create policy sessions_update_self on app.sessions for update to authenticated
+  using (user_id = (select auth.uid()))
+  with check (user_id = (select auth.uid()) and revoked_at is not null);
+
+create policy security_events_select_admin on app.security_events for select to authenticated
+  using ((select app.is_admin()));
+create policy access_logs_select_admin on app.access_logs for select to authenticated
+  using ((select app.is_admin()));
+
+create policy role_changes_select_self on app.role_changes for select to authenticated
+  using (user_id = (select auth.uid()));
+create policy role_changes_select_admin on app.role_changes for select to authenticated
+  using ((select app.is_admin()));
+create policy role_changes_insert_admin on app.role_changes for insert to authenticated
+  with check ((select app.is_admin()) and changed_by = (select auth.uid()));
+
+create policy config_versions_select_admin on app.config_versions for select to authenticated
+  using ((select app.is_admin()));
+create policy config_versions_insert_admin on app.config_versions for insert to authenticated
+  with check ((select app.is_admin()) and changed_by = (select auth.uid()));
+
+-- app_private tables have RLS on and no policies: only the server's own connection uses them.
+
+-- ---------------------------------------------------------------------------------------------
+-- Grants
+-- ---------------------------------------------------------------------------------------------
+
+revoke all on schema app_private from public, anon, authenticated;
+revoke all on all tables in schema app_private from public, anon, authenticated;
+revoke execute on all functions in schema app_private from public, anon, authenticated;
+
+grant usage on schema app to anon, authenticated, service_role;
+grant usage on type app.user_role, app.user_status, app.security_severity to anon, authenticated;
+
+grant select on app.users to authenticated;
+grant update (name, image, role, status) on app.users to authenticated;
+grant select on app.identities to authenticated;
+grant select on app.sessions to authenticated;
+grant update (revoked_at, revoked_reason) on app.sessions to authenticated;
+grant select on app.security_events to authenticated;
+grant select on app.access_logs to authenticated;
+grant select on app.role_changes to authenticated;
+grant insert (user_id, previous_role, new_role, changed_by, reason) on app.role_changes to authenticated;
+grant select on app.config_versions to authenticated;
+grant insert (version, config, diff, reason, changed_by) on app.config_versions to authenticated;
+
+revoke execute on all functions in schema app from public, anon, authenticated;
+grant execute on function app.has_role(app.user_role) to anon, authenticated;
+grant execute on function app.is_admin() to anon, authenticated;
+grant execute on function app.current_user_role() to anon, authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- API functions
+-- ---------------------------------------------------------------------------------------------
+
+/*
+ * Changes a user's role and records it, in one transaction, with the caller's rights: the
+ * users policies and the guard trigger refuse non-admins, self-changes and removing the last
+ * ADMIN. Raises AG404 for an unknown user (or one RLS hides).
+ */
+create function app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text)
+returns app.role_changes
+language plpgsql volatile security invoker
+set search_path = ''
+as $$
+declare
+  previous app.user_role;
+  change app.role_changes;
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN changes roles' using errcode = '42501';
+  end if;
+  select u.role into previous from app.users u where u.id = target_user_id for update;
+  if not found then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  update app.users set role = new_role where id = target_user_id;
+  insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason)
+  values (target_user_id, previous, new_role, auth.uid(), change_reason)
+  returning * into change;
+  return change;
+end;
+$$;
+grant execute on function app.change_user_role(uuid, app.user_role, text) to authenticated;
+
+/*
+ * The public part of the configuration (white-label and feature flags), for anyone, signed in
+ * or not. security definer because config_versions is readable by admins only; it returns only
+ * these two keys of the newest version, never the rest.
+ */
+create function app.public_config() returns jsonb
+language sql stable security definer
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'version', c.version,
+    'whiteLabel', coalesce(c.config -> 'whiteLabel', '{}'::jsonb),
+    'features', coalesce(c.config -> 'features', '{}'::jsonb)
+  )
+  from app.config_versions c
+  order by c.version desc
+  limit 1
+$$;
+grant execute on function app.public_config() to anon, authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- Data and schedules
+-- ---------------------------------------------------------------------------------------------
+
+/* Version 1: every setting at its default (the API fills defaults from its typed schema). */
+insert into app.config_versions (version, config, reason) values (1, '{}', 'initial configuration');
+
+select cron.schedule('agora-prune-auth-state', '*/15 * * * *', 'select app_private.prune_auth_state()');
+select cron.schedule('agora-prune-logs', '17 3 * * *', 'select app_private.prune_logs(90)');

@@ -1,0 +1,54 @@
+/*
+ * Local seed: the four documented accounts, and enough history (sign-ups over the last 60 days,
+ * sessions, sign-in events, access logs, a role change, a configuration version) for the admin
+ * views to show something. Loaded once into a new local database (`npm start`, `--reset`, tests).
+ * Everything is deterministic: the same seed gives the same data, relative to now().
+ */
+
+insert into app.users (id, email, name, role, created_at, last_sign_in_at) values
+  ('00000000-0000-4000-8000-000000000001', 'admin@example.com', 'Ada Admin', 'ADMIN', now() - interval '90 days', now() - interval '1 day'),
+  ('00000000-0000-4000-8000-000000000002', 'confidential@example.com', 'Cora Confidential', 'CONFIDENTIAL', now() - interval '80 days', now() - interval '2 days'),
+  ('00000000-0000-4000-8000-000000000003', 'member@example.com', 'Max Member', 'MEMBER', now() - interval '70 days', now() - interval '3 days'),
+  ('00000000-0000-4000-8000-000000000004', 'subscriber@example.com', 'Sam Subscriber', 'SUBSCRIBER', now() - interval '60 days', now() - interval '4 days');
+
+-- 36 community members who signed up over the last 60 days; every seventh is suspended.
+insert into app.users (email, name, role, status, created_at, last_sign_in_at)
+select
+  format('user%s@example.com', lpad(n::text, 2, '0')),
+  format('Community User %s', n),
+  (array['SUBSCRIBER', 'SUBSCRIBER', 'MEMBER', 'SUBSCRIBER', 'CONFIDENTIAL', 'MEMBER'])[1 + n % 6]::app.user_role,
+  case when n % 7 = 0 then 'suspended' else 'active' end::app.user_status,
+  now() - make_interval(days => 60 - (n * 5) / 3, hours => n % 24),
+  case when n % 3 = 0 then null else now() - make_interval(days => n % 10) end
+from generate_series(1, 36) as n;
+
+insert into app.identities (user_id, provider, provider_user_id, email, created_at)
+select id, 'email', lower(email), email, created_at from app.users;
+
+-- Past sessions (expired or signed out) and the sign-in events that opened them.
+insert into app.sessions (user_id, provider, ip, user_agent, created_at, refreshed_at, expires_at, revoked_at, revoked_reason)
+select u.id, 'email', '127.0.0.1', 'seed', u.last_sign_in_at, u.last_sign_in_at + interval '1 hour',
+       u.last_sign_in_at + interval '30 days', u.last_sign_in_at + interval '2 hours', 'signout'
+from app.users u where u.last_sign_in_at is not null;
+
+insert into app.security_events (type, severity, user_id, ip, user_agent, details, created_at)
+select 'auth.signin', 'info', s.user_id, s.ip, s.user_agent, jsonb_build_object('provider', 'email', 'seed', true), s.created_at
+from app.sessions s;
+
+insert into app.security_events (type, severity, user_id, ip, user_agent, details, created_at) values
+  ('auth.signin_failed', 'warning', null, '203.0.113.7', 'curl/8', '{"provider":"email","reason":"invalid_or_expired_token","seed":true}', now() - interval '5 days'),
+  ('admin.access_denied', 'warning', '00000000-0000-4000-8000-000000000004', '198.51.100.4', 'seed', '{"path":"/api/admin/users","role":"SUBSCRIBER","seed":true}', now() - interval '3 days'),
+  ('rate_limit.exceeded', 'warning', null, '203.0.113.7', 'curl/8', '{"group":"signin_ip","seed":true}', now() - interval '5 days');
+
+insert into app.access_logs (request_id, user_id, method, route, status, duration_ms, ip, created_at)
+select format('seed-%s', n), u.id, 'GET', '/api/auth/session', 200, 3.5, '127.0.0.1', u.last_sign_in_at + make_interval(mins => n)
+from app.users u, generate_series(1, 3) as n
+where u.last_sign_in_at is not null;
+
+insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason, changed_at) values
+  ('00000000-0000-4000-8000-000000000003', 'SUBSCRIBER', 'MEMBER', '00000000-0000-4000-8000-000000000001', 'Seed: promoted after onboarding', now() - interval '65 days');
+
+insert into app.config_versions (version, config, diff, reason, changed_by, created_at) values
+  (2, '{"whiteLabel":{"brandName":"Agora Local","supportEmail":"support@example.com"}}',
+   '{"whiteLabel.brandName":{"from":"Agora","to":"Agora Local"},"whiteLabel.supportEmail":{"from":null,"to":"support@example.com"}}',
+   'Seed: local branding', '00000000-0000-4000-8000-000000000001', now() - interval '30 days');
