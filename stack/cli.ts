@@ -89,9 +89,16 @@ interface StepResult {
   failed: number;
 }
 
-async function step(name: string, cmd: string, args: string[], env: Record<string, string>, count: (output: string, ok: boolean) => StepResult): Promise<StepResult> {
+async function step(
+  name: string,
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  count: (output: string, ok: boolean) => StepResult,
+): Promise<StepResult> {
   say(`${name}: ${cmd} ${args.join(" ")}`);
-  const child = new Deno.Command(cmd, { args, env, cwd: ROOT, stdout: "piped", stderr: "piped" }).spawn();
+  const child = new Deno.Command(cmd, { args, env, cwd: ROOT, stdout: "piped", stderr: "piped" })
+    .spawn();
   const decoder = new TextDecoder();
   let output = "";
   const pump = async (stream: ReadableStream<Uint8Array>, sink: typeof Deno.stdout) => {
@@ -100,11 +107,19 @@ async function step(name: string, cmd: string, args: string[], env: Record<strin
       await sink.write(chunk);
     }
   };
-  const [status] = await Promise.all([child.status, pump(child.stdout, Deno.stdout), pump(child.stderr, Deno.stderr)]);
+  const [status] = await Promise.all([
+    child.status,
+    pump(child.stdout, Deno.stdout),
+    pump(child.stderr, Deno.stderr),
+  ]);
   return count(output, status.success);
 }
 
-const gate = (name: string) => (_: string, ok: boolean): StepResult => ({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 });
+const gate = (name: string) => (_: string, ok: boolean): StepResult => ({
+  name,
+  passed: ok ? 1 : 0,
+  failed: ok ? 0 : 1,
+});
 
 async function test(args: string[]): Promise<void> {
   const started = Date.now();
@@ -112,14 +127,35 @@ async function test(args: string[]): Promise<void> {
   const baseEnv = { ...Deno.env.toObject(), NO_COLOR: "1" };
   results.push(await step("format", "deno", ["fmt", "--check"], baseEnv, gate("format")));
   results.push(await step("lint", "deno", ["lint"], baseEnv, gate("lint")));
-  results.push(await step("types", "deno", ["check", "functions/", "stack/", "tests/"], baseEnv, gate("types")));
+  results.push(
+    await step(
+      "types",
+      "deno",
+      ["check", "functions/", "stack/", "tests/"],
+      baseEnv,
+      gate("types"),
+    ),
+  );
 
   say("creating a throwaway database for this run");
   const { cluster, secrets, dispose } = await throwawayCluster();
   try {
     const url = new URL(cluster.url());
     results.push(
-      await step("pgTAP", "pg_prove", ["--verbose", "--ext", ".sql", "-h", url.hostname, "-p", url.port, "-U", "postgres", "-d", "postgres", "tests/sql/"], {
+      await step("pgTAP", "pg_prove", [
+        "--verbose",
+        "--ext",
+        ".sql",
+        "-h",
+        url.hostname,
+        "-p",
+        url.port,
+        "-U",
+        "postgres",
+        "-d",
+        "postgres",
+        "tests/sql/",
+      ], {
         ...baseEnv,
         PGPASSWORD: secrets.AGORA_DB_PASSWORD,
         PGOPTIONS: "-c search_path=public,extensions",
@@ -149,7 +185,11 @@ async function test(args: string[]): Promise<void> {
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   console.log();
-  for (const r of results) console.log(`  ${r.failed ? "FAIL" : "ok  "} ${r.name}: ${r.passed} passed, ${r.failed} failed`);
+  for (const r of results) {
+    console.log(
+      `  ${r.failed ? "FAIL" : "ok  "} ${r.name}: ${r.passed} passed, ${r.failed} failed`,
+    );
+  }
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
   console.log(`\nsummary: ${passed} passed, ${failed} failed`);
   Deno.exit(failed ? 1 : 0);

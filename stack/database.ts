@@ -30,10 +30,17 @@ export async function stackEnv(cluster: Cluster, env: Record<string, string>, po
 }
 
 /** A throwaway, fast cluster with the schema applied and the seed loaded; removed by `dispose`. */
-export async function throwawayCluster(): Promise<{ cluster: Cluster; secrets: Record<string, string>; dispose(): Promise<void> }> {
+export async function throwawayCluster(): Promise<
+  { cluster: Cluster; secrets: Record<string, string>; dispose(): Promise<void> }
+> {
   const dir = await Deno.makeTempDir({ prefix: "agora-pg-" });
   const secrets = ephemeralSecrets();
-  const cluster = new Cluster({ dir, port: freePort(), password: secrets.AGORA_DB_PASSWORD, fast: true });
+  const cluster = new Cluster({
+    dir,
+    port: freePort(),
+    password: secrets.AGORA_DB_PASSWORD,
+    fast: true,
+  });
   const dispose = async () => {
     await cluster.stop().catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -43,10 +50,10 @@ export async function throwawayCluster(): Promise<{ cluster: Cluster; secrets: R
     await cluster.start();
     await prepareDatabase(cluster, true);
     await cluster.psql("create extension if not exists pgtap with schema extensions");
+    await cluster.psqlFile(join(ROOT, "tests", "sql", "support", "helpers.sql"));
   } catch (err) {
     await dispose();
     throw err;
   }
   return { cluster, secrets, dispose };
 }
-

@@ -18,9 +18,21 @@ export interface ClusterOptions {
 }
 
 /** Runs a command, as `postgres` when we are root; throws with its output on failure. */
-export async function run(cmd: string, args: string[], opts: { asPostgres?: boolean; env?: Record<string, string>; cwd?: string } = {}) {
-  const [bin, argv] = opts.asPostgres && isRoot ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
-  const out = await new Deno.Command(bin, { args: argv, env: opts.env, cwd: opts.cwd, stdout: "piped", stderr: "piped" }).output();
+export async function run(
+  cmd: string,
+  args: string[],
+  opts: { asPostgres?: boolean; env?: Record<string, string>; cwd?: string } = {},
+) {
+  const [bin, argv] = opts.asPostgres && isRoot
+    ? ["runuser", ["-u", "postgres", "--", cmd, ...args]]
+    : [cmd, args];
+  const out = await new Deno.Command(bin, {
+    args: argv,
+    env: opts.env,
+    cwd: opts.cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed (${out.code}):\n${text}`);
   return text;
@@ -35,7 +47,9 @@ export class Cluster {
   }
 
   url(database = "postgres", user = "postgres", password = this.opts.password): string {
-    return `postgresql://${user}:${encodeURIComponent(password)}@127.0.0.1:${this.opts.port}/${database}`;
+    return `postgresql://${user}:${
+      encodeURIComponent(password)
+    }@127.0.0.1:${this.opts.port}/${database}`;
   }
 
   async exists(): Promise<boolean> {
@@ -56,8 +70,16 @@ export class Cluster {
     if (isRoot) await run("chown", ["-R", "postgres:postgres", this.dir]);
     try {
       await run(join(PG_BIN, "initdb"), [
-        "-D", this.dataDir, "-U", "postgres", `--pwfile=${pwfile}`,
-        "--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8",
+        "-D",
+        this.dataDir,
+        "-U",
+        "postgres",
+        `--pwfile=${pwfile}`,
+        "--auth-local=scram-sha-256",
+        "--auth-host=scram-sha-256",
+        "-E",
+        "UTF8",
+        "--locale=C.UTF-8",
       ], { asPostgres: true });
     } finally {
       await Deno.remove(pwfile).catch(() => {});
@@ -74,7 +96,9 @@ export class Cluster {
       "shared_buffers = 256MB",
       "timezone = 'UTC'",
       "log_min_messages = warning",
-      ...(this.opts.fast ? ["fsync = off", "synchronous_commit = off", "full_page_writes = off"] : []),
+      ...(this.opts.fast
+        ? ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]
+        : []),
     ].join("\n");
     await Deno.writeTextFile(join(this.dataDir, "postgresql.conf"), conf + "\n", { append: true });
     return true;
@@ -91,14 +115,27 @@ export class Cluster {
 
   async start(): Promise<void> {
     if (await this.running()) return;
-    await run(join(PG_BIN, "pg_ctl"), ["-D", this.dataDir, "-l", join(this.dir, "postgres.log"), "-w", "-t", "30", "start"], {
+    await run(join(PG_BIN, "pg_ctl"), [
+      "-D",
+      this.dataDir,
+      "-l",
+      join(this.dir, "postgres.log"),
+      "-w",
+      "-t",
+      "30",
+      "start",
+    ], {
       asPostgres: true,
     });
   }
 
   async stop(): Promise<void> {
     if (!(await this.running())) return;
-    await run(join(PG_BIN, "pg_ctl"), ["-D", this.dataDir, "-m", "fast", "-w", "-t", "30", "stop"], { asPostgres: true });
+    await run(
+      join(PG_BIN, "pg_ctl"),
+      ["-D", this.dataDir, "-m", "fast", "-w", "-t", "30", "stop"],
+      { asPostgres: true },
+    );
   }
 
   /** Runs SQL files with psql, stopping at the first error. */
@@ -107,20 +144,39 @@ export class Cluster {
   }
 
   async psql(sql: string, database = "postgres"): Promise<string> {
-    return await run("psql", ["-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", this.url(database), "-c", sql]);
+    return await run("psql", [
+      "-X",
+      "-q",
+      "-t",
+      "-A",
+      "-v",
+      "ON_ERROR_STOP=1",
+      "-d",
+      this.url(database),
+      "-c",
+      sql,
+    ]);
   }
 }
 
 /** Applies sql/local/ (the hosted-Supabase compatibility layer), every file in name order. */
 export async function applyLocalLayer(cluster: Cluster, root: string): Promise<void> {
   const dir = join(root, "sql", "local");
-  const files = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".sql")).map((e) => e.name).sort();
+  const files = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".sql")).map((e) => e.name)
+    .sort();
   for (const file of files) await cluster.psqlFile(join(dir, file));
 }
 
 /** Applies supabase/migrations with the real Supabase CLI (`db push` against the URL). */
 export async function pushMigrations(cluster: Cluster, root: string): Promise<string> {
-  return await run(join(root, "node_modules", ".bin", "supabase"), ["db", "push", `--remote=${cluster.url()}`, "--yes", "--workdir", root], {
+  return await run(join(root, "node_modules", ".bin", "supabase"), [
+    "db",
+    "push",
+    `--remote=${cluster.url()}`,
+    "--yes",
+    "--workdir",
+    root,
+  ], {
     cwd: root,
     env: { SUPABASE_YES: "1", DO_NOT_TRACK: "1", SUPABASE_TELEMETRY_DISABLED: "1" },
   });

@@ -30,7 +30,9 @@ stamp=node_modules/.agora-lock-hash
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -x node_modules/.bin/deno ] || [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
   echo "[setup] installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm ci` refuses this lock file: the registry here has only the linux build of deno's
+  # optional platform packages, so the lock cannot list the others. `npm install` honours the lock.
+  npm install --no-audit --no-fund --loglevel=error
   echo "$lock_hash" > "$stamp"
 fi
 

@@ -25,7 +25,9 @@ const FUNCTIONS_PREFIX = "/functions/v1";
 /** `GET /_dev/mail?to=`: local mode only, newest first. */
 async function devMail(deps: Deps, url: URL): Promise<Response> {
   const to = url.searchParams.get("to")?.trim().toLowerCase() || null;
-  const rows = await deps.sql<{ to_address: string; subject: string; text_body: string; links: string[]; created_at: Date }[]>`
+  const rows = await deps.sql<
+    { to_address: string; subject: string; text_body: string; links: string[]; created_at: Date }[]
+  >`
     select to_address, subject, text_body, links, created_at from dev.mail
     where ${to}::text is null or lower(to_address) = ${to}
     order by created_at desc, id desc limit 100`;
@@ -54,7 +56,10 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     if (url.pathname === "/_dev/mail" && deps.settings.localMode && request.method === "GET") {
       return devMail(deps, url);
     }
-    if (url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) || url.pathname === `${FUNCTIONS_PREFIX}/api`) {
+    if (
+      url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) ||
+      url.pathname === `${FUNCTIONS_PREFIX}/api`
+    ) {
       url.pathname = url.pathname.slice(FUNCTIONS_PREFIX.length);
       return app.fetch(new Request(url, request), info);
     }

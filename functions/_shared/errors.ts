@@ -83,7 +83,17 @@ const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> =
   "40P01": { code: "conflict", message: "A concurrent change won; try again." },
 };
 
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "57P01", "57P03", "53300"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P03",
+  "53300",
+]);
 
 /** Turns any thrown value into an ApiError, or null when it is unexpected (a 500). */
 export function toApiError(err: unknown): ApiError | null {

@@ -26,6 +26,8 @@ export function createLogger(level: Settings["logLevel"]): Logger {
   const min = LEVELS[level];
   return (lvl, msg, fields = {}) => {
     if (LEVELS[lvl] < min) return;
-    console.log(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...redact(fields) }));
+    console.log(
+      JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...redact(fields) }),
+    );
   };
 }

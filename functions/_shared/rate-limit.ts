@@ -14,7 +14,11 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-export async function hitRateLimit(sql: Sql, bucket: string, rule: RateLimitRule): Promise<RateDecision> {
+export async function hitRateLimit(
+  sql: Sql,
+  bucket: string,
+  rule: RateLimitRule,
+): Promise<RateDecision> {
   const [row] = await sql<{ hits: number; reset_at: Date }[]>`
     select hits, reset_at from app_private.hit_rate_limit(${bucket}, ${rule.windowSeconds})`;
   const resetSeconds = Math.max(1, Math.ceil((row.reset_at.getTime() - Date.now()) / 1000));

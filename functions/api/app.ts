@@ -31,9 +31,22 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     cors({
       origin: (origin) => (deps.settings.allowedOrigins.includes(origin) ? origin : null),
       credentials: true,
-      allowHeaders: ["Authorization", "Content-Type", "X-CSRF-Token", "Idempotency-Key", "X-Request-Id", "Last-Event-ID"],
+      allowHeaders: [
+        "Authorization",
+        "Content-Type",
+        "X-CSRF-Token",
+        "Idempotency-Key",
+        "X-Request-Id",
+        "Last-Event-ID",
+      ],
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: ["X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
+      exposeHeaders: [
+        "X-Request-Id",
+        "Retry-After",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+      ],
       maxAge: 600,
     }),
   );
@@ -42,7 +55,10 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     bodyLimit({
       maxSize: deps.settings.maxBodyBytes,
       onError: () => {
-        throw new ApiError("payload_too_large", `The body is larger than ${deps.settings.maxBodyBytes} bytes.`);
+        throw new ApiError(
+          "payload_too_large",
+          `The body is larger than ${deps.settings.maxBodyBytes} bytes.`,
+        );
       },
     }),
   );
@@ -66,8 +82,16 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     }
   });
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "cookie", { type: "apiKey", in: "cookie", name: "agora-access-token" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "cookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: "agora-access-token",
+  });
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",
     info: {

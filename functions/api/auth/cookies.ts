@@ -42,7 +42,12 @@ export function setSessionCookies(c: Context<AppEnv>, session: IssuedSession): v
 }
 
 export function setCsrfCookie(c: Context<AppEnv>, token: string): void {
-  setCookie(c, CSRF_COOKIE, token, { httpOnly: false, sameSite: "Lax", secure: isSecureRequest(c), path: "/" });
+  setCookie(c, CSRF_COOKIE, token, {
+    httpOnly: false,
+    sameSite: "Lax",
+    secure: isSecureRequest(c),
+    path: "/",
+  });
 }
 
 export function clearSessionCookies(c: Context<AppEnv>): void {

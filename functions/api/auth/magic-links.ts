@@ -16,7 +16,13 @@ interface RequestContext {
   userAgent: string | null;
 }
 
-async function enforce(deps: Deps, bucket: string, group: string, rule: { limit: number; windowSeconds: number }, ctx: RequestContext) {
+async function enforce(
+  deps: Deps,
+  bucket: string,
+  group: string,
+  rule: { limit: number; windowSeconds: number },
+  ctx: RequestContext,
+) {
   const decision = await hitRateLimit(deps.sql, bucket, rule);
   if (decision.allowed) return;
   await deps.security({
@@ -37,14 +43,22 @@ export async function sendMagicLink(
 ): Promise<void> {
   const { rateLimits } = deps.settings;
   await enforce(deps, `signin:ip:${ctx.ip ?? "unknown"}`, "signin_ip", rateLimits.signinPerIp, ctx);
-  await enforce(deps, `signin:email:${input.email}`, "signin_email", rateLimits.signinPerEmail, ctx);
+  await enforce(
+    deps,
+    `signin:email:${input.email}`,
+    "signin_email",
+    rateLimits.signinPerEmail,
+    ctx,
+  );
 
   const token = randomToken();
   await deps.sql`
     insert into app_private.magic_links (email, token_hash, redirect_to, ip, expires_at)
     values (${input.email}, ${await sha256Hex(token)}, ${input.redirectTo}, ${ctx.ip},
             now() + make_interval(secs => ${deps.settings.magicLinkTtlSeconds}))`;
-  const link = `${deps.settings.siteUrl}/api/auth/callback/email?token=${encodeURIComponent(token)}`;
+  const link = `${deps.settings.siteUrl}/api/auth/callback/email?token=${
+    encodeURIComponent(token)
+  }`;
   const minutes = Math.round(deps.settings.magicLinkTtlSeconds / 60);
   const { config } = await currentConfig(deps.sql);
   await deps.mailer.send({
@@ -65,7 +79,13 @@ export async function signInWithMagicLink(
   token: string,
   ctx: RequestContext,
 ): Promise<{ session: IssuedSession; redirectTo: string | null; created: boolean }> {
-  await enforce(deps, `verify:ip:${ctx.ip ?? "unknown"}`, "verify_ip", deps.settings.rateLimits.verifyPerIp, ctx);
+  await enforce(
+    deps,
+    `verify:ip:${ctx.ip ?? "unknown"}`,
+    "verify_ip",
+    deps.settings.rateLimits.verifyPerIp,
+    ctx,
+  );
   const tokenHash = await sha256Hex(token);
   const outcome = await deps.sql.begin(async (tx: Tx) => {
     const [link] = await tx<{ email: string; redirect_to: string | null }[]>`
@@ -76,13 +96,17 @@ export async function signInWithMagicLink(
     const { config } = await currentConfig(tx);
     const [existing] = await tx<{ id: string; status: string }[]>`
       select id, status from app.users where lower(email) = lower(${link.email})`;
-    if (existing && existing.status !== "active") return { link, userId: existing.id, suspended: true, created: false };
+    if (existing && existing.status !== "active") {
+      return { link, userId: existing.id, suspended: true, created: false };
+    }
     let userId = existing?.id;
     if (!userId) {
       if (!config.system.signupsOpen) throw forbidden("Sign-ups are closed.");
       const [created] = await tx<{ id: string }[]>`
         insert into app.users (email, name, role)
-        values (${link.email}, ${link.email.split("@")[0].slice(0, 200)}, ${config.system.defaultRole})
+        values (${link.email}, ${
+        link.email.split("@")[0].slice(0, 200)
+      }, ${config.system.defaultRole})
         returning id`;
       userId = created.id;
     }

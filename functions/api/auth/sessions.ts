@@ -59,7 +59,11 @@ export interface IssuedSession {
   expiresAt: number;
 }
 
-async function issueAccess(deps: Deps, user: SessionUser, refreshToken: string): Promise<IssuedSession> {
+async function issueAccess(
+  deps: Deps,
+  user: SessionUser,
+  refreshToken: string,
+): Promise<IssuedSession> {
   const { token, expiresAt } = await deps.tokens.issue({
     userId: user.id,
     sessionId: user.sessionId,
@@ -79,7 +83,9 @@ export async function createSession(
   const row = await deps.sql.begin(async (tx: Tx) => {
     const [session] = await tx<{ id: string }[]>`
       insert into app.sessions (user_id, provider, ip, user_agent, expires_at)
-      values (${input.userId}, ${input.provider}, ${input.ip}, ${input.userAgent?.slice(0, 1024) ?? null},
+      values (${input.userId}, ${input.provider}, ${input.ip}, ${
+      input.userAgent?.slice(0, 1024) ?? null
+    },
               now() + make_interval(days => ${deps.settings.sessionTtlDays}))
       returning id`;
     await tx`insert into app_private.refresh_tokens (session_id, token_hash) values (${session.id}, ${tokenHash})`;
@@ -100,7 +106,10 @@ export type RefreshOutcome =
  * Spends a refresh token and returns the session with its successor. Concurrent refreshes with
  * the same token serialize on the token's row lock; the loser gets the same successor (grace).
  */
-export async function rotateRefreshToken(deps: Deps, refreshToken: string): Promise<RefreshOutcome> {
+export async function rotateRefreshToken(
+  deps: Deps,
+  refreshToken: string,
+): Promise<RefreshOutcome> {
   const tokenHash = await sha256Hex(refreshToken);
   const successor = await deps.signRefresh(refreshToken);
   const successorHash = await sha256Hex(successor);
@@ -120,7 +129,9 @@ export async function rotateRefreshToken(deps: Deps, refreshToken: string): Prom
       where rt.token_hash = ${tokenHash}
       for update of rt`;
     if (!token) return { ok: false, reason: "unknown" };
-    if (!token.live) return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
+    if (!token.live) {
+      return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
+    }
 
     if (!token.spent) {
       await tx`update app_private.refresh_tokens set spent_at = now() where id = ${token.id}`;
@@ -142,7 +153,9 @@ export async function rotateRefreshToken(deps: Deps, refreshToken: string): Prom
       from app.users u
       where s.id = ${token.session_id} and u.id = s.user_id and u.status = 'active'
       returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at`;
-    if (!rows.length) return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
+    if (!rows.length) {
+      return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
+    }
     return { ok: true, session: await issueAccess(deps, toSessionUser(rows[0]), successor) };
   });
 }

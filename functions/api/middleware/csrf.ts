@@ -35,7 +35,9 @@ export function csrfProtection(): MiddlewareHandler<AppEnv> {
     const origin = requestOrigin(c.req.raw.headers);
     const sent = c.req.header("x-csrf-token") ?? "";
     const expected = await csrfTokenFor(deps, user.sessionId);
-    if (!origin || !deps.settings.allowedOrigins.includes(origin) || !timingSafeEqual(sent, expected)) {
+    if (
+      !origin || !deps.settings.allowedOrigins.includes(origin) || !timingSafeEqual(sent, expected)
+    ) {
       await deps.security({
         type: "auth.csrf_rejected",
         severity: "warning",

@@ -20,7 +20,8 @@ export function clientIp(deps: Deps, headers: Headers, env: unknown): string | n
 }
 
 function isIp(value: string): boolean {
-  return /^(\d{1,3}\.){3}\d{1,3}$/.test(value) || /^[0-9a-fA-F:]+$/.test(value) && value.includes(":");
+  return /^(\d{1,3}\.){3}\d{1,3}$/.test(value) ||
+    /^[0-9a-fA-F:]+$/.test(value) && value.includes(":");
 }
 
 export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {

@@ -35,7 +35,11 @@ export function adminGate(): MiddlewareHandler<AppEnv> {
       });
       throw forbidden("This needs the ADMIN role.");
     }
-    const decision = await hitRateLimit(deps.sql, `admin:user:${user.id}`, deps.settings.rateLimits.adminPerUser);
+    const decision = await hitRateLimit(
+      deps.sql,
+      `admin:user:${user.id}`,
+      deps.settings.rateLimits.adminPerUser,
+    );
     if (!decision.allowed) {
       await deps.security({
         type: "rate_limit.exceeded",

@@ -6,7 +6,13 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
-import { ACCESS_COOKIE, clearSessionCookies, readCookie, REFRESH_COOKIE, setSessionCookies } from "../auth/cookies.ts";
+import {
+  ACCESS_COOKIE,
+  clearSessionCookies,
+  readCookie,
+  REFRESH_COOKIE,
+  setSessionCookies,
+} from "../auth/cookies.ts";
 import { loadSessionUser, refreshOrThrow } from "../auth/sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
 

@@ -9,9 +9,15 @@ import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { badRequest, unauthenticated } from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
 import { withUser } from "../../_shared/db.ts";
-import { signInWithMagicLink, sendMagicLink } from "../auth/magic-links.ts";
+import { sendMagicLink, signInWithMagicLink } from "../auth/magic-links.ts";
 import { type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
-import { clearSessionCookies, readCookie, REFRESH_COOKIE, setCsrfCookie, setSessionCookies } from "../auth/cookies.ts";
+import {
+  clearSessionCookies,
+  readCookie,
+  REFRESH_COOKIE,
+  setCsrfCookie,
+  setSessionCookies,
+} from "../auth/cookies.ts";
 import { csrfTokenFor } from "../middleware/csrf.ts";
 import { claimsOf } from "../session-claims.ts";
 
@@ -95,11 +101,15 @@ auth.openapi(
     method: "post",
     path: "/signin",
     summary: "Start signing in with a provider",
-    description: "Email sends a single-use magic link (the same answer whether or not the address " +
+    description:
+      "Email sends a single-use magic link (the same answer whether or not the address " +
       "has an account). Google, Apple and wallet sign-in are refused with 400 until configured.",
     request: { body: jsonBody(signinBody) },
     responses: {
-      202: json(z.object({ sent: z.literal(true) }), "The link was sent if the address can sign in"),
+      202: json(
+        z.object({ sent: z.literal(true) }),
+        "The link was sent if the address can sign in",
+      ),
       ...errors(400, 429),
     },
   }),
@@ -172,10 +182,20 @@ auth.openapi(
     request: {
       body: {
         required: false,
-        content: { "application/json": { schema: z.object({ refreshToken: z.string().min(1).max(512).optional() }) } },
+        content: {
+          "application/json": {
+            schema: z.object({ refreshToken: z.string().min(1).max(512).optional() }),
+          },
+        },
       },
     },
-    responses: { 200: json(sessionSchema.partial({ accessToken: true, refreshToken: true }), "The rotated session"), ...errors(400, 401, 429) },
+    responses: {
+      200: json(
+        sessionSchema.partial({ accessToken: true, refreshToken: true }),
+        "The rotated session",
+      ),
+      ...errors(400, 401, 429),
+    },
   }),
   async (c) => {
     const deps = c.get("deps");
@@ -225,15 +245,22 @@ auth.openapi(
     path: "/signout",
     summary: "Sign out: the session is revoked at once, cookies cleared",
     security: signedIn,
-    responses: { 200: json(z.object({ signedOut: z.literal(true) }), "Signed out"), ...errors(401, 403) },
+    responses: {
+      200: json(z.object({ signedOut: z.literal(true) }), "Signed out"),
+      ...errors(401, 403),
+    },
   }),
   async (c) => {
     const user = c.get("user");
     if (!user) throw unauthenticated();
     const deps = c.get("deps");
-    await withUser(deps.sql, claimsOf(user), (tx) =>
-      tx`update app.sessions set revoked_at = now(), revoked_reason = 'signout'
-         where id = ${user.sessionId} and revoked_at is null`);
+    await withUser(
+      deps.sql,
+      claimsOf(user),
+      (tx) =>
+        tx`update app.sessions set revoked_at = now(), revoked_reason = 'signout'
+         where id = ${user.sessionId} and revoked_at is null`,
+    );
     clearSessionCookies(c);
     await deps.security({
       type: "auth.signout",

@@ -25,9 +25,12 @@ publicConfig.openapi(
   }),
   async (c) => {
     const deps = c.get("deps");
-    const [row] = await withAnon(deps.sql, (tx) =>
-      tx<{ doc: { version: number; whiteLabel: unknown; features: unknown } | null }[]>`
-        select app.public_config() as doc`);
+    const [row] = await withAnon(
+      deps.sql,
+      (tx) =>
+        tx<{ doc: { version: number; whiteLabel: unknown; features: unknown } | null }[]>`
+        select app.public_config() as doc`,
+    );
     const config = readConfig({ whiteLabel: row.doc?.whiteLabel, features: row.doc?.features });
     const site = new URL(deps.settings.siteUrl);
     site.protocol = site.protocol === "https:" ? "wss:" : "ws:";

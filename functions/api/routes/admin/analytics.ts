@@ -95,7 +95,9 @@ adminAnalytics.openapi(
     const to = q.to ? new Date(q.to) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY);
     const stepDays = { day: 1, week: 7, month: 28 }[q.interval];
-    if (from >= to) throw badRequest("`from` must be before `to`.", [{ path: "from", message: "after to" }]);
+    if (from >= to) {
+      throw badRequest("`from` must be before `to`.", [{ path: "from", message: "after to" }]);
+    }
     if ((to.getTime() - from.getTime()) / (stepDays * DAY) > MAX_POINTS) {
       throw badRequest(`The range has more than ${MAX_POINTS} ${q.interval}s.`, [
         { path: "interval", message: "use a longer interval or a shorter range" },
@@ -107,7 +109,9 @@ adminAnalytics.openapi(
         select role::text as key, count(*)::int as value from app.users group by role`;
       const byStatusRows = await tx<{ key: string; value: number }[]>`
         select status::text as key, count(*)::int as value from app.users group by status`;
-      const byRole = Object.fromEntries(["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"].map((r) => [r, 0]));
+      const byRole = Object.fromEntries(
+        ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"].map((r) => [r, 0]),
+      );
       for (const r of byRoleRows) byRole[r.key] = r.value;
       const byStatus: Record<string, number> = { active: 0, suspended: 0 };
       for (const r of byStatusRows) byStatus[r.key] = r.value;

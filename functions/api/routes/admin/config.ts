@@ -3,7 +3,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../../openapi.ts";
 import { withUser } from "../../../_shared/db.ts";
 import { conflict } from "../../../_shared/errors.ts";
-import { applyPatch, configDocument, configPatch, diffConfig } from "../../../_shared/config-document.ts";
+import {
+  applyPatch,
+  configDocument,
+  configPatch,
+  diffConfig,
+} from "../../../_shared/config-document.ts";
 import { currentConfig } from "../../config-store.ts";
 import { claimsOf } from "../../session-claims.ts";
 
@@ -74,7 +79,9 @@ adminConfig.openapi(
       const version = current.version + 1;
       const inserted = await tx`
         insert into app.config_versions (version, config, diff, reason, changed_by)
-        values (${version}, ${tx.json(next as never)}, ${tx.json(diff as never)}, ${reason}, ${user.id})
+        values (${version}, ${tx.json(next as never)}, ${
+        tx.json(diff as never)
+      }, ${reason}, ${user.id})
         on conflict (version) do nothing
         returning version`;
       if (!inserted.length) {

@@ -3,7 +3,15 @@
  * keyset-paginated, filterable by type (or route), user, ip and time. ADMIN only (see app.ts).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { decodeCursor, encodeCursor, errors, json, limitParam, router, signedIn } from "../../openapi.ts";
+import {
+  decodeCursor,
+  encodeCursor,
+  errors,
+  json,
+  limitParam,
+  router,
+  signedIn,
+} from "../../openapi.ts";
 import { withUser } from "../../../_shared/db.ts";
 import { claimsOf } from "../../session-claims.ts";
 
@@ -19,7 +27,8 @@ const commonFilters = {
   cursor: z.string().max(200).optional(),
 };
 
-const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 const securityEvent = z.object({
   id: z.string(),
@@ -45,7 +54,10 @@ adminMonitoring.openapi(
         ...commonFilters,
       }),
     },
-    responses: { 200: json(page(securityEvent), "A page of events"), ...errors(400, 401, 403, 429) },
+    responses: {
+      200: json(page(securityEvent), "A page of events"),
+      ...errors(400, 401, 403, 429),
+    },
   }),
   async (c) => {
     const q = c.req.valid("query");
@@ -64,7 +76,9 @@ adminMonitoring.openapi(
         select id::text, type, severity, user_id, host(ip) as ip, user_agent, details, created_at
         from app.security_events
         where (${q.type ?? null}::text is null or type = ${q.type ?? null})
-          and (${q.severity ?? null}::app.security_severity is null or severity = ${q.severity ?? null})
+          and (${q.severity ?? null}::app.security_severity is null or severity = ${
+        q.severity ?? null
+      })
           and (${q.userId ?? null}::uuid is null or user_id = ${q.userId ?? null})
           and (${q.ip ?? null}::inet is null or ip = ${q.ip ?? null}::inet)
           and (${q.from ?? null}::timestamptz is null or created_at >= ${q.from ?? null})
@@ -114,7 +128,10 @@ adminMonitoring.openapi(
         ...commonFilters,
       }),
     },
-    responses: { 200: json(page(accessLog), "A page of log entries"), ...errors(400, 401, 403, 429) },
+    responses: {
+      200: json(page(accessLog), "A page of log entries"),
+      ...errors(400, 401, 403, 429),
+    },
   }),
   async (c) => {
     const q = c.req.valid("query");

@@ -1,7 +1,16 @@
 /** /api/admin/users: the user list with counts, and role changes. ADMIN only (see app.ts). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../../context.ts";
-import { decodeCursor, encodeCursor, errors, json, jsonBody, limitParam, router, signedIn } from "../../openapi.ts";
+import {
+  decodeCursor,
+  encodeCursor,
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  router,
+  signedIn,
+} from "../../openapi.ts";
 import { withUser } from "../../../_shared/db.ts";
 import { claimsOf } from "../../session-claims.ts";
 
@@ -70,7 +79,9 @@ adminUsers.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const user = c.get("user")!;
-    const after = q.cursor ? decodeCursor(q.cursor, ["string", "string"]) as [string, string] : null;
+    const after = q.cursor
+      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
+      : null;
     const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, "\\$&")}%` : null;
     const { rows, counts } = await withUser(c.get("deps").sql, claimsOf(user), async (tx) => {
       const rows = await tx<UserRow[]>`
@@ -80,7 +91,9 @@ adminUsers.openapi(
           and (${q.role ?? null}::app.user_role is null or role = ${q.role ?? null})
           and (${q.status ?? null}::app.user_status is null or status = ${q.status ?? null})
           and (${after?.[0] ?? null}::timestamptz is null
-               or (created_at, id) < (${after?.[0] ?? null}::timestamptz, ${after?.[1] ?? null}::uuid))
+               or (created_at, id) < (${after?.[0] ?? null}::timestamptz, ${
+        after?.[1] ?? null
+      }::uuid))
         order by created_at desc, id desc
         limit ${q.limit + 1}`;
       const counts = await tx<{ role: string; count: number }[]>`
@@ -153,7 +166,9 @@ adminUsers.openapi(
     });
     await deps.security({
       type: "admin.role_changed",
-      severity: change.new_role === "ADMIN" || change.previous_role === "ADMIN" ? "critical" : "warning",
+      severity: change.new_role === "ADMIN" || change.previous_role === "ADMIN"
+        ? "critical"
+        : "warning",
       userId: id,
       ip: c.get("ip"),
       userAgent: c.get("userAgent"),

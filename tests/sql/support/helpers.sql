@@ -1,0 +1,55 @@
+/*
+ * pgTAP helpers, loaded once into the throwaway test database by the test runner (never part of
+ * the migrations). Identity switching uses the same mechanism as the API at run time: role and
+ * `request.jwt.claims` set for the transaction only.
+ */
+create schema if not exists tests;
+grant usage on schema tests to anon, authenticated;
+
+/* A user created by a trusted path (no claims), like sign-in does. */
+create or replace function tests.create_user(email text, role app.user_role default 'SUBSCRIBER')
+returns uuid
+language sql volatile
+set search_path = ''
+as $$
+  insert into app.users (email, name, role) values (email, split_part(email, '@', 1), role) returning id
+$$;
+
+/* Act as a signed-in user for the rest of the transaction. */
+create or replace function tests.authenticate_as(user_id uuid)
+returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform set_config('request.jwt.claims',
+    json_build_object('sub', user_id, 'role', 'authenticated', 'session_id', gen_random_uuid())::text, true);
+  perform set_config('role', 'authenticated', true);
+end;
+$$;
+
+/* Act as an anonymous visitor for the rest of the transaction. */
+create or replace function tests.authenticate_as_anon()
+returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform set_config('request.jwt.claims', '{"role":"anon"}', true);
+  perform set_config('role', 'anon', true);
+end;
+$$;
+
+/* Back to the test's own (superuser) identity, with no claims. */
+create or replace function tests.clear_authentication()
+returns void
+language plpgsql volatile
+set search_path = ''
+as $$
+begin
+  perform set_config('role', 'none', true);
+  perform set_config('request.jwt.claims', '', true);
+end;
+$$;
+
+grant execute on all functions in schema tests to anon, authenticated;
