@@ -52,4 +52,45 @@ begin
 end;
 $$;
 
+/*
+ * The id of a user by email, whoever is asking: a test acting as one user can name another user's
+ * row in the statement it expects to be refused (RLS would hide it from a plain subquery, and the
+ * statement would then target nothing and prove nothing). Raises for an unknown email, so a typo
+ * cannot turn a denial test into one that passes by targeting no row. Tests only: bypasses RLS.
+ */
+create or replace function tests.user_id(user_email text)
+returns uuid
+language plpgsql stable security definer
+set search_path = ''
+as $$
+declare
+  found_id uuid;
+begin
+  select u.id into strict found_id from app.users u where lower(u.email) = lower(user_email);
+  return found_id;
+exception
+  when no_data_found then
+    raise exception 'tests.user_id: no user with email %', user_email;
+end;
+$$;
+
+/*
+ * How many rows one statement affected, run with the caller's identity. An update or delete that
+ * RLS filters out affects 0 rows without an error; this is how a test tells that apart from one
+ * that succeeded.
+ */
+create or replace function tests.row_count(statement text)
+returns bigint
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  affected bigint;
+begin
+  execute statement;
+  get diagnostics affected = row_count;
+  return affected;
+end;
+$$;
+
 grant execute on all functions in schema tests to anon, authenticated;
