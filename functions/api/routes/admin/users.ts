@@ -34,6 +34,8 @@ interface UserRow {
   status: "active" | "suspended";
   created_at: Date;
   last_sign_in_at: Date | null;
+  /** created_at with full microsecond precision (a JS Date would truncate it), for cursors. */
+  created_at_key?: string;
 }
 
 const toAdminUser = (row: UserRow) => ({
@@ -82,18 +84,19 @@ adminUsers.openapi(
     const after = q.cursor
       ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
       : null;
+    const [afterTime, afterId] = after ?? [null, null];
     const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, "\\$&")}%` : null;
     const { rows, counts } = await withUser(c.get("deps").sql, claimsOf(user), async (tx) => {
       const rows = await tx<UserRow[]>`
-        select id, email, name, role, status, created_at, last_sign_in_at
+        select id, email, name, role, status, created_at, last_sign_in_at, created_at::text as created_at_key
         from app.users
         where (${pattern}::text is null or lower(email) || ' ' || lower(name) like ${pattern})
           and (${q.role ?? null}::app.user_role is null or role = ${q.role ?? null})
           and (${q.status ?? null}::app.user_status is null or status = ${q.status ?? null})
-          and (${after?.[0] ?? null}::timestamptz is null
-               or (created_at, id) < (${after?.[0] ?? null}::timestamptz, ${
-        after?.[1] ?? null
-      }::uuid))
+          -- ::text first: postgres.js would serialize a timestamptz parameter through a JS Date,
+          -- dropping the microseconds the keyset needs.
+          and (${afterTime}::text is null
+               or (created_at, id) < (${afterTime}::text::timestamptz, ${afterId}::uuid))
         order by created_at desc, id desc
         limit ${q.limit + 1}`;
       const counts = await tx<{ role: string; count: number }[]>`
@@ -111,7 +114,7 @@ adminUsers.openapi(
     return c.json({
       items: page.map(toAdminUser),
       nextCursor: rows.length > q.limit && last
-        ? encodeCursor([last.created_at.toISOString(), last.id])
+        ? encodeCursor([last.created_at_key, last.id])
         : null,
       counts: { byRole, total },
     }, 200);
