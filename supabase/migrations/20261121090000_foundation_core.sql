@@ -18,6 +18,11 @@ create schema if not exists app_private;
 comment on schema app is 'Agora data read and written by users through RLS.';
 comment on schema app_private is 'Agora secrets and server-only state; never granted to API roles.';
 
+-- Deny by default: a function created later in these schemas is executable only where a
+-- migration grants it (Postgres would otherwise let PUBLIC, hence anon, execute it).
+alter default privileges in schema app revoke execute on functions from public;
+alter default privileges in schema app_private revoke execute on functions from public;
+
 -- ---------------------------------------------------------------------------------------------
 -- Types
 -- ---------------------------------------------------------------------------------------------
@@ -229,6 +234,9 @@ begin
     if old.id = auth.uid() then
       raise exception 'an ADMIN cannot change their own role or status' using errcode = 'AG422';
     end if;
+    if new.role <> old.role and coalesce(current_setting('agora.role_change_reason', true), '') = '' then
+      raise exception 'a role change needs a reason (use app.change_user_role)' using errcode = 'AG400';
+    end if;
   end if;
   if old.role = 'ADMIN' and old.status = 'active' and (new.role <> 'ADMIN' or new.status <> 'active') then
     perform pg_advisory_xact_lock(hashtext('app.users.active_admins'));
@@ -243,10 +251,55 @@ begin
 end;
 $$;
 
+/*
+ * The audit trail writes itself: every role change, by any path, lands in app.role_changes with
+ * the reason the caller put in `agora.role_change_reason` (trusted server paths without one are
+ * recorded as such). security definer because nobody may insert audit rows directly: that is
+ * what makes the trail trustworthy.
+ */
+create function app_private.record_role_change() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason)
+  values (
+    new.id, old.role, new.role, auth.uid(),
+    coalesce(nullif(current_setting('agora.role_change_reason', true), ''), 'changed by a server path')
+  );
+  return null;
+end;
+$$;
+
+/*
+ * Users revoke their own sessions and nothing more: the revocation time is the server's clock
+ * (no backdating into the prune window) and a revoked session is never touched again.
+ */
+create function app_private.guard_session_update() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if auth.uid() is not null or current_user in ('anon', 'authenticated') then
+    if old.revoked_at is not null then
+      raise exception 'a revoked session cannot change' using errcode = '42501';
+    end if;
+    new.revoked_at := now();
+  end if;
+  return new;
+end;
+$$;
+
 create trigger users_touch_updated_at before update on app.users
   for each row execute function app_private.touch_updated_at();
 create trigger users_guard_update before update on app.users
   for each row execute function app_private.guard_user_update();
+create trigger users_record_role_change after update of role on app.users
+  for each row when (old.role is distinct from new.role)
+  execute function app_private.record_role_change();
+create trigger sessions_guard_update before update on app.sessions
+  for each row execute function app_private.guard_session_update();
 
 -- ---------------------------------------------------------------------------------------------
 -- Row level security
@@ -367,9 +420,9 @@ create policy sessions_select_self on app.sessions for select to authenticated
   using (user_id = (select auth.uid()));
 create policy sessions_select_admin on app.sessions for select to authenticated
   using ((select app.is_admin()));
--- A user can revoke their own sessions and nothing else: the new row must be revoked.
+-- A user can revoke their own live sessions and nothing else: the new row must be revoked.
 create policy sessions_update_self on app.sessions for update to authenticated
-  using (user_id = (select auth.uid()))
+  using (user_id = (select auth.uid()) and revoked_at is null)
   with check (user_id = (select auth.uid()) and revoked_at is not null);
 
 create policy security_events_select_admin on app.security_events for select to authenticated
@@ -381,8 +434,7 @@ create policy role_changes_select_self on app.role_changes for select to authent
   using (user_id = (select auth.uid()));
 create policy role_changes_select_admin on app.role_changes for select to authenticated
   using ((select app.is_admin()));
-create policy role_changes_insert_admin on app.role_changes for insert to authenticated
-  with check ((select app.is_admin()) and changed_by = (select auth.uid()));
+-- No insert policy: rows come only from the trigger on app.users (app_private.record_role_change).
 
 create policy config_versions_select_admin on app.config_versions for select to authenticated
   using ((select app.is_admin()));
@@ -410,7 +462,6 @@ grant update (revoked_at, revoked_reason) on app.sessions to authenticated;
 grant select on app.security_events to authenticated;
 grant select on app.access_logs to authenticated;
 grant select on app.role_changes to authenticated;
-grant insert (user_id, previous_role, new_role, changed_by, reason) on app.role_changes to authenticated;
 grant select on app.config_versions to authenticated;
 grant insert (version, config, diff, reason, changed_by) on app.config_versions to authenticated;
 
@@ -440,17 +491,26 @@ begin
   if not app.is_admin() then
     raise exception 'only an ADMIN changes roles' using errcode = '42501';
   end if;
+  if char_length(coalesce(trim(change_reason), '')) = 0 then
+    raise exception 'a role change needs a reason' using errcode = 'AG400';
+  end if;
   select u.role into previous from app.users u where u.id = target_user_id for update;
   if not found then
     raise exception 'user not found' using errcode = 'AG404';
   end if;
+  if previous = new_role then
+    -- Nothing changes, so nothing is recorded; the answer still describes the request.
+    return row(null, target_user_id, previous, new_role, auth.uid(), change_reason, now())::app.role_changes;
+  end if;
+  perform set_config('agora.role_change_reason', change_reason, true);
   update app.users set role = new_role where id = target_user_id;
-  insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason)
-  values (target_user_id, previous, new_role, auth.uid(), change_reason)
-  returning * into change;
+  perform set_config('agora.role_change_reason', '', true);
+  select * into change from app.role_changes rc
+  where rc.user_id = target_user_id order by rc.id desc limit 1;
   return change;
 end;
 $$;
+revoke execute on function app.change_user_role(uuid, app.user_role, text) from public, anon;
 grant execute on function app.change_user_role(uuid, app.user_role, text) to authenticated;
 
 /*
@@ -471,6 +531,7 @@ as $$
   order by c.version desc
   limit 1
 $$;
+revoke execute on function app.public_config() from public;
 grant execute on function app.public_config() to anon, authenticated;
 
 -- ---------------------------------------------------------------------------------------------

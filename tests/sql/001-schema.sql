@@ -4,7 +4,7 @@
  * privileges on server-only state, function execute grants, policies, and the role rank order.
  */
 begin;
-select plan(61);
+select plan(63);
 
 -- ---------------------------------------------------------------------------------------------
 -- Schemas and tables
@@ -218,26 +218,17 @@ select ok(
   'authenticated can execute app.change_user_role (the function itself refuses non-admins).'
 );
 
--- TODO(bug: change_user_role executable by PUBLIC): the migration runs
--- `revoke execute on all functions in schema app from public, anon, authenticated` *before*
--- `create function app.change_user_role`, so the new function gets the default EXECUTE for PUBLIC
--- (proacl `{=X/postgres,...}`) and anon inherits it. The function body still refuses anon with
--- 42501 (see 004-change-user-role.sql), but the grant is wrong. Re-enable (and plan + 2) once the
--- migration adds `revoke execute on function app.change_user_role(uuid, app.user_role, text)
--- from public, anon;` after creating it.
--- select ok(
---   not has_function_privilege('anon', 'app.change_user_role(uuid, app.user_role, text)', 'EXECUTE'),
---   'anon cannot execute app.change_user_role.'
--- );
--- select results_eq(
---   $$
---     select array_agg(p.proname::text order by p.proname)
---     from pg_proc p
---     where p.pronamespace = 'app'::regnamespace and has_function_privilege('anon', p.oid, 'EXECUTE')
---   $$,
---   $$ values (array['current_user_role', 'has_role', 'is_admin', 'public_config']) $$,
---   'anon can execute exactly app.current_user_role, app.has_role, app.is_admin and app.public_config.'
--- );
+select ok(
+  not has_function_privilege('anon', 'app.change_user_role(uuid, app.user_role, text)', 'EXECUTE'),
+  'anon cannot execute app.change_user_role.'
+);
+select is(
+  (select array_agg(p.proname::text order by p.proname)
+   from pg_proc p
+   where p.pronamespace = 'app'::regnamespace and has_function_privilege('anon', p.oid, 'EXECUTE')),
+  array['current_user_role', 'has_role', 'is_admin', 'public_config']::text[],
+  'anon can execute exactly app.current_user_role, app.has_role, app.is_admin and app.public_config.'
+);
 
 select ok(
   has_function_privilege('anon', 'app.public_config()', 'EXECUTE')
@@ -291,7 +282,7 @@ select policies_are('app', 'security_events', array['security_events_select_admi
 select policies_are('app', 'access_logs', array['access_logs_select_admin'],
   'app.access_logs has exactly the admin select policy.');
 select policies_are('app', 'role_changes',
-  array['role_changes_select_self', 'role_changes_select_admin', 'role_changes_insert_admin'],
+  array['role_changes_select_self', 'role_changes_select_admin'],
   'app.role_changes has exactly the self and admin select policies and the admin insert policy.');
 select policies_are('app', 'config_versions',
   array['config_versions_select_admin', 'config_versions_insert_admin'],

@@ -68,7 +68,7 @@ select throws_ok(
 select throws_ok(
   format($$ select app.change_user_role(%L, 'CONFIDENTIAL', '') $$,
     tests.user_id('roles.carol@example.test')),
-  '23514', null,
+  'AG400', 'a role change needs a reason',
   'A role change without a reason is refused.'
 );
 select is(

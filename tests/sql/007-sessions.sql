@@ -4,7 +4,7 @@
  * visitors have no access. Sessions are created and revoked by the server on the trusted path.
  */
 begin;
-select plan(18);
+select plan(21);
 
 do $$
 begin
@@ -49,16 +49,32 @@ select results_eq(
   'The revoked session records when and why.'
 );
 
-select throws_ok(
-  $$ update app.sessions set revoked_at = null, revoked_reason = null
-     where id = '5e55a000-0000-4000-8000-000000000002' $$,
-  '42501', 'new row violates row-level security policy for table "sessions"',
-  'A user cannot un-revoke their own revoked session.'
+select is(
+  tests.row_count($$ update app.sessions set revoked_at = null, revoked_reason = null
+                     where id = '5e55a000-0000-4000-8000-000000000002' $$),
+  0::bigint,
+  'A user cannot un-revoke their own revoked session (a revoked session is not updatable).'
 );
-select throws_ok(
-  $$ update app.sessions set revoked_reason = 'just a note' where id = '5e55a000-0000-4000-8000-000000000003' $$,
-  '42501', 'new row violates row-level security policy for table "sessions"',
-  'A user cannot update a live session without revoking it.'
+select is(
+  tests.row_count($$ update app.sessions set revoked_reason = 'rewritten'
+                     where id = '5e55a000-0000-4000-8000-000000000001' $$),
+  0::bigint,
+  'A user cannot rewrite the reason of a session once it is revoked.'
+);
+select results_eq(
+  $$ select revoked_at is not null from app.sessions where id = '5e55a000-0000-4000-8000-000000000002' $$,
+  $$ values (true) $$,
+  'The revoked session stays revoked.'
+);
+select is(
+  tests.row_count($$ update app.sessions set revoked_at = now() - interval '1 year', revoked_reason = 'backdated'
+                     where id = '5e55a000-0000-4000-8000-000000000003' $$),
+  1::bigint,
+  'Any update a user makes to a live session of theirs revokes it.'
+);
+select ok(
+  (select revoked_at > now() - interval '1 minute' from app.sessions where id = '5e55a000-0000-4000-8000-000000000003'),
+  'The revocation time is the server''s clock: a user cannot backdate it.'
 );
 select throws_ok(
   $$ update app.sessions set expires_at = now() + interval '10 years' where id = '5e55a000-0000-4000-8000-000000000003' $$,
@@ -78,8 +94,8 @@ select throws_ok(
 select results_eq(
   $$ select id, revoked_at is not null from app.sessions order by id $$,
   $$ values ('5e55a000-0000-4000-8000-000000000001'::uuid, true), ('5e55a000-0000-4000-8000-000000000002'::uuid, true),
-            ('5e55a000-0000-4000-8000-000000000003'::uuid, false) $$,
-  'After the refused writes the revoked session is still revoked and the live one still live.'
+            ('5e55a000-0000-4000-8000-000000000003'::uuid, true) $$,
+  'After the refused writes every session the user revoked stays revoked.'
 );
 
 -- ---------------------------------------------------------------------------------------------
