@@ -79,6 +79,10 @@ const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> =
   "23514": { code: "invalid_request", message: "A value is out of the allowed range." },
   "22P02": { code: "invalid_request", message: "A value has the wrong format." },
   "22001": { code: "invalid_request", message: "A value is too long." },
+  "22021": { code: "invalid_request", message: "A value holds a character that is not allowed." },
+  "22P05": { code: "invalid_request", message: "A value holds a character that is not allowed." },
+  "22008": { code: "invalid_request", message: "A date or time is out of range." },
+  "22003": { code: "invalid_request", message: "A number is out of range." },
   "40001": { code: "conflict", message: "A concurrent change won; try again." },
   "40P01": { code: "conflict", message: "A concurrent change won; try again." },
 };
