@@ -15,10 +15,11 @@ import { loadSettings } from "../functions/_shared/settings.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
 
 async function start(args: string[]): Promise<void> {
-  const env = await loadLocalEnv(ROOT);
+  const localDir = Deno.env.get("AGORA_LOCAL_DIR") ?? join(ROOT, ".local");
+  const env = await loadLocalEnv(localDir);
   const port = Number(env.AGORA_PORT ?? 54321);
   const cluster = new Cluster({
-    dir: join(ROOT, ".local", "postgres"),
+    dir: join(localDir, "postgres"),
     port: Number(env.AGORA_DB_PORT ?? 54322),
     password: env.AGORA_DB_PASSWORD,
   });
@@ -67,7 +68,9 @@ Agora is running.
   OpenAPI      ${base}/api/openapi.json
   Health       ${base}/health
   Dev mailbox  ${base}/_dev/mail?to=<address>
-  Database     postgresql://postgres@127.0.0.1:${cluster.opts.port}/postgres  (password: AGORA_DB_PASSWORD in .local/agora.env)
+  Database     postgresql://postgres@127.0.0.1:${cluster.opts.port}/postgres  (password: AGORA_DB_PASSWORD in ${
+    join(localDir, "agora.env")
+  })
 
 Seeded accounts (sign in with a magic link):
   admin@example.com (ADMIN), confidential@example.com (CONFIDENTIAL),

@@ -1,5 +1,5 @@
 /**
- * Local secrets: generated on first start into `.local/agora.env` (git-ignored, mode 0600), read
+ * Local secrets: generated on first start into `.local/agora.env` (or `$AGORA_LOCAL_DIR/agora.env`) (git-ignored, mode 0600), read
  * on every start after. Nothing secret is committed. Values already in the process environment
  * win, so any setting in the README table can be overridden per run.
  */
@@ -22,9 +22,10 @@ function parse(text: string): Record<string, string> {
   return out;
 }
 
-export async function loadLocalEnv(root: string): Promise<Record<string, string>> {
-  const file = join(root, ".local", "agora.env");
-  await Deno.mkdir(join(root, ".local"), { recursive: true });
+/** Reads (and on first use writes) `<localDir>/agora.env`. */
+export async function loadLocalEnv(localDir: string): Promise<Record<string, string>> {
+  const file = join(localDir, "agora.env");
+  await Deno.mkdir(localDir, { recursive: true });
   let stored: Record<string, string> = {};
   try {
     stored = parse(await Deno.readTextFile(file));

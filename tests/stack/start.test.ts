@@ -1,0 +1,144 @@
+/**
+ * `npm start` as a user runs it: the CLI in its own process, on its own ports and data directory.
+ * A full magic-link sign-in through the dev mailbox over HTTP; Ctrl-C (SIGINT) stops everything
+ * with no database server left; a restart keeps the data; `--reset` starts from a fresh seed.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../../stack/postgres.ts";
+import { setCookies, test } from "../helpers.ts";
+
+const ROOT = join(fileURLToPath(new URL("../..", import.meta.url)));
+
+interface Running {
+  child: Deno.ChildProcess;
+  output: () => string;
+}
+
+async function startStack(
+  localDir: string,
+  port: number,
+  dbPort: number,
+  args: string[] = [],
+): Promise<Running> {
+  const env: Record<string, string> = {
+    ...Deno.env.toObject(),
+    AGORA_LOCAL_DIR: localDir,
+    AGORA_PORT: String(port),
+    AGORA_DB_PORT: String(dbPort),
+    AGORA_LOG_LEVEL: "warn",
+    NO_COLOR: "1",
+  };
+  const child = new Deno.Command("deno", {
+    args: ["run", "--allow-all", "--quiet", join(ROOT, "stack", "cli.ts"), "start", ...args],
+    env,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let output = "";
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+  };
+  void pump(child.stdout);
+  void pump(child.stderr);
+  const deadline = Date.now() + 90_000;
+  while (!output.includes("Agora is running")) {
+    if (Date.now() > deadline) throw new Error(`the stack did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => output };
+}
+
+async function stopStack(running: Running): Promise<Deno.CommandStatus> {
+  running.child.kill("SIGINT");
+  return await running.child.status;
+}
+
+async function portOpen(port: number): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data kept on restart, --reset", async () => {
+  const localDir = await Deno.makeTempDir({ prefix: "agora-stack-" });
+  await Deno.chmod(localDir, 0o755); // the database server runs as the postgres user
+  const port = freePort();
+  const dbPort = freePort();
+  const base = `http://localhost:${port}`;
+  try {
+    // First start: a new cluster, migrated and seeded, secrets generated.
+    let running = await startStack(localDir, port, dbPort);
+    assert.match(running.output(), /admin@example\.com \(ADMIN\)/);
+    const envFile = await Deno.readTextFile(join(localDir, "agora.env"));
+    assert.match(envFile, /^AGORA_JWT_SECRET=\S{32,}$/m);
+    assert.equal((await Deno.stat(join(localDir, "agora.env"))).mode! & 0o777, 0o600);
+
+    assert.equal(
+      await fetch(`${base}/health`).then(async (r) => (await r.body?.cancel(), r.status)),
+      200,
+    );
+    const sent = await fetch(`${base}/api/auth/signin`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        provider: "email",
+        email: "admin@example.com",
+        redirectTo: "/welcome",
+      }),
+    });
+    assert.equal(sent.status, 202);
+    await sent.body?.cancel();
+    const mailbox = await (await fetch(`${base}/_dev/mail?to=admin@example.com`)).json();
+    assert.equal(mailbox.items.length, 1);
+    assert.equal(mailbox.items[0].to, "admin@example.com");
+    const link: string = mailbox.items[0].links[0];
+    assert.ok(link.startsWith(`${base}/api/auth/callback/email?token=`));
+
+    const callback = await fetch(link, { redirect: "manual" });
+    assert.equal(callback.status, 303);
+    assert.equal(callback.headers.get("location"), `${base}/welcome`);
+    await callback.body?.cancel();
+    const cookies = Object.entries(setCookies(callback)).map(([k, v]) => `${k}=${v.value}`).join(
+      "; ",
+    );
+    const session =
+      await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } })).json();
+    assert.equal(session.user.email, "admin@example.com");
+    assert.equal(session.user.role, "ADMIN");
+
+    // Ctrl-C: the process ends cleanly and no database server is left running.
+    let status = await stopStack(running);
+    assert.equal(status.code, 0, running.output());
+    assert.equal(await portOpen(port), false, "the HTTP port is closed");
+    assert.equal(await portOpen(dbPort), false, "the database server is down");
+
+    // Second start: the data (and the session) are still there.
+    running = await startStack(localDir, port, dbPort);
+    const again = await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }))
+      .json();
+    assert.equal(again.user?.email, "admin@example.com", "the session survived the restart");
+    status = await stopStack(running);
+    assert.equal(status.code, 0);
+
+    // --reset: a fresh, seeded database; the old session is gone, the seed is back.
+    running = await startStack(localDir, port, dbPort, ["--reset"]);
+    const reset = await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }))
+      .json();
+    assert.equal(reset.user, null);
+    const mailAfterReset = await (await fetch(`${base}/_dev/mail?to=admin@example.com`)).json();
+    assert.deepEqual(mailAfterReset.items, []);
+    status = await stopStack(running);
+    assert.equal(status.code, 0);
+    assert.equal(await portOpen(dbPort), false);
+  } finally {
+    await Deno.remove(localDir, { recursive: true }).catch(() => {});
+  }
+});
