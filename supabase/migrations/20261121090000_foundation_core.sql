@@ -18,11 +18,6 @@ create schema if not exists app_private;
 comment on schema app is 'Agora data read and written by users through RLS.';
 comment on schema app_private is 'Agora secrets and server-only state; never granted to API roles.';
 
--- Deny by default: a function created later in these schemas is executable only where a
--- migration grants it (Postgres would otherwise let PUBLIC, hence anon, execute it).
-alter default privileges in schema app revoke execute on functions from public;
-alter default privileges in schema app_private revoke execute on functions from public;
-
 -- ---------------------------------------------------------------------------------------------
 -- Types
 -- ---------------------------------------------------------------------------------------------
@@ -543,3 +538,8 @@ insert into app.config_versions (version, config, reason) values (1, '{}', 'init
 
 select cron.schedule('agora-prune-auth-state', '*/15 * * * *', 'select app_private.prune_auth_state()');
 select cron.schedule('agora-prune-logs', '17 3 * * *', 'select app_private.prune_logs(90)');
+
+-- Deny by default: Postgres lets PUBLIC (hence anon) execute every new function, and per-schema
+-- default privileges cannot take that away, so every migration ends by revoking it; the explicit
+-- grants above stay.
+revoke execute on all functions in schema app, app_private from public;
