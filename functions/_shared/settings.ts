@@ -35,6 +35,21 @@ const envSchema = z.object({
   AGORA_TRUSTED_PROXY_HEADER: z.string().toLowerCase().optional(),
   AGORA_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
   AGORA_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  AGORA_STORAGE: z.enum(["local", "supabase"]).default("local"),
+  AGORA_STORAGE_DIR: z.string().default(".local/storage"),
+  AGORA_STORAGE_BUCKET: z.string().default("attachments"),
+  SUPABASE_URL: z.string().optional(),
+  SUPABASE_SERVICE_ROLE_KEY: z.string().optional(),
+  AGORA_ATTACHMENT_TYPES: commaList.default([
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "application/pdf",
+    "text/plain",
+  ]),
+  AGORA_TYPING_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  AGORA_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   AGORA_RATE_SIGNIN_IP: z.string().default("20/600"),
   AGORA_RATE_SIGNIN_EMAIL: z.string().default("5/600"),
   AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
@@ -69,6 +84,17 @@ export interface Settings {
   trustedProxyHeader?: string;
   maxBodyBytes: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  storage: {
+    kind: "local" | "supabase";
+    dir: string;
+    bucket: string;
+    supabaseUrl?: string;
+    serviceRoleKey?: string;
+  };
+  /** Content types an attachment may have. */
+  attachmentTypes: string[];
+  typingThrottleMs: number;
+  sseHeartbeatMs: number;
   rateLimits: {
     signinPerIp: RateLimitRule;
     signinPerEmail: RateLimitRule;
@@ -108,6 +134,16 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     trustedProxyHeader: e.AGORA_TRUSTED_PROXY_HEADER || undefined,
     maxBodyBytes: e.AGORA_MAX_BODY_BYTES,
     logLevel: e.AGORA_LOG_LEVEL,
+    storage: {
+      kind: e.AGORA_STORAGE,
+      dir: e.AGORA_STORAGE_DIR,
+      bucket: e.AGORA_STORAGE_BUCKET,
+      supabaseUrl: e.SUPABASE_URL,
+      serviceRoleKey: e.SUPABASE_SERVICE_ROLE_KEY,
+    },
+    attachmentTypes: e.AGORA_ATTACHMENT_TYPES.map((t) => t.toLowerCase()),
+    typingThrottleMs: e.AGORA_TYPING_THROTTLE_MS,
+    sseHeartbeatMs: e.AGORA_SSE_HEARTBEAT_MS,
     rateLimits: {
       signinPerIp: parseRule("AGORA_RATE_SIGNIN_IP", e.AGORA_RATE_SIGNIN_IP),
       signinPerEmail: parseRule("AGORA_RATE_SIGNIN_EMAIL", e.AGORA_RATE_SIGNIN_EMAIL),

@@ -13,13 +13,17 @@ import { ApiError, errorBody, toApiError } from "../_shared/errors.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
-import { adminGate } from "./middleware/roles.ts";
+import { adminGate, requireRole } from "./middleware/roles.ts";
 import { auth } from "./routes/auth.ts";
 import { adminUsers } from "./routes/admin/users.ts";
 import { adminConfig } from "./routes/admin/config.ts";
 import { adminAnalytics } from "./routes/admin/analytics.ts";
 import { adminMonitoring } from "./routes/admin/monitoring.ts";
 import { publicConfig } from "./routes/public-config.ts";
+import { conversations } from "./routes/conversations.ts";
+import { messages } from "./routes/messages.ts";
+import { attachments } from "./routes/attachments.ts";
+import { realtime } from "./routes/realtime.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -50,21 +54,34 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       maxAge: 600,
     }),
   );
+  const jsonBodyLimit = bodyLimit({
+    maxSize: deps.settings.maxBodyBytes,
+    onError: () => {
+      throw new ApiError(
+        "payload_too_large",
+        `The body is larger than ${deps.settings.maxBodyBytes} bytes.`,
+      );
+    },
+  });
+  // Uploads have their own, configurable limit (routes/attachments.ts).
   app.use(
     "/api/*",
-    bodyLimit({
-      maxSize: deps.settings.maxBodyBytes,
-      onError: () => {
-        throw new ApiError(
-          "payload_too_large",
-          `The body is larger than ${deps.settings.maxBodyBytes} bytes.`,
-        );
-      },
-    }),
+    (c, next) => c.req.path === "/api/attachments" ? next() : jsonBodyLimit(c, next),
   );
   app.use("/api/*", sessionMiddleware());
   app.use("/api/*", csrfProtection());
   app.use("/api/admin/*", adminGate());
+  for (
+    const path of [
+      "/api/conversations",
+      "/api/conversations/*",
+      "/api/messages/*",
+      "/api/attachments",
+      "/api/attachments/*",
+    ]
+  ) {
+    app.use(path, requireRole("SUBSCRIBER"));
+  }
 
   app.route("/api/auth", auth);
   app.route("/api/admin/users", adminUsers);
@@ -72,6 +89,10 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/admin/analytics", adminAnalytics);
   app.route("/api/admin", adminMonitoring);
   app.route("/api/config", publicConfig);
+  app.route("/api/conversations", conversations);
+  app.route("/api/messages", messages);
+  app.route("/api/attachments", attachments);
+  app.route("/api/realtime", realtime);
 
   app.get("/health", async (c) => {
     try {

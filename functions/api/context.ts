@@ -9,6 +9,8 @@ import type { Logger } from "../_shared/logger.ts";
 import type { Mailer } from "../_shared/mailer.ts";
 import type { SecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
+import type { Storage } from "../_shared/storage.ts";
+import type { EventHub } from "./realtime/hub.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -25,6 +27,10 @@ export interface Deps {
   signCsrf: (message: string) => Promise<string>;
   /** HMAC with the refresh secret: derives a refresh token's successor. */
   signRefresh: (message: string) => Promise<string>;
+  /** Attachment files. */
+  storage: Storage;
+  /** Live delivery of the event log to this process's SSE and long-poll subscribers. */
+  hub: EventHub;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

@@ -11,6 +11,8 @@ import { createLogger } from "../_shared/logger.ts";
 import { createMailer } from "../_shared/mailer.ts";
 import { createSecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
+import { createStorage } from "../_shared/storage-factory.ts";
+import { createEventHub } from "./realtime/hub.ts";
 
 export function createDeps(settings: Settings): Deps {
   const sql = createPool(settings.databaseUrl, settings.dbPoolSize);
@@ -34,11 +36,14 @@ export function createDeps(settings: Settings): Deps {
     accessLog: createAccessLog(sql, log),
     signCsrf: hmacSigner(settings.csrfSecret),
     signRefresh: hmacSigner(settings.refreshSecret),
+    storage: createStorage(settings),
+    hub: createEventHub(sql, log),
   };
 }
 
-/** Flushes the access log and closes the pool. */
+/** Stops live delivery, flushes the access log and closes the pool. */
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.hub.close();
   await deps.accessLog.close();
   await deps.sql.end({ timeout: 5 });
 }

@@ -332,9 +332,12 @@ security definer
 set search_path = ''
 as $$
 begin
-  if new.id <> old.id or new.conversation_id <> old.conversation_id or new.seq <> old.seq
+  -- Users change content only; trusted server paths (no API role) may also fix metadata.
+  -- (The `role` setting, not current_user: this function runs with its owner's rights.)
+  if current_setting('role', true) in ('anon', 'authenticated') and (
+     new.id <> old.id or new.conversation_id <> old.conversation_id or new.seq <> old.seq
      or new.sender_id is distinct from old.sender_id or new.created_at <> old.created_at
-     or new.reply_to_id is distinct from old.reply_to_id then
+     or new.reply_to_id is distinct from old.reply_to_id) then
     raise exception 'only the content of a message can change' using errcode = '42501';
   end if;
   if old.deleted_at is not null then
@@ -510,7 +513,7 @@ begin
      or new.name <> old.name or new.content_type <> old.content_type or new.size <> old.size then
     raise exception 'an attachment''s file never changes' using errcode = '42501';
   end if;
-  if old.message_id is not null and current_user in ('anon', 'authenticated') then
+  if old.message_id is not null and current_setting('role', true) in ('anon', 'authenticated') then
     raise exception 'an attachment is attached once' using errcode = 'AG409';
   end if;
   if new.message_id is not null and not exists (
@@ -698,7 +701,8 @@ declare
   m app.messages;
   window_minutes integer := app.config_int('limits', 'messageEditWindowMinutes', 15);
 begin
-  select * into m from app.messages where id = target_message_id for update;
+  -- No FOR UPDATE here: under RLS it would hide the row from non-authors, who must get 403.
+  select * into m from app.messages where id = target_message_id;
   if not found then
     raise exception 'message not found' using errcode = 'AG404';
   end if;
@@ -711,7 +715,11 @@ begin
   if m.created_at < now() - make_interval(mins => window_minutes) then
     raise exception 'the edit window (% minutes) has closed', window_minutes using errcode = 'AG422';
   end if;
-  update app.messages set content = new_content where id = m.id returning * into m;
+  -- The update re-checks everything under the row lock (RLS: author, not deleted).
+  update app.messages set content = new_content where id = m.id and deleted_at is null returning * into m;
+  if not found then
+    raise exception 'a deleted message cannot be edited' using errcode = 'AG422';
+  end if;
   return app.message_json(m);
 end;
 $$;

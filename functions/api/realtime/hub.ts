@@ -1,0 +1,134 @@
+/**
+ * The event hub of one API process: one LISTEN connection, one reader of the event log, and the
+ * local subscribers (SSE streams, waiting long-polls). Commits NOTIFY `agora_events`; the hub then
+ * reads what is new once, with the server's own rights (a named server path: subscribers were
+ * authorized by the topic rule when they subscribed), and hands each event to the subscribers of
+ * its topic. Reads coalesce: a burst of commits costs one query, not one per commit per
+ * subscriber. Typing arrives on `agora_ephemeral` and goes to live subscribers only.
+ *
+ * The hub starts on first use, so processes that never stream never hold a LISTEN connection.
+ */
+import type { Sql } from "../../_shared/db.ts";
+import type { Logger } from "../../_shared/logger.ts";
+import { compareCursors, type Cursor } from "./cursor.ts";
+import { currentCursor, readEvents, type RealtimeEvent } from "./events.ts";
+
+export interface HubSubscriber {
+  topics: ReadonlySet<string>;
+  /** A durable event, in log order, with its cursor. */
+  durable(event: RealtimeEvent & { cursor: Cursor }): void;
+  /** An ephemeral event (typing): no cursor, not stored. */
+  ephemeral(event: RealtimeEvent): void;
+}
+
+export interface EventHub {
+  /** Registers a subscriber; resolves once the hub is listening. Returns the unsubscribe. */
+  subscribe(subscriber: HubSubscriber): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+const BATCH = 1000;
+/** How soon to look again when committed events wait behind an older running transaction. */
+const PENDING_RETRY_MS = 3;
+
+export function createEventHub(sql: Sql, log: Logger): EventHub {
+  const subscribers = new Set<HubSubscriber>();
+  let started: Promise<void> | null = null;
+  let unlisten: (() => Promise<void>)[] = [];
+  let cursor: Cursor | null = null;
+  let reading = false;
+  let again = false;
+  let closed = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+
+  const dispatch = (event: RealtimeEvent & { cursor: Cursor }) => {
+    for (const s of subscribers) {
+      if (s.topics.has(event.topic)) {
+        try {
+          s.durable(event);
+        } catch (err) {
+          log("warn", "subscriber failed", { error: String(err) });
+        }
+      }
+    }
+  };
+
+  /** Reads everything new (coalescing concurrent wake-ups) and dispatches it in order. */
+  const read = async (): Promise<void> => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        if (!cursor) cursor = await currentCursor(sql);
+        let page;
+        do {
+          page = await readEvents(sql, cursor, BATCH);
+          for (const event of page.events) {
+            if (compareCursors(event.cursor, cursor) > 0) {
+              cursor = event.cursor;
+              dispatch(event);
+            }
+          }
+        } while (page.more && !closed);
+        if (page.pending && !closed && retry === undefined) {
+          retry = setTimeout(() => {
+            retry = undefined;
+            void read();
+          }, PENDING_RETRY_MS);
+        }
+      } while (again && !closed);
+    } catch (err) {
+      log("error", "event hub read failed", { error: String(err) });
+      if (!closed && retry === undefined) {
+        retry = setTimeout(() => {
+          retry = undefined;
+          void read();
+        }, 250);
+      }
+    } finally {
+      reading = false;
+    }
+  };
+
+  const onEphemeral = (text: string) => {
+    let event: RealtimeEvent;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return;
+    }
+    for (const s of subscribers) {
+      if (s.topics.has(event.topic)) s.ephemeral(event);
+    }
+  };
+
+  const start = async () => {
+    cursor = await currentCursor(sql);
+    // onlisten runs on every (re)connection: anything committed while disconnected is read then.
+    const durable = await sql.listen("agora_events", () => void read(), () => void read());
+    const ephemeral = await sql.listen("agora_ephemeral", onEphemeral);
+    unlisten = [durable.unlisten, ephemeral.unlisten];
+  };
+
+  return {
+    async subscribe(subscriber) {
+      if (closed) throw new Error("the event hub is closed");
+      subscribers.add(subscriber);
+      started ??= start();
+      await started;
+      return () => {
+        subscribers.delete(subscriber);
+      };
+    },
+    async close() {
+      closed = true;
+      if (retry !== undefined) clearTimeout(retry);
+      subscribers.clear();
+      await Promise.all(unlisten.map((u) => u().catch(() => {})));
+    },
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * /api/realtime: the event log over SSE (with Last-Event-ID resume and heartbeats) and
+ * long-polling. Topics are authorized by the one SQL topic rule (`app.can_read_topic`); a topic
+ * the caller may not read is 403. Both transports deliver in log order, once: history is read
+ * through RLS from the caller's cursor, live events come from the process's event hub, and the
+ * overlap between the two is dropped by cursor order.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv, Deps, SessionUser } from "../context.ts";
+import { errors, json, router, signedIn } from "../openapi.ts";
+import { withUser } from "../../_shared/db.ts";
+import { badRequest, forbidden, unauthenticated } from "../../_shared/errors.ts";
+import { claimsOf } from "../session-claims.ts";
+import { compareCursors, type Cursor, formatCursor, parseCursor } from "../realtime/cursor.ts";
+import { currentCursor, readEvents, type RealtimeEvent } from "../realtime/events.ts";
+import type { HubSubscriber } from "../realtime/hub.ts";
+import { loadSessionUser } from "../auth/sessions.ts";
+
+export const realtime = router();
+
+const PAGE = 500;
+const MAX_TOPICS = 20;
+
+const topicsParam = z.string().min(1).max(4_000).openapi({
+  description: "Comma-separated topics: conversation:<id>, user:<id>, admin",
+  example:
+    "conversation:5b1f0c3e-8a51-4d8f-9d0a-2f1b6b0c9a11,user:0c8e3c1a-5a4e-4b7e-9f51-1f0e2b9c7d22",
+});
+
+const eventSchema = z.object({
+  id: z.string().openapi({
+    description: "The event's cursor; ephemeral events have ids starting with `ephemeral.`",
+  }),
+  topic: z.string(),
+  event: z.string(),
+  payload: z.unknown(),
+  createdAt: z.string(),
+}).openapi("RealtimeEvent");
+
+function parseTopics(text: string): string[] {
+  const topics = [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];
+  if (!topics.length || topics.length > MAX_TOPICS || topics.some((t) => t.length > 200)) {
+    throw badRequest(`Give 1 to ${MAX_TOPICS} topics.`, [{
+      path: "topics",
+      message: "comma-separated topics",
+    }]);
+  }
+  return topics;
+}
+
+/** The topics among `topics` the user may not read now, by the SQL topic rule. */
+async function refusedTopics(deps: Deps, user: SessionUser, topics: string[]): Promise<string[]> {
+  const rows = await withUser(
+    deps.sql,
+    claimsOf(user),
+    (tx) =>
+      tx<{ topic: string; allowed: boolean }[]>`
+      select t as topic, app.can_read_topic(t) as allowed from unnest(${topics}::text[]) t`,
+  );
+  return rows.filter((r) => !r.allowed).map((r) => r.topic);
+}
+
+async function authorize(c: Context<AppEnv>, topics: string[]): Promise<SessionUser> {
+  const user = c.get("user");
+  if (!user) throw unauthenticated();
+  const refused = await refusedTopics(c.get("deps"), user, topics);
+  if (refused.length) throw forbidden(`You may not read ${refused.join(", ")}.`);
+  return user;
+}
+
+const envelope = (e: RealtimeEvent): RealtimeEvent => ({
+  id: e.id,
+  topic: e.topic,
+  event: e.event,
+  payload: e.payload,
+  createdAt: e.createdAt,
+});
+
+/** Events that may change who can read a topic: after one, access is checked again. */
+function touchesAccess(e: RealtimeEvent, user: SessionUser): boolean {
+  const payload = e.payload as { userId?: string } | null;
+  return (e.event === "participant.removed" || e.event === "conversation.left") &&
+    payload?.userId === user.id;
+}
+
+// GET /api/realtime/sse ------------------------------------------------------------------------
+
+realtime.openapi(
+  createRoute({
+    method: "get",
+    path: "/sse",
+    summary: "Server-Sent Events for topics",
+    description: "Frames carry `id:` (the resume cursor), `event:` (the event name) and `data:` " +
+      "(the event as JSON). Reconnect with `Last-Event-ID` (or `lastEventId`) to resume without " +
+      "loss or repetition. The first frame, `ready`, carries the starting cursor. Comment lines " +
+      "are heartbeats. Typing events are live only and carry no `id:`.",
+    security: signedIn,
+    request: {
+      query: z.object({ topics: topicsParam, lastEventId: z.string().max(64).optional() }),
+      headers: z.object({ "last-event-id": z.string().max(64).optional() }),
+    },
+    responses: {
+      200: {
+        description: "An event stream",
+        content: { "text/event-stream": { schema: z.string() } },
+      },
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const deps = c.get("deps");
+    const q = c.req.valid("query");
+    const topics = parseTopics(q.topics);
+    const resumeFrom = c.req.header("last-event-id") || q.lastEventId;
+    const start = resumeFrom ? parseCursor(resumeFrom, "Last-Event-ID") : null;
+    const user = await authorize(c, topics);
+    const claims = claimsOf(user);
+    const encoder = new TextEncoder();
+
+    let last: Cursor = start ?? await currentCursor(deps.sql);
+    let closed = false;
+    let unsubscribe: (() => void) | null = null;
+    let heartbeat: ReturnType<typeof setInterval> | undefined;
+    let backlogDone = false;
+    const buffered: (RealtimeEvent & { cursor: Cursor })[] = [];
+
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        const write = (text: string) => {
+          if (closed) return;
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            close();
+          }
+        };
+        const close = () => {
+          if (closed) return;
+          closed = true;
+          unsubscribe?.();
+          if (heartbeat !== undefined) clearInterval(heartbeat);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        /** Closes the stream when the session or any topic is no longer readable. */
+        const recheck = async () => {
+          try {
+            const alive = await loadSessionUser(deps, user.sessionId, user.id);
+            if (!alive || (await refusedTopics(deps, alive, topics)).length) close();
+          } catch {
+            // a passing database error: the next heartbeat checks again
+          }
+        };
+        const send = (e: RealtimeEvent & { cursor: Cursor }) => {
+          if (compareCursors(e.cursor, last) <= 0) return;
+          last = e.cursor;
+          write(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(envelope(e))}\n\n`);
+          if (touchesAccess(e, user)) void recheck();
+        };
+        const subscriber: HubSubscriber = {
+          topics: new Set(topics),
+          durable: (e) => (backlogDone ? send(e) : buffered.push(e)),
+          ephemeral: (e) => write(`event: ${e.event}\ndata: ${JSON.stringify(envelope(e))}\n\n`),
+        };
+        write(
+          `retry: 2000\nid: ${formatCursor(last)}\nevent: ready\ndata: ${
+            JSON.stringify({ cursor: formatCursor(last), topics })
+          }\n\n`,
+        );
+        try {
+          unsubscribe = await deps.hub.subscribe(subscriber);
+          let page;
+          do {
+            page = await withUser(deps.sql, claims, (tx) => readEvents(tx, last, PAGE, topics));
+            for (const e of page.events) send(e);
+          } while (page.more && !closed);
+          backlogDone = true;
+          for (const e of buffered.splice(0)) send(e);
+        } catch (err) {
+          deps.log("error", "sse backlog failed", {
+            requestId: c.get("requestId"),
+            error: String(err),
+          });
+          close();
+          return;
+        }
+        heartbeat = setInterval(() => {
+          write(`: ${Date.now()}\n\n`);
+          void recheck();
+        }, deps.settings.sseHeartbeatMs);
+      },
+      cancel() {
+        closed = true;
+        unsubscribe?.();
+        if (heartbeat !== undefined) clearInterval(heartbeat);
+      },
+    });
+
+    c.req.raw.signal.addEventListener("abort", () => {
+      closed = true;
+      unsubscribe?.();
+      if (heartbeat !== undefined) clearInterval(heartbeat);
+    });
+
+    return new Response(stream, {
+      status: 200,
+      headers: {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-cache, no-transform",
+        "Connection": "keep-alive",
+        "X-Accel-Buffering": "no",
+      },
+    });
+  },
+);
+
+// GET /api/realtime/poll -----------------------------------------------------------------------
+
+realtime.openapi(
+  createRoute({
+    method: "get",
+    path: "/poll",
+    summary: "Long-poll for events after a cursor",
+    description: "Answers at once when events wait after `cursor`, else holds up to `timeout` " +
+      "seconds (at most 30) for the next one. Without `cursor`, starts from now. Always answers " +
+      "the cursor to send next time. Typing events seen while waiting are included; they do not " +
+      "move the cursor.",
+    security: signedIn,
+    request: {
+      query: z.object({
+        topics: topicsParam,
+        cursor: z.string().max(64).optional(),
+        timeout: z.coerce.number().int().min(0).max(30).default(25),
+      }),
+    },
+    responses: {
+      200: json(
+        z.object({ events: z.array(eventSchema), cursor: z.string() }),
+        "Events, possibly none",
+      ),
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const deps = c.get("deps");
+    const q = c.req.valid("query");
+    const topics = parseTopics(q.topics);
+    const from = q.cursor ? parseCursor(q.cursor) : null;
+    const user = await authorize(c, topics);
+    const claims = claimsOf(user);
+    const cursor = from ?? await currentCursor(deps.sql);
+
+    // Subscribe before reading, so an event committed between the read and the wait wakes us.
+    let wake: (() => void) | null = null;
+    let woke = false;
+    const ephemeral: RealtimeEvent[] = [];
+    const signal = () => {
+      woke = true;
+      wake?.();
+    };
+    const unsubscribe = await deps.hub.subscribe({
+      topics: new Set(topics),
+      durable: signal,
+      ephemeral: (e) => {
+        ephemeral.push(envelope(e));
+        signal();
+      },
+    });
+    try {
+      const deadline = Date.now() + q.timeout * 1000;
+      while (true) {
+        woke = false;
+        const page = await withUser(deps.sql, claims, (tx) => readEvents(tx, cursor, PAGE, topics));
+        if (page.events.length || ephemeral.length) {
+          const events = [...page.events.map(envelope), ...ephemeral];
+          const next = page.events.length ? page.events[page.events.length - 1].cursor : cursor;
+          return c.json({ events, cursor: formatCursor(next) }, 200);
+        }
+        const remaining = deadline - Date.now();
+        if (remaining <= 0 || c.req.raw.signal.aborted) {
+          return c.json({ events: [], cursor: formatCursor(cursor) }, 200);
+        }
+        if (!woke) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, remaining);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            c.req.raw.signal.addEventListener("abort", () => wake?.(), { once: true });
+          });
+          wake = null;
+        }
+      }
+    } finally {
+      unsubscribe();
+    }
+  },
+);
