@@ -77,11 +77,16 @@ const envelope = (e: RealtimeEvent): RealtimeEvent => ({
   createdAt: e.createdAt,
 });
 
-/** Events that may change who can read a topic: after one, access is checked again. */
-function touchesAccess(e: RealtimeEvent, user: SessionUser): boolean {
-  const payload = e.payload as { userId?: string } | null;
-  return (e.event === "participant.removed" || e.event === "conversation.left") &&
-    payload?.userId === user.id;
+/**
+ * Whether this event ends the user's access to one of the stream's topics (they were removed
+ * from, or left, a conversation being streamed). The stream then closes at once, before any later
+ * event of that conversation can be written; a reconnect is authorized afresh.
+ */
+function endsAccess(e: RealtimeEvent, user: SessionUser, topics: readonly string[]): boolean {
+  const payload = e.payload as { userId?: string; conversationId?: string } | null;
+  if (payload?.userId !== user.id) return false;
+  if (e.event !== "participant.removed" && e.event !== "conversation.left") return false;
+  return topics.includes(`conversation:${payload.conversationId}`);
 }
 
 // GET /api/realtime/sse ------------------------------------------------------------------------
@@ -159,7 +164,7 @@ realtime.openapi(
           if (compareCursors(e.cursor, last) <= 0) return;
           last = e.cursor;
           write(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(envelope(e))}\n\n`);
-          if (touchesAccess(e, user)) void recheck();
+          if (endsAccess(e, user, topics)) close();
         };
         const subscriber: HubSubscriber = {
           topics: new Set(topics),
