@@ -94,3 +94,57 @@ end;
 $$;
 
 grant execute on all functions in schema tests to anon, authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- Messaging (tests/sql/101-*.sql and on)
+-- ---------------------------------------------------------------------------------------------
+
+/*
+ * Creates a conversation through app.create_conversation as `creator` (every rule of the function
+ * applies: roles, statuses, limits), whoever is asking, and returns its id. The caller's claims
+ * are restored afterwards, so a test can set up a conversation in the middle of a persona section.
+ */
+create or replace function tests.create_conversation(
+  creator uuid,
+  conversation_type app.conversation_type,
+  participant_ids uuid[],
+  conversation_title text default null
+)
+returns uuid
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  previous_claims text := current_setting('request.jwt.claims', true);
+  new_id uuid;
+begin
+  perform set_config('request.jwt.claims',
+    json_build_object('sub', creator, 'role', 'authenticated')::text, true);
+  select c.conversation_id into strict new_id
+  from app.create_conversation(conversation_type, participant_ids, conversation_title) c;
+  perform set_config('request.jwt.claims', coalesce(previous_claims, ''), true);
+  return new_id;
+end;
+$$;
+
+/*
+ * A message written on a trusted path (no RLS, any sender, any creation time), for fixtures such
+ * as a message older than the edit window. The seq trigger still numbers it. Tests only.
+ */
+create or replace function tests.insert_message(
+  target_conversation_id uuid,
+  sender uuid,
+  message_content text,
+  written_at timestamptz default now()
+)
+returns uuid
+language sql volatile security definer
+set search_path = ''
+as $$
+  insert into app.messages (conversation_id, sender_id, content, created_at)
+  values (target_conversation_id, sender, message_content, written_at)
+  returning id
+$$;
+
+grant execute on function tests.create_conversation(uuid, app.conversation_type, uuid[], text) to anon, authenticated;
+grant execute on function tests.insert_message(uuid, uuid, text, timestamptz) to anon, authenticated;
