@@ -158,15 +158,17 @@ alter table app_private.idempotency_keys enable row level security;
 -- ---------------------------------------------------------------------------------------------
 
 /*
- * The conversations the current user takes part in. security definer so policies on the
- * participants table itself can use it without recursing into their own policies; it only ever
- * returns the caller's own memberships.
+ * The conversations the current user takes part in, and may use: an active user of at least
+ * SUBSCRIBER (a participant demoted to VISITOR or suspended sees nothing until reinstated).
+ * security definer so policies on the participants table itself can use it without recursing
+ * into their own policies; it only ever returns the caller's own memberships.
  */
 create function app.my_conversation_ids() returns setof uuid
 language sql stable security definer
 set search_path = ''
 as $$
-  select p.conversation_id from app.conversation_participants p where p.user_id = auth.uid()
+  select p.conversation_id from app.conversation_participants p
+  where p.user_id = auth.uid() and app.has_role('SUBSCRIBER')
 $$;
 
 /*
@@ -176,6 +178,7 @@ $$;
  *   conversation:<id>  participants (active users of at least SUBSCRIBER)
  *   user:<id>          that user
  *   admin              ADMINs
+ * and only for a live session (the `session_id` claim): signout ends realtime access at once.
  * security definer: it reads memberships the caller may not read directly; it returns a boolean.
  */
 create function app.can_read_topic(topic text) returns boolean
@@ -187,7 +190,17 @@ declare
   rest text := substr(topic, length(split_part(topic, ':', 1)) + 2);
 begin
   if topic is null or auth.uid() is null or not app.has_role('SUBSCRIBER') then
-    return topic = 'admin' and app.is_admin();
+    return false;
+  end if;
+  -- A signed-out (revoked) session reads nothing, on any transport, even before its token expires.
+  if not exists (
+    select 1 from app.sessions s
+    where s.id = (case when (auth.jwt() ->> 'session_id') ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                       then (auth.jwt() ->> 'session_id')::uuid end)
+      and s.user_id = auth.uid()
+      and s.revoked_at is null and s.expires_at > now()
+  ) then
+    return false;
   end if;
   if kind = 'conversation' and rest ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
     return exists (
@@ -228,6 +241,8 @@ begin
     ),
     event, topic, true
   );
+  -- realtime.send sets realtime.topic for the transaction; clear it so nothing later relies on it.
+  perform set_config('realtime.topic', '', true);
   -- Wakes the event hubs of every API process; NOTIFY is delivered at commit.
   perform pg_notify('agora_events', '');
 end;
@@ -252,6 +267,7 @@ declare
   );
 begin
   perform realtime.send(envelope, event, topic, true);
+  perform set_config('realtime.topic', '', true);
   perform pg_notify('agora_ephemeral', envelope::text);
 end;
 $$;
@@ -293,7 +309,8 @@ language sql stable security definer
 set search_path = ''
 as $$
   select coalesce(
-    (select (c.config -> section ->> key)::integer from app.config_versions c order by c.version desc limit 1),
+    (select case when v ~ '^-?[0-9]{1,9}$' then v::integer end
+     from (select c.config -> section ->> key as v from app.config_versions c order by c.version desc limit 1) latest),
     fallback
   )
 $$;
@@ -312,6 +329,11 @@ security definer
 set search_path = ''
 as $$
 begin
+  if new.reply_to_id is not null and not exists (
+    select 1 from app.messages m where m.id = new.reply_to_id and m.conversation_id = new.conversation_id
+  ) then
+    raise exception 'a reply must point to a message of the same conversation' using errcode = 'AG422';
+  end if;
   update app.conversations c set last_seq = c.last_seq + 1, last_activity_at = now()
   where c.id = new.conversation_id
   returning c.last_seq into new.seq;
@@ -349,6 +371,11 @@ begin
     return new;
   end if;
   if new.content <> old.content then
+    -- The edit window holds for every path a user has, not only app.edit_message.
+    if current_setting('role', true) in ('anon', 'authenticated') and old.created_at
+       < now() - make_interval(mins => app.config_int('limits', 'messageEditWindowMinutes', 15)) then
+      raise exception 'the edit window has closed' using errcode = 'AG422';
+    end if;
     insert into app.message_versions (message_id, content, written_at)
     values (old.id, old.content, coalesce(old.edited_at, old.created_at));
     new.edited_at := now();
@@ -400,7 +427,16 @@ begin
     new.last_read_seq := old.last_read_seq;
     new.last_read_message_id := old.last_read_message_id;
     new.last_read_at := old.last_read_at;
+    return new;
   end if;
+  -- Moving forward: the mark must name a message of this conversation at that position.
+  if not exists (
+    select 1 from app.messages m
+    where m.id = new.last_read_message_id and m.conversation_id = new.conversation_id and m.seq = new.last_read_seq
+  ) then
+    raise exception 'a read mark names a message of the conversation' using errcode = 'AG422';
+  end if;
+  new.last_read_at := now();
   return new;
 end;
 $$;
@@ -475,7 +511,7 @@ create policy messages_insert_participant on app.messages for insert to authenti
   );
 -- Authors edit their own live messages; the edit window is checked by app.edit_message.
 create policy messages_update_author on app.messages for update to authenticated
-  using (sender_id = (select auth.uid()) and deleted_at is null)
+  using (sender_id = (select auth.uid()) and deleted_at is null and (select app.has_role('SUBSCRIBER')))
   with check (sender_id = (select auth.uid()));
 
 create policy message_versions_select_participant on app.message_versions for select to authenticated
@@ -500,7 +536,7 @@ create policy events_select_readable on app.events for select to authenticated
 
 -- Hosted Realtime (and the local gateway) authorize private-channel joins with this policy.
 create policy realtime_messages_select_topic on realtime.messages for select to authenticated
-  using ((select app.can_read_topic((select realtime.topic()))));
+  using (topic = (select realtime.topic()) and (select app.can_read_topic((select realtime.topic()))));
 
 /* An attachment goes only on its uploader's own message, in that message's conversation. */
 create function app_private.guard_attachment_update() returns trigger
@@ -518,9 +554,12 @@ begin
   end if;
   if new.message_id is not null and not exists (
     select 1 from app.messages m
+    join app.conversation_participants p on p.conversation_id = m.conversation_id and p.user_id = new.uploader_id
     where m.id = new.message_id and m.sender_id = new.uploader_id and m.conversation_id = new.conversation_id
+      and m.deleted_at is null
   ) then
-    raise exception 'an attachment goes on a message of its uploader' using errcode = 'AG422';
+    raise exception 'an attachment goes on a live message of its uploader, who takes part in the conversation'
+      using errcode = 'AG422';
   end if;
   return new;
 end;
@@ -685,6 +724,17 @@ begin
   if not found then
     raise exception 'not a participant' using errcode = 'AG404';
   end if;
+  -- A group is never left without someone to manage it: the longest-standing participant takes
+  -- over from a creator who leaves; a group nobody is in any more is removed.
+  if conv.created_by = target_user_id then
+    update app.conversations c set created_by = (
+      select p.user_id from app.conversation_participants p
+      where p.conversation_id = conv.id order by p.joined_at, p.user_id limit 1
+    ) where c.id = conv.id;
+  end if;
+  if not exists (select 1 from app.conversation_participants p where p.conversation_id = conv.id) then
+    delete from app.conversations c where c.id = conv.id;
+  end if;
 end;
 $$;
 grant execute on function app.remove_participant(uuid, uuid) to authenticated;
@@ -826,6 +876,8 @@ begin
   ) then
     raise exception 'conversation not found' using errcode = 'AG404';
   end if;
+  -- The caller names the throttle (a server setting), but cannot turn it off.
+  throttle_ms := least(greatest(throttle_ms, 250), 60000);
   insert into app_private.rate_limits as r (bucket, window_start, hits)
   values (
     'typing:' || auth.uid() || ':' || target_conversation_id || ':' || is_typing,

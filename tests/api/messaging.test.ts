@@ -375,8 +375,11 @@ test("[messaging] PUT /api/messages/:id refuses a non-author and a closed edit w
     403,
     "forbidden",
   );
-  await t.deps
-    .sql`update app.messages set created_at = now() - interval '16 minutes' where id = ${message.id}`;
+  // Past the window as configured now (another test may have changed it from the default 15).
+  await t.deps.sql`
+    update app.messages
+    set created_at = now() - make_interval(mins => app.config_int('limits', 'messageEditWindowMinutes', 15) + 1)
+    where id = ${message.id}`;
   await expectError(
     await t.request("PUT", `/api/messages/${message.id}`, {
       token: alice.accessToken,

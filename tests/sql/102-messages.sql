@@ -7,7 +7,7 @@
  * empty content and no attachments in the same place; identity columns never change.
  */
 begin;
-select plan(71);
+select plan(75);
 
 do $$
 begin
@@ -98,15 +98,13 @@ select is(
   2::bigint,
   'The refused sends used up no seq.'
 );
--- TODO(bug: reply_to_id is not confined to the conversation): the insert policy and the triggers
--- never check that reply_to_id names a message of the same conversation, so this succeeds today.
--- select throws_ok(
---   format($$ insert into app.messages (conversation_id, sender_id, content, reply_to_id)
---             values (%L, auth.uid(), 'Cross reply', (select id from app.messages where conversation_id = %L and seq = 1)) $$,
---     :'group_id', :'side_id'),
---   null, null,
---   'A reply must answer a message of the same conversation.'
--- );
+select throws_ok(
+  format($$ insert into app.messages (conversation_id, sender_id, content, reply_to_id)
+            values (%L, auth.uid(), 'Cross reply', (select id from app.messages where conversation_id = %L and seq = 1)) $$,
+    :'group_id', :'side_id'),
+  'AG422', 'a reply must point to a message of the same conversation',
+  'A reply must answer a message of the same conversation.'
+);
 
 -- ---------------------------------------------------------------------------------------------
 -- Participant: sending (seq continues) and reading
@@ -180,14 +178,11 @@ select results_eq(
   $$ values ('Written an hour ago', null::timestamptz) $$,
   'The refused late edit changed nothing.'
 );
--- TODO(bug: the edit window is enforced only inside app.edit_message): authenticated holds
--- UPDATE (content) on app.messages and messages_update_author admits the author, so a plain
--- update rewrites a message long after the window; this assertion fails today.
--- select is(
---   tests.row_count(format($$ update app.messages set content = 'Rewritten later' where id = %L $$, :'old_message')),
---   0::bigint,
---   'The author cannot bypass the edit window with a direct update.'
--- );
+select throws_ok(
+  format($$ update app.messages set content = 'Rewritten later' where id = %L $$, :'old_message'),
+  'AG422', 'the edit window has closed',
+  'The author cannot bypass the edit window with a direct update.'
+);
 
 select throws_ok(
   format($$ update app.messages set sender_id = %L where id = %L $$, tests.user_id('msg.paul@example.test'), :'m1'),
@@ -255,17 +250,13 @@ select is(
 select throws_matching(
   format($$ select app.edit_message(%L, 'Resurrected') $$, :'m2'),
   '^(message not found|a deleted message cannot be edited)$',
-  'The author cannot edit a deleted message (refused with AG404 today; AG422 intended, see the TODO below).'
+  'The author cannot edit a deleted message (refused).'
 );
--- TODO(bug: the AG403 and AG422 branches of app.edit_message are unreachable): edit_message runs
--- with the caller's rights and starts with `select ... for update`, to which Postgres applies the
--- UPDATE policy messages_update_author (sender_id = auth.uid() and deleted_at is null) as well;
--- a tombstone is filtered out and the function raises AG404 'message not found' instead.
--- select throws_ok(
---   format($$ select app.edit_message(%L, 'Resurrected') $$, :'m2'),
---   'AG422', 'a deleted message cannot be edited',
---   'Editing a deleted message raises AG422.'
--- );
+select throws_ok(
+  format($$ select app.edit_message(%L, 'Resurrected') $$, :'m2'),
+  'AG422', 'a deleted message cannot be edited',
+  'Editing a deleted message raises AG422.'
+);
 select is(
   (select content from app.messages where id = :'m2'),
   '',
@@ -281,16 +272,13 @@ select tests.authenticate_as(tests.user_id('msg.paul@example.test'));
 select throws_matching(
   format($$ select app.edit_message(%L, 'Paul was here') $$, :'m1'),
   '^(message not found|only the author edits a message)$',
-  'A participant cannot edit another participant''s message (refused with AG404 today; AG403 intended, see the TODO below).'
+  'A participant cannot edit another participant''s message (refused).'
 );
--- TODO(bug: the AG403 and AG422 branches of app.edit_message are unreachable, see above): for
--- another participant's message the function raises AG404 'message not found', although the
--- participant can read that very message.
--- select throws_ok(
---   format($$ select app.edit_message(%L, 'Paul was here') $$, :'m1'),
---   'AG403', 'only the author edits a message',
---   'Editing another participant''s message raises AG403.'
--- );
+select throws_ok(
+  format($$ select app.edit_message(%L, 'Paul was here') $$, :'m1'),
+  'AG403', 'only the author edits a message',
+  'Editing another participant''s message raises AG403.'
+);
 select is(
   tests.row_count(format($$ update app.messages set content = 'Paul was here' where id = %L $$, :'m1')),
   0::bigint,

@@ -9,7 +9,7 @@
  * throttled. Nobody writes events directly.
  */
 begin;
-select plan(67);
+select plan(68);
 
 do $$
 begin
@@ -300,15 +300,11 @@ select is_empty(
   $$ select 1 from realtime.messages $$,
   'Without a realtime.topic, a stranger reads no Realtime row at all.'
 );
--- TODO(bug: realtime_messages_select_topic ignores the row's topic): the policy authorizes the
--- channel named by realtime.topic(), not the row, so a stranger who sets realtime.topic to a topic
--- of their own (here their user topic) reads every row of realtime.messages, other people's
--- conversations and user topics included. This assertion fails today.
--- select set_config('realtime.topic', 'user:' || tests.user_id('ev.sam@example.test'), true);
--- select is_empty(
---   format($$ select 1 from realtime.messages where topic = %L $$, :'group_topic'),
---   'With realtime.topic set to their own user topic, a stranger still reads none of the conversation''s Realtime rows.'
--- );
+select set_config('realtime.topic', 'user:' || tests.user_id('ev.sam@example.test'), true);
+select is_empty(
+  format($$ select 1 from realtime.messages where topic = %L $$, :'group_topic'),
+  'With realtime.topic set to their own user topic, a stranger still reads none of the conversation''s Realtime rows.'
+);
 select throws_ok(
   format($$ insert into app.events (topic, event, payload) values ('user:' || %L, 'conversation.joined', '{}') $$,
     tests.user_id('ev.alice@example.test')),

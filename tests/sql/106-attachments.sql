@@ -5,7 +5,7 @@
  * sees it and nobody else does. The file's fields never change and rows are never deleted by users.
  */
 begin;
-select plan(43);
+select plan(45);
 
 do $$
 begin
@@ -74,24 +74,24 @@ select throws_ok(
 select throws_ok(
   format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
     :'paul_message', :'group_id', :'report_id'),
-  'AG422', 'an attachment goes on a message of its uploader',
+  'AG422', 'an attachment goes on a live message of its uploader, who takes part in the conversation',
   'The uploader cannot attach their file to someone else''s message (AG422).'
 );
 select throws_ok(
   format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
     :'side_message', :'group_id', :'report_id'),
-  'AG422', 'an attachment goes on a message of its uploader',
+  'AG422', 'an attachment goes on a live message of its uploader, who takes part in the conversation',
   'The uploader cannot attach their file to their own message under another conversation (AG422).'
 );
 select throws_ok(
   format($$ update app.attachments set message_id = %L where id = %L $$, :'alice_message', :'report_id'),
-  'AG422', 'an attachment goes on a message of its uploader',
+  'AG422', 'an attachment goes on a live message of its uploader, who takes part in the conversation',
   'The uploader cannot attach their file to a message without naming its conversation (AG422).'
 );
 select throws_ok(
   format($$ update app.attachments set message_id = gen_random_uuid(), conversation_id = %L where id = %L $$,
     :'group_id', :'report_id'),
-  'AG422', 'an attachment goes on a message of its uploader',
+  'AG422', 'an attachment goes on a live message of its uploader, who takes part in the conversation',
   'The uploader cannot attach their file to a message that does not exist (AG422).'
 );
 select is(
@@ -136,17 +136,14 @@ select throws_ok(
   '42501', 'permission denied for table attachments',
   'The uploader cannot delete attachment rows directly (42501).'
 );
--- TODO(bug: app_private.guard_attachment_update does not check that the message is live): the
--- uploader can attach a file to their own deleted message, so a tombstone has an attachment again
--- (hidden by app.message_json, but listed by app.attachments to every participant). Fails today:
--- select tests.insert_message(:'group_id', auth.uid(), 'Soon deleted') as doomed_message \gset
--- select storage_keys from app.delete_message(:'doomed_message') \gset
--- select throws_ok(
---   format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
---     :'doomed_message', :'group_id', :'draft_id'),
---   'AG422', null,
---   'The uploader cannot attach a file to a deleted message.'
--- );
+select tests.insert_message(:'group_id', auth.uid(), 'Soon deleted') as doomed_message \gset
+select storage_keys from app.delete_message(:'doomed_message') \gset
+select throws_ok(
+  format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
+    :'doomed_message', :'group_id', :'draft_id'),
+  'AG422', null,
+  'The uploader cannot attach a file to a deleted message.'
+);
 
 -- The API's flow: send a message and attach in one transaction; message.created is emitted at
 -- commit, so it already lists the attachment.
@@ -186,7 +183,7 @@ values (auth.uid(), 'photo.jpg', 'image/jpeg', 4096, 'test/att/photo.jpg') retur
 select throws_ok(
   format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
     :'alice_message', :'group_id', :'photo_id'),
-  'AG422', 'an attachment goes on a message of its uploader',
+  'AG422', 'an attachment goes on a live message of its uploader, who takes part in the conversation',
   'A participant cannot attach their own file to another participant''s message (AG422).'
 );
 
@@ -302,15 +299,12 @@ select results_eq(
   array[:'draft_id'::uuid],
   'After leaving the conversation, the uploader still sees their own file attached there, and no other file of it.'
 );
--- TODO(bug: app_private.guard_attachment_update does not check current participation): after
--- leaving, the uploader can still attach a new file to their old message in the conversation they
--- left, and it becomes visible to its participants. Fails today:
--- select is(
---   tests.row_count(format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
---     :'draft_message', :'group_id', :'secret_id')),
---   0::bigint,
---   'Someone who has left the conversation cannot attach files in it any more.'
--- );
+select throws_ok(
+  format($$ update app.attachments set message_id = %L, conversation_id = %L where id = %L $$,
+    :'draft_message', :'group_id', :'secret_id'),
+  'AG422', null,
+  'Someone who has left the conversation cannot attach files in it any more.'
+);
 
 -- ---------------------------------------------------------------------------------------------
 -- Anonymous

@@ -15,7 +15,30 @@ as $$
   insert into app.users (email, name, role) values (email, split_part(email, '@', 1), role) returning id
 $$;
 
-/* Act as a signed-in user for the rest of the transaction. */
+/*
+ * A live session of the user for tests (provider 'test'), created once and reused: the topic rule
+ * reads only live sessions. security definer so it works whoever the test is acting as.
+ */
+create or replace function tests.session_for(target uuid)
+returns uuid
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  sid uuid;
+begin
+  select s.id into sid from app.sessions s
+  where s.user_id = target and s.provider = 'test' and s.revoked_at is null and s.expires_at > now()
+  limit 1;
+  if sid is null and exists (select 1 from app.users u where u.id = target) then
+    insert into app.sessions (user_id, provider, expires_at)
+    values (target, 'test', now() + interval '1 day') returning id into sid;
+  end if;
+  return sid;
+end;
+$$;
+
+/* Act as a signed-in user (with a live session) for the rest of the transaction. */
 create or replace function tests.authenticate_as(user_id uuid)
 returns void
 language plpgsql volatile
@@ -23,7 +46,7 @@ set search_path = ''
 as $$
 begin
   perform set_config('request.jwt.claims',
-    json_build_object('sub', user_id, 'role', 'authenticated', 'session_id', gen_random_uuid())::text, true);
+    json_build_object('sub', user_id, 'role', 'authenticated', 'session_id', tests.session_for(user_id))::text, true);
   perform set_config('role', 'authenticated', true);
 end;
 $$;
