@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createUser, expectError, signInAs, test, type TestApp, testApp } from "../helpers.ts";
 
 const storageDir = await Deno.makeTempDir({ prefix: "agora-attachments-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(storageDir, { recursive: true }));
 const t = testApp({ AGORA_STORAGE_DIR: storageDir });
 const alice = await signInAs(t, "SUBSCRIBER");
 const bob = await signInAs(t, "SUBSCRIBER");
@@ -436,6 +437,7 @@ test("[attachments] a failed insert removes the stored file", async () => {
   } finally {
     other.deps.storage = original;
     await other.deps.sql`delete from app.attachments where uploader_id = ${planted.id}`;
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
