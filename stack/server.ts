@@ -1,15 +1,20 @@
 /**
  * The local stack's HTTP server on one port (54321 by default), laid out like hosted Supabase:
- * `/api/*` and `/functions/v1/api/*` (the `api` function), `/health`, and in local mode
- * `/_dev/mail` (the mail the stack would have sent).
+ * `/api/*` and `/functions/v1/api/*` (the `api` function), `/realtime/v1/*` (the Realtime
+ * gateway: WebSocket and HTTP broadcast), `/health`, and in local mode `/_dev/mail` (the mail the
+ * stack would have sent).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/context.ts";
 import { createApp } from "../functions/api/app.ts";
+import { createGateway, type Gateway } from "./realtime/gateway.ts";
+import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
 
 export interface StackServer {
   port: number;
   app: OpenAPIHono<AppEnv>;
+  /** The Realtime gateway on /realtime/v1. */
+  gateway: Gateway;
   shutdown(): Promise<void>;
 }
 
@@ -18,6 +23,10 @@ export interface StackServerOptions {
   hostname?: string;
   /** Extra routes (e.g. the benchmark's `select 1` ceiling), tried before the app. */
   extra?: (request: Request) => Promise<Response | null> | Response | null;
+  /** Gateway limits; by default from the environment. */
+  realtimeLimits?: GatewayLimits;
+  /** Let several processes serve the same port (SO_REUSEPORT). */
+  reusePort?: boolean;
 }
 
 const FUNCTIONS_PREFIX = "/functions/v1";
@@ -43,12 +52,21 @@ async function devMail(deps: Deps, url: URL): Promise<Response> {
 
 export function startStackServer(deps: Deps, opts: StackServerOptions): StackServer {
   const app = createApp(deps);
+  const gateway = createGateway({
+    sql: deps.sql,
+    jwtSecret: deps.settings.jwtSecret,
+    limits: opts.realtimeLimits ?? gatewayLimits(Deno.env.toObject()),
+    log: deps.log,
+  });
   const server = Deno.serve({
     port: opts.port,
     hostname: opts.hostname ?? "127.0.0.1",
+    reusePort: opts.reusePort,
     onListen: () => {},
   }, async (request, info) => {
     const url = new URL(request.url);
+    const realtime = gateway.handle(request, info);
+    if (realtime) return await realtime;
     if (opts.extra) {
       const response = await opts.extra(request);
       if (response) return response;
@@ -68,7 +86,9 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
   return {
     port: (server.addr as Deno.NetAddr).port,
     app,
+    gateway,
     async shutdown() {
+      await gateway.close();
       await server.shutdown();
     },
   };

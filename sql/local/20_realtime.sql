@@ -52,15 +52,37 @@ end;
 $$;
 grant execute on function realtime.send(jsonb, text, text, boolean) to anon, authenticated, service_role;
 
--- Local only: wake the gateway after commit (NOTIFY is delivered on commit, in commit order).
+-- Local only: announce every committed row to the local gateway (NOTIFY is delivered at commit,
+-- in commit order). The row travels in the notification when it fits NOTIFY's 8000-byte limit;
+-- otherwise only its id does and the gateway reads the row.
 create or replace function realtime.notify_local_gateway() returns trigger
 language plpgsql
 as $$
+declare
+  body text := jsonb_build_object(
+    'id', new.id, 'topic', new.topic, 'event', new.event, 'private', new.private,
+    'extension', new.extension, 'payload', new.payload
+  )::text;
 begin
-  perform pg_notify('realtime_messages', new.id::text || ' ' || new.inserted_at::text);
+  if octet_length(body) > 7900 then
+    body := jsonb_build_object('id', new.id)::text;
+  end if;
+  perform pg_notify('realtime_messages', body);
   return null;
 end;
 $$;
 drop trigger if exists notify_local_gateway on realtime.messages;
 create trigger notify_local_gateway after insert on realtime.messages
   for each row execute function realtime.notify_local_gateway();
+
+/*
+ * Local only: client broadcasts crossing between gateway processes whose payload does not fit in
+ * a NOTIFY. Unlogged and short-lived: rows are read within milliseconds and pruned after a minute.
+ */
+create unlogged table if not exists realtime.local_fanout (
+  id bigint generated always as identity primary key,
+  body jsonb not null,
+  created_at timestamptz not null default now()
+);
+alter table realtime.local_fanout enable row level security;
+revoke all on realtime.local_fanout from public, anon, authenticated;

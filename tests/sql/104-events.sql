@@ -9,7 +9,7 @@
  * throttled. Nobody writes events directly.
  */
 begin;
-select plan(68);
+select plan(70);
 
 do $$
 begin
@@ -232,12 +232,26 @@ select isnt_empty(
   format($$ select 1 from realtime.messages where topic = %L $$, :'group_topic'),
   'With realtime.topic set to their conversation''s topic, a participant reads its Realtime rows.'
 );
+select lives_ok(
+  format($$ insert into realtime.messages (topic, extension, payload, event, private)
+            values (%L, 'broadcast', '{}', 'cursor', true) $$, :'group_topic'),
+  'A participant may write (broadcast) on their conversation''s topic: the write policy of private channels.'
+);
 select throws_ok(
   format($$ insert into realtime.messages (topic, extension, payload, event, private)
-            values (%L, 'broadcast', '{}', 'message.created', true) $$, :'group_topic'),
+            values (%L, 'broadcast', '{}', 'cursor', true) $$, 'user:' || auth.uid()),
   '42501', 'new row violates row-level security policy for table "messages"',
-  'A participant cannot forge a broadcast into realtime.messages (42501).'
+  'A participant cannot write a row for another topic than the channel''s (42501).'
 );
+set local realtime.topic = '';
+select set_config('realtime.topic', 'user:' || auth.uid(), true);
+select throws_ok(
+  format($$ insert into realtime.messages (topic, extension, payload, event, private)
+            values (%L, 'broadcast', '{}', 'notification.created', true) $$, 'user:' || auth.uid()),
+  '42501', 'new row violates row-level security policy for table "messages"',
+  'Nobody writes on a user: topic from a client, not even its user (42501).'
+);
+select set_config('realtime.topic', :'group_topic', true);
 select throws_ok(
   format($$ insert into app.events (topic, event, payload) values (%L, 'message.created', '{}') $$, :'group_topic'),
   '42501', 'permission denied for table events',
@@ -405,8 +419,8 @@ select tests.clear_authentication();
 select has_table('app', 'events', 'The table app.events exists.');
 select policies_are('app', 'events', array['events_select_readable'],
   'app.events has exactly the select policy built on the topic rule.');
-select policies_are('realtime', 'messages', array['realtime_messages_select_topic'],
-  'realtime.messages has exactly the select policy built on the topic rule.');
+select policies_are('realtime', 'messages', array['realtime_messages_select_topic', 'realtime_messages_insert_topic'],
+  'realtime.messages has exactly the read (topic rule) and write (participants) policies.');
 select is(
   (select array_agg(privilege_type::text order by privilege_type)
    from information_schema.role_table_grants
