@@ -131,6 +131,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       // Hono's own refusals: malformed JSON and similar parse failures of the request.
       apiError = err.status === 413
         ? new ApiError("payload_too_large", "The body is too large.")
+        : err.status === 415
+        ? new ApiError("unsupported_media_type", "Send the body as application/json.")
         : err.status < 500
         ? new ApiError("invalid_request", err.message || "Malformed request.")
         : null;

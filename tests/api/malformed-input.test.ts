@@ -287,3 +287,12 @@ test("[input] an unknown route is a 404 in the error shape", async () => {
   assert.equal(response.status, 404);
   assert.equal((await response.json()).error.code, "not_found");
 });
+
+test("[input] a JSON route given another content type is 415 in the error shape", async () => {
+  const response = await t.request("POST", "/api/auth/signin", {
+    headers: { "content-type": "text/plain" },
+    rawBody: JSON.stringify({ provider: "email", email: "a@b.test" }),
+  });
+  assert.equal(response.status, 415);
+  assert.equal((await response.json()).error.code, "unsupported_media_type");
+});
