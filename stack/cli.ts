@@ -1,7 +1,10 @@
 /**
  * `npm start`, `npm test` and `npm run bench` (after stack/run.sh installed what was missing).
  *
- *   start [--reset]   the local stack on http://localhost:54321, database on 127.0.0.1:54322
+ *   start [--reset] [--processes N]
+ *                     the local stack on http://localhost:54321, database on 127.0.0.1:54322;
+ *                     with N > 1, N server processes share the port (SO_REUSEPORT)
+ *   serve             one more server process of a running stack (used by start --processes)
  *   test              every check against a throwaway cluster, then one summary line
  *   bench [name]      benchmarks against a throwaway stack (tests/bench/)
  */
@@ -32,13 +35,27 @@ async function start(args: string[]): Promise<void> {
   if (created) say(`created a Postgres cluster in ${cluster.dir}`);
   await cluster.start();
 
+  const processesArg = args.indexOf("--processes");
+  const processes = Math.max(
+    1,
+    Number(processesArg >= 0 ? args[processesArg + 1] : env.AGORA_PROCESSES ?? 1) || 1,
+  );
   let stopping = false;
   let server: Awaited<ReturnType<typeof startStackServer>> | null = null;
   let deps: ReturnType<typeof createDeps> | null = null;
+  const children: Deno.ChildProcess[] = [];
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say("stopping");
+    for (const child of children) {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+    await Promise.all(children.map((c) => c.status.catch(() => {})));
     await server?.shutdown().catch(() => {});
     if (deps) await closeDeps(deps).catch(() => {});
     await cluster.stop().catch((e) => console.error(String(e)));
@@ -52,9 +69,20 @@ async function start(args: string[]): Promise<void> {
     await prepareDatabase(cluster, created);
     if (created) say("applied sql/local/, the migrations (supabase db push) and supabase/seed.sql");
     else say("applied sql/local/ and any new migrations (supabase db push); data kept");
-    const settings = loadSettings(await stackEnv(cluster, env, port));
-    deps = createDeps(settings);
-    server = startStackServer(deps, { port, hostname: env.AGORA_HOST ?? "127.0.0.1" });
+    const serverEnv = await stackEnv(cluster, env, port);
+    deps = createDeps(loadSettings(serverEnv));
+    const hostname = env.AGORA_HOST ?? "127.0.0.1";
+    server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });
+    for (let i = 1; i < processes; i++) {
+      children.push(
+        new Deno.Command(Deno.execPath(), {
+          args: ["run", "--allow-all", "--quiet", join(ROOT, "stack", "cli.ts"), "serve"],
+          env: { ...serverEnv, AGORA_PORT: String(port), AGORA_HOST: hostname },
+          stdin: "null",
+        }).spawn(),
+      );
+    }
+    if (processes > 1) say(`${processes} server processes share port ${port}`);
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
     await stop(1);
@@ -208,9 +236,29 @@ async function bench(args: string[]): Promise<void> {
   await main(args.slice(1));
 }
 
+/** One more server process on the shared port; the database is already up (start --processes). */
+async function serve(): Promise<void> {
+  const env = Deno.env.toObject();
+  const deps = createDeps(loadSettings(env));
+  const server = startStackServer(deps, {
+    port: Number(env.AGORA_PORT),
+    hostname: env.AGORA_HOST ?? "127.0.0.1",
+    reusePort: true,
+  });
+  const stop = async () => {
+    await server.shutdown().catch(() => {});
+    await closeDeps(deps).catch(() => {});
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => void stop());
+  Deno.addSignalListener("SIGTERM", () => void stop());
+  await server.gateway.ready;
+}
+
 const [command, ...rest] = Deno.args;
 try {
   if (command === "start") await start(rest);
+  else if (command === "serve") await serve();
   else if (command === "test") await test(rest);
   else if (command === "bench") await bench(rest);
   else throw new Error(`unknown command ${command}; use start, test or bench`);

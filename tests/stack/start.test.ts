@@ -7,7 +7,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../stack/postgres.ts";
+import postgres from "postgres";
 import { setCookies, test } from "../helpers.ts";
+import { RawClient } from "../realtime/raw-client.ts";
+import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
 
 const ROOT = join(fileURLToPath(new URL("../..", import.meta.url)));
 
@@ -139,6 +142,73 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
     assert.equal(status.code, 0);
     assert.equal(await portOpen(dbPort), false);
   } finally {
+    await Deno.remove(localDir, { recursive: true }).catch(() => {});
+  }
+});
+
+test("[stack] npm start -- --processes 2: two servers share the port and a database broadcast reaches clients on both", async () => {
+  const localDir = await Deno.makeTempDir({ prefix: "agora-stack-" });
+  await Deno.chmod(localDir, 0o755);
+  const port = freePort();
+  const dbPort = freePort();
+  let sql: ReturnType<typeof postgres> | null = null;
+  const clients: RawClient[] = [];
+  try {
+    const running = await startStack(localDir, port, dbPort, ["--processes", "2"]);
+    assert.match(running.output(), /2 server processes share port/);
+    // The stack's settings: the generated file, overridden by this process's environment (as
+    // loadLocalEnv does), which the test runner fills with its own secrets.
+    const stored = Object.fromEntries(
+      (await Deno.readTextFile(join(localDir, "agora.env"))).split("\n").filter((l) =>
+        l.includes("=")
+      ).map((l) => {
+        const i = l.indexOf("=");
+        return [l.slice(0, i), l.slice(i + 1)];
+      }),
+    );
+    const env = { ...stored, ...Deno.env.toObject() };
+    sql = postgres(`postgresql://postgres:${env.AGORA_DB_PASSWORD}@127.0.0.1:${dbPort}/postgres`, {
+      max: 1,
+      onnotice: () => {},
+    });
+    // Each server process holds its own LISTEN connection for database broadcasts.
+    let listeners = 0;
+    for (let i = 0; i < 50 && listeners < 2; i++) {
+      const [row] =
+        await sql`select count(*)::int as n from pg_stat_activity where query ilike 'listen %'`;
+      listeners = row.n;
+      if (listeners < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(listeners, 2, "two gateway processes listen to the database");
+    const anonKey = await createTokenIssuer(env.AGORA_JWT_SECRET, 60, "").apiKey("anon");
+    for (let i = 0; i < 8; i++) {
+      const c = await RawClient.open(
+        `ws://127.0.0.1:${port}/realtime/v1/websocket?apikey=${anonKey}&vsn=2.0.0`,
+        "2.0.0",
+      );
+      clients.push(c);
+      const joined = await c.join("realtime:lobby", String(i + 1), { config: { private: false } });
+      assert.equal(joined?.payload.status, "ok");
+    }
+    await sql`select realtime.send('{"hello":"everyone"}'::jsonb, 'greeting', 'lobby', false)`;
+    for (const c of clients) {
+      const frame = await c.next((f) => f.event === "broadcast", 2_000);
+      assert.deepEqual(
+        frame?.payload.payload,
+        { hello: "everyone" },
+        "every client got the database broadcast",
+      );
+    }
+    for (const c of clients) c.close();
+    await sql.end();
+    sql = null;
+    const status = await stopStack(running);
+    assert.equal(status.code, 0);
+    assert.equal(await portOpen(port), false, "no server process is left on the port");
+    assert.equal(await portOpen(dbPort), false);
+  } finally {
+    for (const c of clients) c.close();
+    await sql?.end();
     await Deno.remove(localDir, { recursive: true }).catch(() => {});
   }
 });
