@@ -69,7 +69,10 @@ async function start(args: string[]): Promise<void> {
     await prepareDatabase(cluster, created);
     if (created) say("applied sql/local/, the migrations (supabase db push) and supabase/seed.sql");
     else say("applied sql/local/ and any new migrations (supabase db push); data kept");
-    const serverEnv = await stackEnv(cluster, env, port);
+    const serverEnv = {
+      AGORA_STORAGE_DIR: join(localDir, "storage"),
+      ...(await stackEnv(cluster, env, port)),
+    };
     deps = createDeps(loadSettings(serverEnv));
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
     server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });

@@ -47,7 +47,18 @@ async function devMail(deps: Deps, url: URL): Promise<Response> {
     links: r.links,
     createdAt: r.created_at.toISOString(),
   }));
-  return Response.json({ items }, { headers: { "Cache-Control": "no-store" } });
+  return Response.json({ items }, {
+    headers: { "Cache-Control": "no-store", "X-Request-Id": crypto.randomUUID() },
+  });
+}
+
+const LANDING = new URL("../web/index.html", import.meta.url);
+
+/** The local stack's front page: where a magic link without `redirectTo` lands. */
+async function landingPage(): Promise<Response> {
+  return new Response(await Deno.readTextFile(LANDING), {
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
+  });
 }
 
 export function startStackServer(deps: Deps, opts: StackServerOptions): StackServer {
@@ -74,6 +85,7 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     if (url.pathname === "/_dev/mail" && deps.settings.localMode && request.method === "GET") {
       return devMail(deps, url);
     }
+    if (url.pathname === "/" && request.method === "GET") return landingPage();
     if (
       url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) ||
       url.pathname === `${FUNCTIONS_PREFIX}/api`

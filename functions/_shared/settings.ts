@@ -48,7 +48,7 @@ const envSchema = z.object({
     "application/pdf",
     "text/plain",
   ]),
-  AGORA_TYPING_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  AGORA_TYPING_THROTTLE_MS: z.coerce.number().int().min(250).max(60_000).default(2_000),
   AGORA_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   AGORA_RATE_SIGNIN_IP: z.string().default("20/600"),
   AGORA_RATE_SIGNIN_EMAIL: z.string().default("5/600"),

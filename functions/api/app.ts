@@ -14,6 +14,7 @@ import { requestContext } from "./middleware/request-context.ts";
 import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
 import { adminGate, requireRole } from "./middleware/roles.ts";
+import { featureGate } from "./middleware/features.ts";
 import { auth } from "./routes/auth.ts";
 import { adminUsers } from "./routes/admin/users.ts";
 import { adminConfig } from "./routes/admin/config.ts";
@@ -70,6 +71,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   );
   app.use("/api/*", sessionMiddleware());
   app.use("/api/*", csrfProtection());
+  app.use("/api/*", featureGate());
   app.use("/api/admin/*", adminGate());
   for (
     const path of [

@@ -11,6 +11,7 @@ import type { SecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
 import type { Storage } from "../_shared/storage.ts";
 import type { EventHub } from "./realtime/hub.ts";
+import type { ConfigCache } from "./config-store.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -31,6 +32,8 @@ export interface Deps {
   storage: Storage;
   /** Live delivery of the event log to this process's SSE and long-poll subscribers. */
   hub: EventHub;
+  /** The configuration, cached briefly (flags, maintenance, sign-up rules). */
+  config: ConfigCache;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

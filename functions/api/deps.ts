@@ -13,6 +13,7 @@ import { createSecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
 import { createStorage } from "../_shared/storage-factory.ts";
 import { createEventHub } from "./realtime/hub.ts";
+import { createConfigCache } from "./config-store.ts";
 
 export function createDeps(settings: Settings): Deps {
   const sql = createPool(settings.databaseUrl, settings.dbPoolSize);
@@ -38,6 +39,7 @@ export function createDeps(settings: Settings): Deps {
     signRefresh: hmacSigner(settings.refreshSecret),
     storage: createStorage(settings),
     hub: createEventHub(sql, log),
+    config: createConfigCache(sql),
   };
 }
 

@@ -116,6 +116,10 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
       await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } })).json();
     assert.equal(session.user.email, "admin@example.com");
     assert.equal(session.user.role, "ADMIN");
+    const landing = await fetch(`${base}/`);
+    assert.equal(landing.status, 200, "a magic link without redirectTo lands on the front page");
+    assert.match(landing.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(await landing.text(), /Agora is running locally/);
 
     // Ctrl-C: the process ends cleanly and no database server is left running.
     let status = await stopStack(running);

@@ -6,7 +6,7 @@
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
-import { hitRateLimit, rateLimitedError } from "../../_shared/rate-limit.ts";
+import { hitRateLimit, type RateDecision, rateLimitedError } from "../../_shared/rate-limit.ts";
 import { currentConfig } from "../config-store.ts";
 import type { Deps } from "../context.ts";
 import { createSession, type IssuedSession } from "./sessions.ts";
@@ -14,6 +14,8 @@ import { createSession, type IssuedSession } from "./sessions.ts";
 interface RequestContext {
   ip: string | null;
   userAgent: string | null;
+  /** Told every rate decision, so the answer can carry RateLimit headers. */
+  rate?: (decision: RateDecision) => void;
 }
 
 async function enforce(
@@ -24,6 +26,7 @@ async function enforce(
   ctx: RequestContext,
 ) {
   const decision = await hitRateLimit(deps.sql, bucket, rule);
+  ctx.rate?.(decision);
   if (decision.allowed) return;
   await deps.security({
     type: "rate_limit.exceeded",
@@ -51,6 +54,13 @@ export async function sendMagicLink(
     ctx,
   );
 
+  const config = await deps.config.get();
+  if (!config.system.signupsOpen) {
+    // Sign-ups are closed: only existing accounts get a link (the answer stays the same).
+    const [known] = await deps
+      .sql`select 1 from app.users where lower(email) = lower(${input.email})`;
+    if (!known) return;
+  }
   const token = randomToken();
   await deps.sql`
     insert into app_private.magic_links (email, token_hash, redirect_to, ip, expires_at)
@@ -60,7 +70,6 @@ export async function sendMagicLink(
     encodeURIComponent(token)
   }`;
   const minutes = Math.round(deps.settings.magicLinkTtlSeconds / 60);
-  const { config } = await currentConfig(deps.sql);
   await deps.mailer.send({
     to: input.email,
     subject: `Your sign-in link for ${config.whiteLabel.brandName}`,

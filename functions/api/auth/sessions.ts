@@ -10,7 +10,7 @@
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { unauthenticated } from "../../_shared/errors.ts";
-import { hitRateLimit, rateLimitedError } from "../../_shared/rate-limit.ts";
+import { hitRateLimit, type RateDecision, rateLimitedError } from "../../_shared/rate-limit.ts";
 import type { Deps, Role, SessionUser } from "../context.ts";
 
 interface UserRow {
@@ -164,7 +164,7 @@ export async function rotateRefreshToken(
 export async function refreshOrThrow(
   deps: Deps,
   refreshToken: string,
-  ctx: { ip: string | null; userAgent: string | null },
+  ctx: { ip: string | null; userAgent: string | null; rate?: (decision: RateDecision) => void },
 ): Promise<IssuedSession> {
   const [found] = await deps.sql<{ session_id: string; user_id: string }[]>`
     select rt.session_id, s.user_id from app_private.refresh_tokens rt
@@ -176,6 +176,7 @@ export async function refreshOrThrow(
     `refresh:session:${found.session_id}`,
     deps.settings.rateLimits.refreshPerSession,
   );
+  ctx.rate?.(decision);
   if (!decision.allowed) {
     await deps.security({
       type: "rate_limit.exceeded",

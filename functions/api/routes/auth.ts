@@ -20,6 +20,7 @@ import {
 } from "../auth/cookies.ts";
 import { csrfTokenFor } from "../middleware/csrf.ts";
 import { claimsOf } from "../session-claims.ts";
+import { rateRecorder } from "../rate-headers.ts";
 
 export const auth = router();
 
@@ -60,7 +61,7 @@ function sessionResponse(session: IssuedSession) {
 }
 
 function requestCtx(c: Context<AppEnv>) {
-  return { ip: c.get("ip"), userAgent: c.get("userAgent") };
+  return { ip: c.get("ip"), userAgent: c.get("userAgent"), rate: rateRecorder(c) };
 }
 
 /** A redirect target must be a local path or a URL on an allow-listed origin. */
@@ -115,6 +116,12 @@ auth.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
+    if (body.provider === "email" && !(await c.get("deps").config.get()).features.signInWithEmail) {
+      throw badRequest("Sign-in with email is turned off.", [{
+        path: "provider",
+        message: "email is disabled",
+      }]);
+    }
     if (body.provider !== "email") {
       throw badRequest(`Sign-in with ${body.provider} is not available yet.`, [
         { path: "provider", message: "only email is enabled" },

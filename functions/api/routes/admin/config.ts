@@ -91,6 +91,7 @@ adminConfig.openapi(
       }
       return { version, config: next, diff };
     });
+    deps.config.invalidate();
     await deps.security({
       type: "admin.config_changed",
       severity: "warning",

@@ -167,16 +167,18 @@ adminUsers.openapi(
         select id, email, name, role, status, created_at, last_sign_in_at from app.users where id = ${id}`;
       return { change, row };
     });
-    await deps.security({
-      type: "admin.role_changed",
-      severity: change.new_role === "ADMIN" || change.previous_role === "ADMIN"
-        ? "critical"
-        : "warning",
-      userId: id,
-      ip: c.get("ip"),
-      userAgent: c.get("userAgent"),
-      details: { by: admin.id, from: change.previous_role, to: change.new_role, reason },
-    });
+    if (change.previous_role !== change.new_role) {
+      await deps.security({
+        type: "admin.role_changed",
+        severity: change.new_role === "ADMIN" || change.previous_role === "ADMIN"
+          ? "critical"
+          : "warning",
+        userId: id,
+        ip: c.get("ip"),
+        userAgent: c.get("userAgent"),
+        details: { by: admin.id, from: change.previous_role, to: change.new_role, reason },
+      });
+    }
     return c.json({
       user: toAdminUser(row),
       change: {
