@@ -398,6 +398,11 @@ test("[admin] GET /api/admin/analytics counts real sign-ups and sign-ins per int
   for (const key of ["users", "activity", "messaging", "store", "wallet", "notifications"]) {
     assert.ok(key in after, key);
   }
+  assert.equal(
+    after.messaging.messages.length,
+    after.users.signups.length,
+    "messaging series share the buckets",
+  );
   for (const point of after.users.signups) {
     assert.ok(!Number.isNaN(Date.parse(point.t)) && typeof point.value === "number");
   }
@@ -498,4 +503,32 @@ test("[admin] GET /api/admin/access-logs lists requests with route patterns, off
     { token: admin.accessToken },
   )).json();
   assert.equal(pattern.items[0].route, "/api/admin/users/:id/role");
+});
+
+test("[admin] analytics count messaging across every conversation, not only the admin's", async () => {
+  const a = await signInAs(t, "MEMBER");
+  const b = await signInAs(t, "MEMBER");
+  const before =
+    await (await t.request("GET", "/api/admin/analytics", { token: admin.accessToken })).json();
+  const conv = await (await t.request("POST", "/api/conversations", {
+    token: a.accessToken,
+    body: { type: "direct", participantIds: [b.user.id] },
+  })).json();
+  for (const who of [a, b, a]) {
+    await t.request("POST", `/api/conversations/${conv.id}/messages`, {
+      token: who.accessToken,
+      body: { content: "count me" },
+    });
+  }
+  const after = await (await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }))
+    .json();
+  const last = (s: { value: number }[]) => s[s.length - 1].value;
+  assert.equal(after.messaging.totals.messages, before.messaging.totals.messages + 3);
+  assert.equal(after.messaging.totals.conversations, before.messaging.totals.conversations + 1);
+  assert.equal(last(after.messaging.messages), last(before.messaging.messages) + 3);
+  assert.equal(
+    last(after.messaging.conversationsCreated),
+    last(before.messaging.conversationsCreated) + 1,
+  );
+  assert.ok(last(after.messaging.activeSenders) >= 2);
 });

@@ -58,6 +58,25 @@ async function bucketed(
   return rows.map((r) => ({ t: r.t.toISOString(), value: r.value }));
 }
 
+/** Counts across every conversation, through the ADMIN-checked aggregate function. */
+async function messagingStats(tx: Tx, interval: string, from: Date, to: Date) {
+  const [row] = await tx<
+    { stats: { totals: { conversations: number; messages: number }; [k: string]: unknown } }[]
+  >`
+    select app.admin_messaging_stats(${interval}, ${from}, ${to}) as stats`;
+  const series = (name: string) =>
+    (row.stats[name] as { t: string; value: number }[]).map((p) => ({
+      t: new Date(p.t).toISOString(),
+      value: p.value,
+    }));
+  return {
+    totals: row.stats.totals,
+    messages: series("messages"),
+    activeSenders: series("activeSenders"),
+    conversationsCreated: series("conversationsCreated"),
+  };
+}
+
 adminAnalytics.openapi(
   createRoute({
     method: "get",
@@ -65,8 +84,9 @@ adminAnalytics.openapi(
     summary: "Platform analytics over a time range",
     description: "Defaults: the last 30 days by day. Series are `[{ t, value }]`, one point per " +
       "interval, zero-filled. Active users are distinct users who signed in, refreshed or made " +
-      "a request in the interval. Messaging, store, wallet and notifications fill in as those " +
-      "domains land.",
+      "a request in the interval. Messaging counts messages (deleted ones included in the series), " +
+      "active senders and new conversations across the platform; store, wallet and " +
+      "notifications fill in as those domains land.",
     security: signedIn,
     request: { query },
     responses: {
@@ -80,7 +100,12 @@ adminAnalytics.openapi(
             signups: series,
           }),
           activity: z.object({ activeUsers: series, signIns: series }),
-          messaging: z.record(z.string(), z.unknown()),
+          messaging: z.object({
+            totals: z.object({ conversations: z.number(), messages: z.number() }),
+            messages: series,
+            activeSenders: series,
+            conversationsCreated: series,
+          }),
           store: z.record(z.string(), z.unknown()),
           wallet: z.record(z.string(), z.unknown()),
           notifications: z.record(z.string(), z.unknown()),
@@ -127,7 +152,7 @@ adminAnalytics.openapi(
           activeUsers: await bucketed(tx, q.interval, from, to, "active"),
           signIns: await bucketed(tx, q.interval, from, to, "signins"),
         },
-        messaging: {},
+        messaging: await messagingStats(tx, q.interval, from, to),
         store: {},
         wallet: {},
         notifications: {},
