@@ -105,6 +105,29 @@ export class RawClient {
     }
   }
 
+  /** Like next(), but takes only the matching frame: the frames received before it stay. */
+  async take(match: (f: RawFrame) => boolean, ms = 2_000): Promise<RawFrame | null> {
+    const deadline = Date.now() + ms;
+    while (true) {
+      const index = this.frames.findIndex(match);
+      if (index >= 0) return this.frames.splice(index, 1)[0];
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || this.closed) return null;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** The frames received and not yet taken, without waiting or consuming them. */
+  pending(): RawFrame[] {
+    return [...this.frames];
+  }
+
   reply(ref: string, ms?: number) {
     return this.next((f) => f.event === "phx_reply" && f.ref === ref, ms);
   }
