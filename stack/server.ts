@@ -7,6 +7,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/context.ts";
 import { createApp } from "../functions/api/app.ts";
+import { sweepStorage } from "../functions/api/storage-sweeper.ts";
 import { createGateway, type Gateway } from "./realtime/gateway.ts";
 import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
 
@@ -95,11 +96,14 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     }
     return app.fetch(request, info);
   });
+  // Files of deleted attachments (cascades, expired uploads) are removed once a minute.
+  const sweeper = setInterval(() => void sweepStorage(deps).catch(() => {}), 60_000);
   return {
     port: (server.addr as Deno.NetAddr).port,
     app,
     gateway,
     async shutdown() {
+      clearInterval(sweeper);
       await gateway.close();
       await server.shutdown();
     },

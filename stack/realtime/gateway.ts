@@ -141,13 +141,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
     conn.ws.send(data);
   };
 
+  /** A channel's reply to a frame: Phoenix answers from the channel, with the channel's join_ref. */
   const reply = (
-    ch: { conn: Connection; topic: string },
-    frame: Frame,
+    ch: Channel,
+    frame: { ref: string | null },
     status: "ok" | "error",
     response: unknown,
-  ) =>
-    send(ch.conn, encodeReply(ch.conn.vsn, ch.topic, frame.joinRef, frame.ref, status, response));
+  ) => send(ch.conn, encodeReply(ch.conn.vsn, ch.topic, ch.joinRef, frame.ref, status, response));
+
+  /** The socket's "unmatched topic" answer (there is no channel, so no join_ref). */
+  const unmatched = (conn: Connection, topic: string, ref: string | null) =>
+    send(conn, encodeReply(conn.vsn, topic, null, ref, "error", { reason: "unmatched topic" }));
 
   const push = (ch: Channel, event: string, payload: unknown) =>
     send(ch.conn, encodePush(ch.conn.vsn, ch.topic, event, payload, ch.joinRef));
@@ -329,25 +333,30 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (!check.ok) return shutdown(ch, check.message);
     // Beyond hosted: read access is checked again too, so a revoked session or a removed
     // participant does not keep a channel for the token's whole lifetime.
-    if (ch.isPrivate && !(await stillReadable(ch, ch.claims))) {
-      return shutdown(
-        ch,
-        `You no longer have permission to read from this Channel topic: ${ch.sub}`,
-      );
-    }
+    const revoked = ch.isPrivate ? await readRevoked(ch, ch.claims) : null;
+    if (revoked) return shutdown(ch, revoked);
     scheduleConfirm(ch);
   };
 
   const readExtensions = (ch: { presenceEnabled: boolean }): Extension[] =>
     ch.presenceEnabled ? ["broadcast", "presence"] : ["broadcast"];
 
-  /** True unless a read permission the channel had is gone (then the caller shuts it down). */
-  const stillReadable = async (ch: Channel, claims: Claims): Promise<boolean> => {
+  /**
+   * Re-runs the read policies for (new) claims. Null when the channel may go on; otherwise why it
+   * must close, in the real server's words: nothing readable any more is the join's refusal, a
+   * permission lost while another remains is a revocation.
+   */
+  const readRevoked = async (ch: Channel, claims: Claims): Promise<string | null> => {
     const now = await readDecisions(sql, ch.sub, claims, readExtensions(ch));
-    const revoked = (ch.read.broadcast === true && now.broadcast === false) ||
-      (ch.read.presence === true && now.presence === false);
-    if (!revoked) ch.read = { ...ch.read, ...now };
-    return !revoked;
+    if (!now.broadcast && !now.presence) {
+      return `You do not have permissions to read from this Channel topic: ${ch.sub}`;
+    }
+    if (
+      (ch.read.broadcast === true && now.broadcast === false) ||
+      (ch.read.presence === true && now.presence === false)
+    ) return `You no longer have permission to read from this Channel topic: ${ch.sub}`;
+    ch.read = { ...ch.read, ...now };
+    return null;
   };
 
   async function join(conn: Connection, frame: Frame) {
@@ -489,7 +498,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       size = encoder.encode(JSON.stringify(payload)).length;
     }
     if (size > limits.payloadBytes) {
-      if (ch.ack && replyTo) reply(ch, replyTo, "error", { reason: "payload_size_exceeded" });
+      // hosted replies {:error, :payload_size_exceeded}: the response is the bare string
+      if (ch.ack && replyTo) reply(ch, replyTo, "error", "payload_size_exceeded");
       return;
     }
     deliver(ch.key, delivery, ch.self ? undefined : ch);
@@ -499,13 +509,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   async function onPresence(ch: Channel, frame: Frame) {
     const body = (frame.payload ?? {}) as Record<string, unknown>;
-    const event = String(body.event ?? "").toLowerCase();
+    if (typeof body.event !== "string") return reply(ch, frame, "ok", {}); // hosted ignores it
+    const event = body.event.toLowerCase();
     if (event === "track") {
       if (ch.isPrivate && ch.read.presence === undefined) {
         ch.read = { ...ch.read, ...(await readDecisions(sql, ch.sub, ch.claims, ["presence"])) };
       }
       if (!(await ensureWrite(ch, "presence"))) return reply(ch, frame, "error", {});
-      const meta = body.payload ?? {};
+      const meta = "payload" in body ? body.payload : {};
       if (!meta || typeof meta !== "object" || Array.isArray(meta)) {
         return reply(ch, frame, "error", { reason: "Presence track payload must be a map" });
       }
@@ -534,12 +545,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (typeof token !== "string" || token.startsWith("sb_") || token === ch.accessToken) return;
     const check = await checkToken(token);
     if (!check.ok) return shutdown(ch, check.message);
-    if (ch.isPrivate && !(await stillReadable(ch, check.claims))) {
-      return shutdown(
-        ch,
-        `You no longer have permission to read from this Channel topic: ${ch.sub}`,
-      );
-    }
+    const revoked = ch.isPrivate ? await readRevoked(ch, check.claims) : null;
+    if (revoked) return shutdown(ch, revoked);
     ch.accessToken = token;
     ch.claims = check.claims;
     ch.write = {};
@@ -549,14 +556,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function onMessage(conn: Connection, incoming: Incoming) {
     if (incoming.kind === "user_broadcast_push") {
       const ch = conn.channels.get(incoming.topic);
-      if (!ch) {
-        return send(
-          conn,
-          encodeReply(conn.vsn, incoming.topic, incoming.joinRef, incoming.ref, "error", {
-            reason: "unmatched topic",
-          }),
-        );
-      }
+      if (!ch) return unmatched(conn, incoming.topic, incoming.ref);
       return await onBroadcast(ch, null, incoming);
     }
     const frame: Frame = incoming;
@@ -565,30 +565,19 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     const ch = conn.channels.get(frame.topic);
     if (frame.event === "phx_join") {
-      if (!frame.topic.startsWith("realtime:")) {
-        return send(
-          conn,
-          encodeReply(conn.vsn, frame.topic, frame.joinRef, frame.ref, "error", {
-            reason: "unmatched topic",
-          }),
-        );
-      }
+      if (!frame.topic.startsWith("realtime:")) return unmatched(conn, frame.topic, frame.ref);
       if (ch) closeChannel(ch); // a duplicate join replaces the existing channel
       return await join(conn, frame);
     }
     if (!ch) {
-      const [status, response] = frame.event === "phx_leave"
-        ? ["ok", {}] as const
-        : ["error", { reason: "unmatched topic" }] as const;
-      return send(
-        conn,
-        encodeReply(conn.vsn, frame.topic, frame.joinRef, frame.ref, status, response),
-      );
+      if (frame.event !== "phx_leave") return unmatched(conn, frame.topic, frame.ref);
+      return send(conn, encodeReply(conn.vsn, frame.topic, frame.joinRef, frame.ref, "ok", {}));
     }
     switch (frame.event) {
       case "phx_leave":
-        // A leave for an earlier join of the topic raced a server close: nothing to answer.
-        if (frame.joinRef !== null && ch.joinRef !== null && frame.joinRef !== ch.joinRef) return;
+        // Only a leave for the current join counts (any leave, on a 1.0.0 join without join_ref);
+        // any other raced a server close and gets no answer.
+        if (ch.joinRef !== null && frame.joinRef !== ch.joinRef) return;
         reply(ch, frame, "ok", {});
         return closeChannel(ch);
       case "broadcast":
@@ -623,12 +612,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return jsonError(400, { error: "Expected a WebSocket upgrade" });
     }
-    const vsn = url.searchParams.get("vsn") ?? "1.0.0";
-    if (vsn !== "1.0.0" && vsn !== "2.0.0") {
-      return jsonError(403, { error: `Unsupported protocol version ${vsn}` });
-    }
+    // As Phoenix negotiates: "~> 1.0.0" speaks 1.0.0, "~> 2.0.0" speaks 2.0.0, anything else 403.
+    const asked = url.searchParams.get("vsn") ?? "1.0.0";
+    const vsn: Vsn | null = /^1\.0\.\d+$/.test(asked)
+      ? "1.0.0"
+      : /^2\.0\.\d+$/.test(asked)
+      ? "2.0.0"
+      : null;
+    if (!vsn) return new Response(null, { status: 403 });
     const apiToken = request.headers.get("x-api-key") ?? url.searchParams.get("apikey");
-    if (!apiToken) return jsonError(401, { error: "API key is missing" });
+    if (apiToken === null) return jsonError(401, { error: "API key is missing" });
     const check = await checkToken(apiToken);
     if (!check.ok) {
       const message = check.code === "expired" ? "Token has expired" : check.message;

@@ -15,6 +15,8 @@ export interface PresenceDiff {
 interface Entry {
   key: string;
   ref: string;
+  /** The ref this entry replaced, kept as Phoenix's tracker keeps it. */
+  prev?: string;
   meta: Meta;
 }
 
@@ -23,10 +25,10 @@ function newRef(): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
 }
 
-const withRef = (e: Entry, prev?: string): Meta => ({
+const withRef = (e: Entry): Meta => ({
   ...e.meta,
   phx_ref: e.ref,
-  ...(prev ? { phx_ref_prev: prev } : {}),
+  ...(e.prev ? { phx_ref_prev: e.prev } : {}),
 });
 
 export class PresenceStore {
@@ -38,10 +40,10 @@ export class PresenceStore {
     let entries = this.topics.get(topic);
     if (!entries) this.topics.set(topic, entries = new Map());
     const previous = entries.get(tracker);
-    const entry: Entry = { key, ref: newRef(), meta };
+    const entry: Entry = { key, ref: newRef(), prev: previous?.ref, meta };
     entries.set(tracker, entry);
     const diff: PresenceDiff = {
-      joins: { [key]: { metas: [withRef(entry, previous?.ref)] } },
+      joins: { [key]: { metas: [withRef(entry)] } },
       leaves: {},
     };
     if (previous) diff.leaves[previous.key] = { metas: [withRef(previous)] };

@@ -542,48 +542,46 @@ for (const vsn of VERSIONS) {
   });
 }
 
-// TODO(bug: an "unmatched topic" reply echoes the client's join_ref; Phoenix's encode_ignore sends
-// join_ref null: [null, ref, topic, "phx_reply", {status: "error", response: {reason: "unmatched topic"}}])
-// test("[gateway] an unmatched-topic reply carries no join_ref (2.0.0)", async () => {
-//   try {
-//     const c = await connect("2.0.0");
-//     const topic = `room:${uid()}`;
-//     const ref = newRef();
-//     c.send("j-1", ref, topic, "phx_join", joinPayload());
-//     assert.ok(await c.take(isReply(ref)));
-//     assertWire(c, {
-//       joinRef: null,
-//       ref,
-//       topic,
-//       event: "phx_reply",
-//       payload: { status: "error", response: { reason: "unmatched topic" } },
-//     });
-//     const binaryRef = newRef();
-//     c.sendBinary(userBroadcastPush({
-//       joinRef: "j-3",
-//       ref: binaryRef,
-//       topic: `realtime:never-${uid()}`,
-//       event: "x",
-//       encoding: "json",
-//       data: encoder.encode("{}"),
-//     }));
-//     const binaryReply = await c.take(isReply(binaryRef));
-//     assert.equal(binaryReply?.joinRef, null, "kind 3 too");
-//     const notJoined = `realtime:never-${uid()}`;
-//     const ref2 = newRef();
-//     c.send("j-2", ref2, notJoined, "broadcast", { type: "broadcast", event: "x", payload: {} });
-//     assert.ok(await c.take(isReply(ref2)));
-//     assertWire(c, {
-//       joinRef: null,
-//       ref: ref2,
-//       topic: notJoined,
-//       event: "phx_reply",
-//       payload: { status: "error", response: { reason: "unmatched topic" } },
-//     });
-//   } finally {
-//     closeAll();
-//   }
-// });
+test("[gateway] an unmatched-topic reply carries no join_ref (2.0.0)", async () => {
+  try {
+    const c = await connect("2.0.0");
+    const topic = `room:${uid()}`;
+    const ref = newRef();
+    c.send("j-1", ref, topic, "phx_join", joinPayload());
+    assert.ok(await c.take(isReply(ref)));
+    assertWire(c, {
+      joinRef: null,
+      ref,
+      topic,
+      event: "phx_reply",
+      payload: { status: "error", response: { reason: "unmatched topic" } },
+    });
+    const binaryRef = newRef();
+    c.sendBinary(userBroadcastPush({
+      joinRef: "j-3",
+      ref: binaryRef,
+      topic: `realtime:never-${uid()}`,
+      event: "x",
+      encoding: "json",
+      data: encoder.encode("{}"),
+    }));
+    const binaryReply = await c.take(isReply(binaryRef));
+    assert.equal(binaryReply?.joinRef, null, "kind 3 too");
+    const notJoined = `realtime:never-${uid()}`;
+    const ref2 = newRef();
+    c.send("j-2", ref2, notJoined, "broadcast", { type: "broadcast", event: "x", payload: {} });
+    assert.ok(await c.take(isReply(ref2)));
+    assertWire(c, {
+      joinRef: null,
+      ref: ref2,
+      topic: notJoined,
+      event: "phx_reply",
+      payload: { status: "error", response: { reason: "unmatched topic" } },
+    });
+  } finally {
+    closeAll();
+  }
+});
 
 // --- 5. and 6. duplicate joins and stale refs ---------------------------------------------------
 
@@ -700,53 +698,48 @@ for (const vsn of VERSIONS) {
   });
 }
 
-// TODO(bug: a reply to a message that carried an earlier or no join_ref echoes that join_ref; Phoenix
-// answers from the channel, with the channel's join_ref: [current_join_ref, ref, topic, "phx_reply", ...])
-// test("[gateway] replies carry the channel's join_ref, not the message's (2.0.0)", async () => {
-//   try {
-//     const c = await connect("2.0.0");
-//     const sub = `reply-ref-${uid()}`;
-//     const topic = `realtime:${sub}`;
-//     const first = await joined(c, sub, { ack: true });
-//     const second = await joined(c, sub, { ack: true });
-//     assert.ok(await c.take(isClose(topic)));
-//     for (const joinRef of [first, null]) {
-//       const ref = broadcast(c, sub, joinRef, "x", {});
-//       assert.ok(await c.take(isReply(ref)));
-//       assertWire(c, {
-//         joinRef: second,
-//         ref,
-//         topic,
-//         event: "phx_reply",
-//         payload: { status: "ok", response: {} },
-//       });
-//     }
-//   } finally {
-//     closeAll();
-//   }
-// });
+test("[gateway] replies carry the channel's join_ref, not the message's (2.0.0)", async () => {
+  try {
+    const c = await connect("2.0.0");
+    const sub = `reply-ref-${uid()}`;
+    const topic = `realtime:${sub}`;
+    const first = await joined(c, sub, { ack: true });
+    const second = await joined(c, sub, { ack: true });
+    assert.ok(await c.take(isClose(topic)));
+    for (const joinRef of [first, null]) {
+      const ref = broadcast(c, sub, joinRef, "x", {});
+      assert.ok(await c.take(isReply(ref)));
+      assertWire(c, {
+        joinRef: second,
+        ref,
+        topic,
+        event: "phx_reply",
+        payload: { status: "ok", response: {} },
+      });
+    }
+  } finally {
+    closeAll();
+  }
+});
 
-// TODO(bug: a phx_leave without join_ref for a channel joined with one is answered ok and closes the
-// channel; Phoenix takes it for a leave racing a server close (join_ref not the current one):
-// no reply, the channel stays)
-// for (const vsn of VERSIONS) {
-//   test(`[gateway] a phx_leave without join_ref is not answered when the join had one (${vsn})`, async () => {
-//     try {
-//       const c = await connect(vsn);
-//       const sub = `leave-null-${uid()}`;
-//       const topic = `realtime:${sub}`;
-//       const joinRef = await joined(c, sub, { self: true });
-//       const leave = newRef();
-//       c.send(null, leave, topic, "phx_leave", {});
-//       await settle(c);
-//       assert.deepEqual(c.pending().filter((f) => f.topic === topic), [], "no reply, no phx_close");
-//       broadcast(c, sub, joinRef, "still", {});
-//       assert.ok(await received(c, sub, "still"));
-//     } finally {
-//       closeAll();
-//     }
-//   });
-// }
+for (const vsn of VERSIONS) {
+  test(`[gateway] a phx_leave without join_ref is not answered when the join had one (${vsn})`, async () => {
+    try {
+      const c = await connect(vsn);
+      const sub = `leave-null-${uid()}`;
+      const topic = `realtime:${sub}`;
+      const joinRef = await joined(c, sub, { self: true });
+      const leave = newRef();
+      c.send(null, leave, topic, "phx_leave", {});
+      await settle(c);
+      assert.deepEqual(c.pending().filter((f) => f.topic === topic), [], "no reply, no phx_close");
+      broadcast(c, sub, joinRef, "still", {});
+      assert.ok(await received(c, sub, "still"));
+    } finally {
+      closeAll();
+    }
+  });
+}
 
 // --- 7. join errors --------------------------------------------------------------------------
 
@@ -954,29 +947,24 @@ for (const vsn of VERSIONS) {
   });
 }
 
-// TODO(bug: on access_token, a token that can no longer read the private topic at all gets the
-// system message "You no longer have permission to read from this Channel topic: <sub>"; the real
-// server re-runs the join authorization, which fails as a whole, and sends "You do not have
-// permissions to read from this Channel topic: <sub>" ("no longer" only when one of broadcast or
-// presence read stays granted))
-// test("[gateway] access_token: a removed participant's token gets the server's text (2.0.0)", async () => {
-//   try {
-//     const alice = await signInAs(t, "MEMBER");
-//     const bob = await signInAs(t, "MEMBER");
-//     const conv = await conversation(alice, bob);
-//     const sub = `conversation:${conv}`;
-//     const c = await connect("2.0.0");
-//     const bobRef = await joined(c, sub, { private: true, token: bob.accessToken });
-//     await removeParticipant(alice, conv, bob.user.id);
-//     sendAccessToken(c, sub, bobRef, (await signIn(t, bob.user.email)).accessToken);
-//     assert.equal(
-//       (await shutDown(c, sub, bobRef)).message,
-//       `You do not have permissions to read from this Channel topic: ${sub}`,
-//     );
-//   } finally {
-//     closeAll();
-//   }
-// });
+test("[gateway] access_token: a removed participant's token gets the server's text (2.0.0)", async () => {
+  try {
+    const alice = await signInAs(t, "MEMBER");
+    const bob = await signInAs(t, "MEMBER");
+    const conv = await conversation(alice, bob);
+    const sub = `conversation:${conv}`;
+    const c = await connect("2.0.0");
+    const bobRef = await joined(c, sub, { private: true, token: bob.accessToken });
+    await removeParticipant(alice, conv, bob.user.id);
+    sendAccessToken(c, sub, bobRef, (await signIn(t, bob.user.email)).accessToken);
+    assert.equal(
+      (await shutDown(c, sub, bobRef)).message,
+      `You do not have permissions to read from this Channel topic: ${sub}`,
+    );
+  } finally {
+    closeAll();
+  }
+});
 
 // --- 9. public and private channels ------------------------------------------------------------
 
@@ -1399,27 +1387,24 @@ test("[gateway] a silent connection is closed after the idle timeout; a talking 
   });
 });
 
-// TODO(bug: an acked broadcast over the payload size is answered
-// {status: "error", response: {reason: "payload_size_exceeded"}}; the real server replies
-// {:error, :payload_size_exceeded}, which Phoenix encodes as {status: "error", response: "payload_size_exceeded"})
-// test("[gateway] an oversized acked broadcast gets the server's exact reply", async () => {
-//   await withServer({ payloadBytes: 200 }, async (s) => {
-//     for (const vsn of VERSIONS) {
-//       const sub = `size-exact-${uid()}`;
-//       const c = await connect(vsn, { port: s.port });
-//       const joinRef = await joined(c, sub, { ack: true });
-//       const ref = broadcast(c, sub, joinRef, "big", { blob: "x".repeat(400) });
-//       assert.ok(await c.take(isReply(ref)));
-//       assertWire(c, {
-//         joinRef,
-//         ref,
-//         topic: `realtime:${sub}`,
-//         event: "phx_reply",
-//         payload: { status: "error", response: "payload_size_exceeded" },
-//       });
-//     }
-//   });
-// });
+test("[gateway] an oversized acked broadcast gets the server's exact reply", async () => {
+  await withServer({ payloadBytes: 200 }, async (s) => {
+    for (const vsn of VERSIONS) {
+      const sub = `size-exact-${uid()}`;
+      const c = await connect(vsn, { port: s.port });
+      const joinRef = await joined(c, sub, { ack: true });
+      const ref = broadcast(c, sub, joinRef, "big", { blob: "x".repeat(400) });
+      assert.ok(await c.take(isReply(ref)));
+      assertWire(c, {
+        joinRef,
+        ref,
+        topic: `realtime:${sub}`,
+        event: "phx_reply",
+        payload: { status: "error", response: "payload_size_exceeded" },
+      });
+    }
+  });
+});
 
 // --- 13. presence ------------------------------------------------------------------------------
 
@@ -1570,37 +1555,34 @@ test("[gateway] presence on a private channel: state and diffs for readers only,
   }
 });
 
-// TODO(bug: once a meta replaced another, the gateway forgets its phx_ref_prev: presence_state and
-// the meta's later leave lack it; Phoenix.Tracker stores the meta with phx_ref_prev and sends it
-// back in the state and in the leave)
-// test("[gateway] a replaced meta keeps phx_ref_prev in presence_state and in its leave (2.0.0)", async () => {
-//   try {
-//     const sub = `presence-prev-${uid()}`;
-//     const a = await connect("2.0.0");
-//     const aRef = await joined(a, sub, { presence: true, presenceKey: "alice" });
-//     await a.take(isPresence(sub, "presence_state"));
-//     track(a, sub, aRef, { n: 1 });
-//     const first = await a.take(isPresence(sub, "presence_diff"));
-//     const ref1 = (first?.payload.joins as Metas).alice.metas[0].phx_ref;
-//     track(a, sub, aRef, { n: 2 });
-//     const second = await a.take(isPresence(sub, "presence_diff"));
-//     const ref2 = (second?.payload.joins as Metas).alice.metas[0].phx_ref;
-//     const meta = { phx_ref: ref2, phx_ref_prev: ref1, n: 2 };
-//     const c = await connect("2.0.0");
-//     await joined(c, sub, { presence: true });
-//     assert.deepEqual((await c.take(isPresence(sub, "presence_state")))?.payload, {
-//       alice: { metas: [meta] },
-//     });
-//     const untrack = newRef();
-//     a.send(aRef, untrack, `realtime:${sub}`, "presence", { type: "presence", event: "untrack" });
-//     assert.deepEqual((await c.take(isPresence(sub, "presence_diff")))?.payload, {
-//       joins: {},
-//       leaves: { alice: { metas: [meta] } },
-//     });
-//   } finally {
-//     closeAll();
-//   }
-// });
+test("[gateway] a replaced meta keeps phx_ref_prev in presence_state and in its leave (2.0.0)", async () => {
+  try {
+    const sub = `presence-prev-${uid()}`;
+    const a = await connect("2.0.0");
+    const aRef = await joined(a, sub, { presence: true, presenceKey: "alice" });
+    await a.take(isPresence(sub, "presence_state"));
+    track(a, sub, aRef, { n: 1 });
+    const first = await a.take(isPresence(sub, "presence_diff"));
+    const ref1 = (first?.payload.joins as Metas).alice.metas[0].phx_ref;
+    track(a, sub, aRef, { n: 2 });
+    const second = await a.take(isPresence(sub, "presence_diff"));
+    const ref2 = (second?.payload.joins as Metas).alice.metas[0].phx_ref;
+    const meta = { phx_ref: ref2, phx_ref_prev: ref1, n: 2 };
+    const c = await connect("2.0.0");
+    await joined(c, sub, { presence: true });
+    assert.deepEqual((await c.take(isPresence(sub, "presence_state")))?.payload, {
+      alice: { metas: [meta] },
+    });
+    const untrack = newRef();
+    a.send(aRef, untrack, `realtime:${sub}`, "presence", { type: "presence", event: "untrack" });
+    assert.deepEqual((await c.take(isPresence(sub, "presence_diff")))?.payload, {
+      joins: {},
+      leaves: { alice: { metas: [meta] } },
+    });
+  } finally {
+    closeAll();
+  }
+});
 
 // --- 14. several gateway processes -------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { withUser } from "../../_shared/db.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { claimsOf } from "../session-claims.ts";
+import { sweepStorage } from "../storage-sweeper.ts";
 import { type MessageJson, messageSchema } from "./message-schema.ts";
 
 export const messages = router();
@@ -74,16 +75,9 @@ messages.openapi(
       (tx) =>
         tx<{ deleted_at: Date; storage_keys: string[] }[]>`select * from app.delete_message(${id})`,
     );
-    // The rows are gone with the commit; the files follow. A failure leaves an orphan file that no
-    // one can reach (no row points to it), so it is logged, not returned.
-    if (row.storage_keys.length) {
-      await deps.storage.remove(row.storage_keys).catch((err) =>
-        deps.log("error", "attachment files not removed", {
-          keys: row.storage_keys.length,
-          error: String(err),
-        })
-      );
-    }
+    // The rows went with the commit and queued their files; remove them now (a failure stays
+    // queued for the next sweep).
+    if (row.storage_keys.length) await sweepStorage(deps);
     return c.json({ id, deletedAt: row.deleted_at.toISOString() }, 200);
   },
 );
