@@ -564,10 +564,13 @@ async function measureFanOut(
       return best;
     }
     say(
-      `${label}: other processes took ${busy(result).toFixed(0)}% of a core while measuring ` +
-        `(p50 ${ms(result.delivery.latency?.p50)}, p95 ${ms(result.delivery.latency?.p95)}); ` +
-        `measuring again in 5 s`,
+      `${label}: attempt ${attempt}: other processes took ${busy(result).toFixed(0)}% of a ` +
+        `core while measuring (p50 ${ms(result.delivery.latency?.p50)}, p95 ${
+          ms(result.delivery.latency?.p95)
+        }); measuring again in 5 s`,
     );
+    // A discarded attempt with a bad tail still shows where it came from.
+    if ((result.delivery.latency?.p95 ?? 0) > P95_TARGET_MS) printSeconds(result);
     await sleep(5_000);
   }
 }
