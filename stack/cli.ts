@@ -173,6 +173,10 @@ async function test(args: string[]): Promise<void> {
 
   say("creating a throwaway database for this run");
   const { cluster, secrets, dispose } = await throwawayCluster();
+  // An interrupted run (Ctrl-C, a CI timeout) still removes its database server.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => void dispose().finally(() => Deno.exit(130)));
+  }
   try {
     const url = new URL(cluster.url());
     results.push(
@@ -255,6 +259,9 @@ async function serve(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => void stop());
   Deno.addSignalListener("SIGTERM", () => void stop());
+  // Never outlive the `start` process that spawned this one, however it ended.
+  const parent = Deno.ppid;
+  setInterval(() => Deno.ppid !== parent && void stop(), 1_000);
   await server.gateway.ready;
 }
 
