@@ -39,10 +39,13 @@ export function createPool(url: string, max: number): Sql {
  * const rows = await withUser(sql, claims, (tx) => tx`select id from app.users`);
  */
 export function withUser<T>(sql: Sql, claims: DbClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return sql.begin(async (tx) => {
-    await tx`select set_config('role', 'authenticated', true),
-                    set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
-    return await fn(tx);
+  return sql.begin((tx) => {
+    // Not awaited: the claims travel in the same round trip as the first query of `fn`
+    // (postgres.js pipelines queries on the connection, in order). Should it fail, the
+    // transaction is aborted and every later statement fails with it: nothing runs unclaimed.
+    tx`select set_config('role', 'authenticated', true),
+              set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`.catch(() => {});
+    return fn(tx);
   }) as Promise<T>;
 }
 

@@ -31,7 +31,14 @@ export interface TokenIssuer {
 }
 
 export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: string): TokenIssuer {
-  const key = new TextEncoder().encode(secret);
+  // Imported once: with raw bytes, jose would import the key again on every sign and verify.
+  const keyPromise = crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
   return {
     async issue({ userId, sessionId, email, userRole }) {
       const iat = Math.floor(Date.now() / 1000);
@@ -50,12 +57,12 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
         .setIssuer(issuer)
         .setIssuedAt(iat)
         .setExpirationTime(exp)
-        .sign(key);
+        .sign(await keyPromise);
       return { token, expiresAt: exp };
     },
     async verify(token) {
       try {
-        const { payload } = await jwtVerify(token, key, {
+        const { payload } = await jwtVerify(token, await keyPromise, {
           algorithms: ["HS256"],
           audience: "authenticated",
           issuer,
@@ -69,13 +76,13 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
         return null;
       }
     },
-    apiKey(role) {
+    async apiKey(role) {
       return new SignJWT({ role })
         .setProtectedHeader({ alg: "HS256", typ: "JWT" })
         .setIssuer("supabase")
         .setIssuedAt(API_KEY_ISSUED_AT)
         .setExpirationTime(API_KEY_EXPIRES_AT)
-        .sign(key);
+        .sign(await keyPromise);
     },
   };
 }

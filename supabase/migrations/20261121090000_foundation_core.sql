@@ -322,13 +322,17 @@ alter table app.config_versions enable row level security;
  * those same policies); it reads one row by primary key and returns a boolean, nothing else.
  */
 create function app.has_role(required app.user_role) returns boolean
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select exists (
+begin
+  -- plpgsql, not sql: policies call this several times per statement, and a non-inlinable SQL
+  -- function is planned again on every call while plpgsql keeps its plan for the session.
+  return exists (
     select 1 from app.users u
     where u.id = auth.uid() and u.status = 'active' and u.role >= required
-  )
+  );
+end;
 $$;
 comment on function app.has_role(app.user_role) is
   'True when the signed-in user is active and holds at least the given role.';

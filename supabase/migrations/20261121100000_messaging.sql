@@ -164,11 +164,32 @@ alter table app_private.idempotency_keys enable row level security;
  * into their own policies; it only ever returns the caller's own memberships.
  */
 create function app.my_conversation_ids() returns setof uuid
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select p.conversation_id from app.conversation_participants p
-  where p.user_id = auth.uid() and app.has_role('SUBSCRIBER')
+begin
+  -- plpgsql keeps its plan across calls (see app.has_role).
+  if app.has_role('SUBSCRIBER') then
+    return query select p.conversation_id from app.conversation_participants p where p.user_id = auth.uid();
+  end if;
+end;
+$$;
+
+/*
+ * "Does the current user take part in this conversation (and may use it)?": one primary-key
+ * lookup, for policies and checks on a single conversation (cheaper than the whole set).
+ * security definer for the same reason as app.my_conversation_ids.
+ */
+create function app.is_participant(target_conversation_id uuid) returns boolean
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  return exists (
+    select 1 from app.conversation_participants p
+    where p.conversation_id = target_conversation_id and p.user_id = auth.uid()
+  ) and app.has_role('SUBSCRIBER');
+end;
 $$;
 
 /*
@@ -305,14 +326,15 @@ $$;
  * default. security definer: the configuration table is readable by ADMINs only.
  */
 create function app.config_int(section text, key text, fallback integer) returns integer
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select coalesce(
-    (select case when v ~ '^-?[0-9]{1,9}$' then v::integer end
-     from (select c.config -> section ->> key as v from app.config_versions c order by c.version desc limit 1) latest),
-    fallback
-  )
+declare
+  v text;
+begin
+  select c.config -> section ->> key into v from app.config_versions c order by c.version desc limit 1;
+  return case when v ~ '^-?[0-9]{1,9}$' then v::integer else fallback end;
+end;
 $$;
 
 -- ---------------------------------------------------------------------------------------------
@@ -504,11 +526,7 @@ create policy participants_update_self on app.conversation_participants for upda
 create policy messages_select_participant on app.messages for select to authenticated
   using (conversation_id in (select app.my_conversation_ids()));
 create policy messages_insert_participant on app.messages for insert to authenticated
-  with check (
-    sender_id = (select auth.uid())
-    and (select app.has_role('SUBSCRIBER'))
-    and conversation_id in (select app.my_conversation_ids())
-  );
+  with check (sender_id = (select auth.uid()) and app.is_participant(conversation_id));
 -- Authors edit their own live messages; the edit window is checked by app.edit_message.
 create policy messages_update_author on app.messages for update to authenticated
   using (sender_id = (select auth.uid()) and deleted_at is null and (select app.has_role('SUBSCRIBER')))
@@ -589,6 +607,7 @@ grant select on app.events to authenticated;
 
 grant execute on function app.can_read_topic(text) to authenticated;
 grant execute on function app.my_conversation_ids() to authenticated;
+grant execute on function app.is_participant(uuid) to authenticated;
 grant execute on function app.message_json(app.messages) to authenticated;
 grant execute on function app.config_int(text, text, integer) to authenticated;
 
@@ -738,6 +757,67 @@ begin
 end;
 $$;
 grant execute on function app.remove_participant(uuid, uuid) to authenticated;
+
+/*
+ * Sends a message in one call (one round trip for the API): participation (404 otherwise), the
+ * idempotency key (the first response again, or 409 for another body), the configured length,
+ * the insert (RLS: sender is the caller; the seq trigger checks the reply), and the attachments
+ * (the caller's own, not yet attached, else 422). Returns the message as the API shows it.
+ * security invoker: every write is the caller's, under RLS.
+ */
+create function app.send_message(
+  target_conversation_id uuid,
+  message_content text,
+  reply_to uuid default null,
+  attachment_ids uuid[] default '{}',
+  idempotency_key text default null,
+  request_hash text default null
+) returns jsonb
+language plpgsql volatile security invoker
+set search_path = ''
+as $$
+declare
+  claim jsonb;
+  max_length integer;
+  attached integer;
+  created app.messages;
+  result jsonb;
+begin
+  if not app.is_participant(target_conversation_id) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if idempotency_key is not null then
+    claim := app.claim_idempotency_key(idempotency_key, 'send_message', request_hash);
+    if claim ? 'conflict' then
+      raise exception 'this Idempotency-Key was used with another request' using errcode = 'AG409';
+    end if;
+    if jsonb_typeof(claim -> 'response') = 'object' then
+      return claim -> 'response';
+    end if;
+  end if;
+  max_length := app.config_int('limits', 'messageMaxLength', 10000);
+  if char_length(message_content) > max_length then
+    raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
+  end if;
+  insert into app.messages (conversation_id, sender_id, content, reply_to_id)
+  values (target_conversation_id, auth.uid(), message_content, reply_to)
+  returning * into created;
+  if cardinality(attachment_ids) > 0 then
+    update app.attachments a set message_id = created.id, conversation_id = target_conversation_id
+    where a.id = any(attachment_ids) and a.uploader_id = auth.uid() and a.message_id is null;
+    get diagnostics attached = row_count;
+    if attached <> cardinality(attachment_ids) then
+      raise exception 'every attachment must be your own upload, not yet attached' using errcode = 'AG422';
+    end if;
+  end if;
+  result := app.message_json(created);
+  if idempotency_key is not null then
+    perform app.store_idempotent_response(idempotency_key, result);
+  end if;
+  return result;
+end;
+$$;
+grant execute on function app.send_message(uuid, text, uuid, uuid[], text, text) to authenticated;
 
 /*
  * Edits a message: the author only (RLS), within the configured edit window, never a tombstone.

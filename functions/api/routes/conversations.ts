@@ -17,7 +17,7 @@ import {
   signedIn,
 } from "../openapi.ts";
 import { type Tx, withUser } from "../../_shared/db.ts";
-import { badRequest, conflict, notFound, unprocessable } from "../../_shared/errors.ts";
+import { badRequest, notFound } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
 import { claimsOf } from "../session-claims.ts";
 import { type MessageJson, messageSchema } from "./message-schema.ts";
@@ -340,48 +340,16 @@ conversations.openapi(
     const hash = key
       ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
       : null;
-    const message = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), async (tx) => {
-      const [conversation] = await tx`select id from app.conversations where id = ${id}`;
-      if (!conversation) throw notFound("Conversation not found.");
-      if (key) {
-        const [{ claim }] = await tx<
-          { claim: { conflict?: boolean; response?: MessageJson } | null }[]
-        >`
-          select app.claim_idempotency_key(${key}, 'send_message', ${hash}) as claim`;
-        if (claim?.conflict) throw conflict("This Idempotency-Key was used with another request.");
-        if (claim?.response) return claim.response;
-      }
-      const [{ max }] = await tx<{ max: number }[]>`
-        select app.config_int('limits', 'messageMaxLength', 10000) as max`;
-      if (body.content.length > max) {
-        throw badRequest(`A message has at most ${max} characters.`, [{
-          path: "content",
-          message: `at most ${max} characters`,
-        }]);
-      }
-      if (body.replyToId) {
-        const [target] =
-          await tx`select 1 from app.messages where id = ${body.replyToId} and conversation_id = ${id}`;
-        if (!target) throw unprocessable("replyToId is not a message of this conversation.");
-      }
-      const [inserted] = await tx<{ id: string }[]>`
-        insert into app.messages (conversation_id, sender_id, content, reply_to_id)
-        values (${id}, auth.uid(), ${body.content}, ${body.replyToId ?? null})
-        returning id`;
-      if (attachmentIds.length) {
-        const attached = await tx`
-          update app.attachments set message_id = ${inserted.id}, conversation_id = ${id}
-          where id = any(${attachmentIds}::uuid[]) and uploader_id = auth.uid() and message_id is null
-          returning id`;
-        if (attached.length !== attachmentIds.length) {
-          throw unprocessable("Every attachment must be your own upload, not yet attached.");
-        }
-      }
-      const [{ json: created }] = await tx<{ json: MessageJson }[]>`
-        select app.message_json(m) as json from app.messages m where m.id = ${inserted.id}`;
-      if (key) await tx`select app.store_idempotent_response(${key}, ${tx.json(created as never)})`;
-      return created;
-    });
+    // One call does the whole send (app.send_message): participation, idempotency, the length
+    // limit, the insert and the attachments, in the caller's transaction under RLS.
+    const [{ message }] = await withUser(
+      c.get("deps").sql,
+      claimsOf(c.get("user")!),
+      (tx) =>
+        tx<{ message: MessageJson }[]>`
+          select app.send_message(${id}, ${body.content}, ${body.replyToId ?? null},
+                                  ${attachmentIds}::uuid[], ${key}, ${hash}) as message`,
+    );
     return c.json(message, 201);
   },
 );
