@@ -30,6 +30,8 @@ export interface TokenIssuer {
   apiKey(role: "anon" | "service_role"): Promise<string>;
 }
 
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: string): TokenIssuer {
   // Imported once: with raw bytes, jose would import the key again on every sign and verify.
   const keyPromise = crypto.subtle.importKey(
@@ -39,6 +41,7 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
     false,
     ["sign", "verify"],
   );
+  const verified = new Map<string, AccessClaims>();
   return {
     async issue({ userId, sessionId, email, userRole }) {
       const iat = Math.floor(Date.now() / 1000);
@@ -61,6 +64,15 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
       return { token, expiresAt: exp };
     },
     async verify(token) {
+      // Tokens already verified are remembered until they expire: a signature does not change,
+      // and what can change (signout, suspension, roles) is read from the database on every
+      // request anyway. Bounded: the oldest entries go first.
+      const known = verified.get(token);
+      if (known) {
+        if (known.exp > Date.now() / 1000) return known;
+        verified.delete(token);
+        return null;
+      }
       try {
         const { payload } = await jwtVerify(token, await keyPromise, {
           algorithms: ["HS256"],
@@ -71,7 +83,10 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
           typeof payload.sub !== "string" || typeof payload.session_id !== "string" ||
           payload.role !== "authenticated"
         ) return null;
-        return payload as unknown as AccessClaims;
+        const claims = payload as unknown as AccessClaims;
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+        return claims;
       } catch {
         return null;
       }

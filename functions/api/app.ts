@@ -7,7 +7,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv, Deps } from "./context.ts";
 import { ApiError, errorBody, toApiError } from "../_shared/errors.ts";
 import { requestContext } from "./middleware/request-context.ts";
@@ -15,6 +14,7 @@ import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
 import { adminGate, requireRole } from "./middleware/roles.ts";
 import { featureGate } from "./middleware/features.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import { auth } from "./routes/auth.ts";
 import { adminUsers } from "./routes/admin/users.ts";
 import { adminConfig } from "./routes/admin/config.ts";
@@ -30,7 +30,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use("*", requestContext(deps));
-  app.use("*", secureHeaders({ crossOriginResourcePolicy: "same-site" }));
+  app.use("*", securityHeaders());
   app.use(
     "/api/*",
     cors({
