@@ -137,31 +137,4 @@ export function emptyByPhase<T>(make: () => T): Record<Phase, T> {
 
 // Line protocol --------------------------------------------------------------------------------
 
-/** Reads JSON lines from a stream, one object at a time. */
-export function jsonLines(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  return {
-    async next<T>(): Promise<T | null> {
-      while (true) {
-        const index = buffer.indexOf("\n");
-        if (index >= 0) {
-          const line = buffer.slice(0, index).trim();
-          buffer = buffer.slice(index + 1);
-          if (line) return JSON.parse(line) as T;
-          continue;
-        }
-        const { value, done } = await reader.read();
-        if (done) return null;
-        buffer += value;
-      }
-    },
-  };
-}
-
-/** Writes one JSON line to stdout, whole (a pipe may take a large line in several writes). */
-export function writeLine(value: unknown): void {
-  const bytes = new TextEncoder().encode(JSON.stringify(value) + "\n");
-  let written = 0;
-  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
-}
+export { jsonLines, writeLine } from "./process-lines.ts";
