@@ -20,6 +20,7 @@
  *   --duration 8           seconds measured per endpoint (after --warmup 2 seconds)
  *   --profile              also measure where a session request's time goes (diagnostic routes)
  */
+import { countingLogger } from "./stats.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { stackEnv, throwawayCluster } from "../../stack/database.ts";
 import { type StackServer, startStackServer } from "../../stack/server.ts";
@@ -27,7 +28,6 @@ import type { Deps } from "../../functions/api/context.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { loadSessionUser } from "../../functions/api/auth/sessions.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
-import type { Logger } from "../../functions/_shared/logger.ts";
 import { jwtVerify } from "jose";
 
 const ADMIN_EMAIL = "admin@example.com"; // seeded ADMIN (supabase/seed.sql)
@@ -240,13 +240,7 @@ async function startBench(
     AGORA_LOG_LEVEL: "silent",
   }, port);
   const created = createDeps(loadSettings(env));
-  const errors = { count: 0, samples: [] as string[] };
-  // Silent logs, but errors counted: a run with server errors is a failed run, not a figure.
-  const log: Logger = (level, msg, fields) => {
-    if (level !== "error") return;
-    errors.count++;
-    if (errors.samples.length < 5) errors.samples.push(`${msg} ${JSON.stringify(fields ?? {})}`);
-  };
+  const { log, errors } = countingLogger();
   const deps: Deps = { ...created, log };
   const server = startStackServer(deps, { port, extra: benchRoutes(deps, errors) });
   const pid = await postmasterPid(cluster.cluster.dataDir);

@@ -55,6 +55,7 @@
  *                          cluster only), what the pool's connections do (pg_stat_activity
  *                          samples), and EXPLAIN ANALYZE of the send transaction's statements
  */
+import { countingLogger } from "./stats.ts";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Cluster, freePort } from "../../stack/postgres.ts";
@@ -63,7 +64,6 @@ import { type StackServer, startStackServer } from "../../stack/server.ts";
 import type { Deps } from "../../functions/api/context.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
-import type { Logger } from "../../functions/_shared/logger.ts";
 import {
   type Expectation,
   jsonLines,
@@ -184,13 +184,7 @@ async function startBench(
     AGORA_LOG_LEVEL: "silent",
   }, port);
   const created = createDeps(loadSettings(env));
-  const errors = { count: 0, samples: [] as string[] };
-  // Silent logs, but errors counted: a run with server errors is a failed run, not a figure.
-  const log: Logger = (level, msg, fields) => {
-    if (level !== "error") return;
-    errors.count++;
-    if (errors.samples.length < 5) errors.samples.push(`${msg} ${JSON.stringify(fields ?? {})}`);
-  };
+  const { log, errors } = countingLogger();
   const deps: Deps = { ...created, log };
   const server = startStackServer(deps, { port, reusePort: processes > 1 });
   const extra: Deno.ChildProcess[] = [];

@@ -133,31 +133,8 @@ export function readKind4(bytes: Uint8Array): { topic: string; payload: BenchPay
 
 // Statistics -----------------------------------------------------------------------------------
 
-export interface Summary {
-  count: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-/** Nearest-rank percentiles (ms), or null for an empty sample. */
-export function summarize(values: ArrayLike<number>): Summary | null {
-  if (!values.length) return null;
-  const sorted = Float64Array.from(values).sort();
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-  let total = 0;
-  for (const v of sorted) total += v;
-  return {
-    count: sorted.length,
-    p50: rank(0.5),
-    p95: rank(0.95),
-    p99: rank(0.99),
-    max: sorted[sorted.length - 1],
-    mean: total / sorted.length,
-  };
-}
+import type { Summary } from "./stats.ts";
+export { summarize, type Summary } from "./stats.ts";
 
 // Line protocol ---------------------------------------------------------------------------------
 
