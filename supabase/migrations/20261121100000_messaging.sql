@@ -193,25 +193,24 @@ end;
 $$;
 
 /*
- * THE topic rule: may the current user read this topic? One function for every transport: the
- * SSE and long-poll routes, the RLS policy on app.events, and the policies on realtime.messages
- * that hosted Realtime (and the local gateway) use to authorize private channels.
+ * THE topic rule, as the set of topics the current user may read. One rule for every transport:
+ * the SSE and long-poll routes and the policies on realtime.messages (hosted Realtime and the
+ * local gateway) ask app.can_read_topic (membership of this set); the RLS policy on app.events
+ * uses the set directly, so it is computed once per statement rather than once per event row.
  *   conversation:<id>  participants (active users of at least SUBSCRIBER)
  *   user:<id>          that user
  *   admin              ADMINs
  * and only for a live session (the `session_id` claim): signout ends realtime access at once.
- * security definer: it reads memberships the caller may not read directly; it returns a boolean.
+ * security definer: it reads memberships and sessions the caller may not read directly; it
+ * returns only the caller's own topics.
  */
-create function app.can_read_topic(topic text) returns boolean
+create function app.readable_topics() returns setof text
 language plpgsql stable security definer
 set search_path = ''
 as $$
-declare
-  kind text := split_part(topic, ':', 1);
-  rest text := substr(topic, length(split_part(topic, ':', 1)) + 2);
 begin
-  if topic is null or auth.uid() is null or not app.has_role('SUBSCRIBER') then
-    return false;
+  if auth.uid() is null or not app.has_role('SUBSCRIBER') then
+    return;
   end if;
   -- A signed-out (revoked) session reads nothing, on any transport, even before its token expires.
   if not exists (
@@ -221,23 +220,31 @@ begin
       and s.user_id = auth.uid()
       and s.revoked_at is null and s.expires_at > now()
   ) then
-    return false;
+    return;
   end if;
-  if kind = 'conversation' and rest ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    return exists (
-      select 1 from app.conversation_participants p
-      where p.conversation_id = rest::uuid and p.user_id = auth.uid()
-    );
-  elsif kind = 'user' and rest ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    return rest::uuid = auth.uid();
-  elsif topic = 'admin' then
-    return app.is_admin();
+  return next 'user:' || auth.uid()::text;
+  if app.is_admin() then
+    return next 'admin';
   end if;
-  return false;
+  return query
+    select 'conversation:' || p.conversation_id::text
+    from app.conversation_participants p where p.user_id = auth.uid();
+end;
+$$;
+comment on function app.readable_topics() is
+  'The one rule deciding who may read a realtime topic, as the set of the caller''s topics.';
+
+/* The same rule for one topic (routes, realtime.messages policies). */
+create function app.can_read_topic(topic text) returns boolean
+language plpgsql stable security definer
+set search_path = ''
+as $$
+begin
+  return exists (select 1 from app.readable_topics() t where t = topic);
 end;
 $$;
 comment on function app.can_read_topic(text) is
-  'The one rule deciding who may read a realtime topic, for every transport.';
+  'Whether the caller may read one realtime topic: membership of app.readable_topics().';
 
 /*
  * Appends a durable event and hands the same envelope to Realtime. The envelope's `id` is the
@@ -549,8 +556,9 @@ create policy attachments_update_attach on app.attachments for update to authent
   using (uploader_id = (select auth.uid()) and message_id is null)
   with check (uploader_id = (select auth.uid()) and message_id is not null);
 
+-- The caller's topics are computed once per statement, not once per event row.
 create policy events_select_readable on app.events for select to authenticated
-  using ((select app.can_read_topic(topic)));
+  using (topic in (select app.readable_topics()));
 
 -- Hosted Realtime (and the local gateway) authorize private-channel joins with this policy.
 create policy realtime_messages_select_topic on realtime.messages for select to authenticated
@@ -606,6 +614,7 @@ grant update (message_id, conversation_id) on app.attachments to authenticated;
 grant select on app.events to authenticated;
 
 grant execute on function app.can_read_topic(text) to authenticated;
+grant execute on function app.readable_topics() to authenticated;
 grant execute on function app.my_conversation_ids() to authenticated;
 grant execute on function app.is_participant(uuid) to authenticated;
 grant execute on function app.message_json(app.messages) to authenticated;
