@@ -14,11 +14,15 @@
  * are a measurement, so a miss still exits 0; the run itself failing (a non-2xx answer, a socket
  * error, a server error, revocation not immediate) exits 1.
  *
+ * Next to the figures it prints who used the CPU (the server's JavaScript thread, Postgres, wrk,
+ * other processes): on a small shared machine that is what tells a slow app from a busy machine.
+ *
  * Options (lists are compared one after the other, on a fresh server each):
  *   --pool 10[,20]         AGORA_DB_POOL_SIZE values (default: 10, the app's default)
  *   --connections 32[,..]  wrk connections (default: 32, see CONNECTIONS below)
  *   --duration 8           seconds measured per endpoint (after --warmup 2 seconds)
- *   --profile              also measure where a session request's time goes (diagnostic routes)
+ *   --profile              also take a session request apart (diagnostic routes) to show where
+ *                          its time goes
  */
 import { countingLogger } from "./stats.ts";
 import { freePort } from "../../stack/postgres.ts";
@@ -650,6 +654,7 @@ export async function main(args: string[]): Promise<void> {
     Deno.exit(130);
   };
   Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
   try {
     let token: string | null = null;
     for (const pool of opts.pools) {
@@ -692,6 +697,7 @@ export async function main(args: string[]): Promise<void> {
     problems.push(...await checkRevocation(bench!, token!));
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
     if (bench) await stopBench(bench);
     await cluster.dispose();
   }
