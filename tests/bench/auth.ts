@@ -39,11 +39,13 @@ const SESSION_TARGET_RPS = 2_000;
 const CEILING_SHARE_TARGET = 0.5;
 
 /**
- * Concurrency: 32 connections, one wrk thread. The machine this was tuned on has 2 cores shared
- * by Postgres, the Deno server and wrk. At 8-16 connections the server sat partly idle between
- * round trips (lower req/s); from 32 on req/s is flat and only latency grows with the queue
- * (Little's law), so 32 measures throughput at its plateau without inflating p99 for nothing.
- * One wrk thread: a second one only takes CPU from the server on 2 cores.
+ * Concurrency: 32 connections, one wrk thread, chosen with --connections 8,16,32,64 on the
+ * 2-core machine (Postgres, the Deno server and wrk share it). At 8 the server waits on round
+ * trips and every row is lower (the ceiling by a third). Session and ceiling are flat from 16 to
+ * 32; admin users, which holds a pool connection through a six-statement transaction, still
+ * gains up to 32. At 64 nothing gains and p50 doubles (Little's law: only the queue grows). So
+ * 32 is one concurrency at the plateau of all three rows. One wrk thread: wrk needs 5-15% of a
+ * core here, and a second thread would only take CPU from the server.
  */
 const CONNECTIONS = 32;
 const POOL_SIZE = 10; // AGORA_DB_POOL_SIZE's default (functions/_shared/settings.ts)
@@ -166,8 +168,8 @@ function bearer(request: Request): string | null {
  * app would. The cheap `includes` keeps this hook out of the app routes' figures.
  */
 function benchRoutes(deps: Deps, errors: Bench["errors"]) {
-  // functions/_shared/jwt.ts hands jose the secret as bytes, and jose imports it as a CryptoKey
-  // on every verification; this is the same check with the key imported once.
+  // A full jose verification on every call: what a token costs when the app has not seen it
+  // yet (deps.tokens.verify remembers verified tokens, so in a steady state it costs little).
   const key = crypto.subtle.importKey(
     "raw",
     new TextEncoder().encode(deps.settings.jwtSecret),
@@ -198,11 +200,11 @@ function benchRoutes(deps: Deps, errors: Bench["errors"]) {
       }
       // The diagnostic routes below (--profile) split a session request into its parts.
       if (path === "/_bench/hello") return json({ ok: true }); // HTTP alone
-      if (path === "/_bench/jwt") { // JWT verification alone, no database
+      if (path === "/_bench/jwt") { // the app's token check alone, no database
         const claims = await deps.tokens.verify(bearer(request) ?? "");
         return claims ? json({ sub: claims.sub }) : json({ user: null }, 401);
       }
-      if (path === "/_bench/jwt-key-once") { // the same, with the key imported once
+      if (path === "/_bench/jwt-uncached") { // a full signature check every time
         const claims = await verifyWithKey(bearer(request) ?? "");
         return claims ? json({ sub: claims.sub }) : json({ user: null }, 401);
       }
@@ -419,8 +421,8 @@ const ENDPOINTS: Endpoint[] = [
 /** A session request taken apart (--profile): each row adds or removes one piece. */
 const PROFILE_ENDPOINTS: Endpoint[] = [
   { label: "  HTTP only (/_bench/hello)", path: "/_bench/hello", app: false },
-  { label: "  JWT verify only, no DB", path: "/_bench/jwt", app: false },
-  { label: "  JWT verify, key imported once", path: "/_bench/jwt-key-once", app: false },
+  { label: "  token check only (app's), no DB", path: "/_bench/jwt", app: false },
+  { label: "  JWT verify, uncached (jose)", path: "/_bench/jwt-uncached", app: false },
   { label: "  JWT + session query, no Hono", path: "/_bench/session-query", app: false },
   {
     label: "  app, signed out: Hono, no JWT/DB",
