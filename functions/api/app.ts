@@ -31,30 +31,35 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
 
   app.use("*", requestContext(deps));
   app.use("*", securityHeaders());
-  app.use(
-    "/api/*",
-    cors({
-      origin: (origin) => (deps.settings.allowedOrigins.includes(origin) ? origin : null),
-      credentials: true,
-      allowHeaders: [
-        "Authorization",
-        "Content-Type",
-        "X-CSRF-Token",
-        "Idempotency-Key",
-        "X-Request-Id",
-        "Last-Event-ID",
-      ],
-      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: [
-        "X-Request-Id",
-        "Retry-After",
-        "RateLimit-Limit",
-        "RateLimit-Remaining",
-        "RateLimit-Reset",
-      ],
-      maxAge: 600,
-    }),
-  );
+  const corsPolicy = cors({
+    origin: (origin) => (deps.settings.allowedOrigins.includes(origin) ? origin : null),
+    credentials: true,
+    allowHeaders: [
+      "Authorization",
+      "Content-Type",
+      "X-CSRF-Token",
+      "Idempotency-Key",
+      "X-Request-Id",
+      "Last-Event-ID",
+    ],
+    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    exposeHeaders: [
+      "X-Request-Id",
+      "Retry-After",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+    ],
+    maxAge: 600,
+  });
+  // CORS only concerns requests that carry an Origin (browsers always send one cross-origin);
+  // the rest skip the middleware, which is on every request's path. Responses still say they
+  // vary by Origin, so a cache never serves one origin's answer to another.
+  app.use("/api/*", async (c, next) => {
+    if (c.req.header("origin") !== undefined) return corsPolicy(c, next);
+    await next();
+    c.header("Vary", "Origin", { append: true });
+  });
   const jsonBodyLimit = bodyLimit({
     maxSize: deps.settings.maxBodyBytes,
     onError: () => {

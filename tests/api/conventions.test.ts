@@ -39,6 +39,9 @@ test("[conventions] CORS answers allow-listed origins with credentials and ignor
   const foreign = await t.request("GET", "/api/auth/session", {
     headers: { origin: "https://evil.example" },
   });
+  const noOrigin = await t.request("GET", "/api/auth/session");
+  assert.equal(noOrigin.headers.get("access-control-allow-origin"), null);
+  assert.match(noOrigin.headers.get("vary") ?? "", /Origin/, "responses vary by Origin either way");
   assert.equal(foreign.headers.get("access-control-allow-origin"), null);
 });
 
