@@ -21,7 +21,8 @@ interface UserRow {
   role: Role;
   wallet_address: string | null;
   session_id: string;
-  expires_at: Date;
+  /** Session expiry in epoch milliseconds (a number parses cheaper than a timestamp string). */
+  expires_ms: number;
 }
 
 function toSessionUser(row: UserRow): SessionUser {
@@ -33,7 +34,7 @@ function toSessionUser(row: UserRow): SessionUser {
     role: row.role,
     walletAddress: row.wallet_address,
     sessionId: row.session_id,
-    sessionExpiresAt: row.expires_at,
+    sessionExpiresAt: new Date(row.expires_ms),
   };
 }
 
@@ -44,7 +45,8 @@ export async function loadSessionUser(
   userId: string,
 ): Promise<SessionUser | null> {
   const rows = await deps.sql<UserRow[]>`
-    select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at
+    select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
+      (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms
     from app.sessions s join app.users u on u.id = s.user_id
     where s.id = ${sessionId} and s.user_id = ${userId}
       and s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;
@@ -92,7 +94,8 @@ export async function createSession(
     const [user] = await tx<UserRow[]>`
       update app.users u set last_sign_in_at = now()
       from app.sessions s where u.id = ${input.userId} and s.id = ${session.id}
-      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at`;
+      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
+      (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms`;
     return user;
   });
   return issueAccess(deps, toSessionUser(row as UserRow), refreshToken);
@@ -152,7 +155,8 @@ export async function rotateRefreshToken(
       update app.sessions s set refreshed_at = now()
       from app.users u
       where s.id = ${token.session_id} and u.id = s.user_id and u.status = 'active'
-      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id, s.expires_at`;
+      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
+      (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms`;
     if (!rows.length) {
       return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
     }
