@@ -4,8 +4,7 @@
  * user, so RLS decides what exists: a conversation the caller is not in is a 404.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { type AppEnv, ROLES } from "../context.ts";
+import { ROLES } from "../context.ts";
 import {
   decodeCursor,
   encodeCursor,
@@ -304,18 +303,6 @@ const sendMessageBody = z.object({
   attachmentIds: z.array(z.uuid()).max(10).optional(),
 });
 
-/** Reads the Idempotency-Key header (up to 255 characters) or null. */
-function idempotencyKey(c: Context<AppEnv>): string | null {
-  const key = c.req.header("idempotency-key");
-  if (key === undefined) return null;
-  if (key.length < 1 || key.length > 255) {
-    throw badRequest("Idempotency-Key must have 1 to 255 characters.", [
-      { path: "Idempotency-Key", message: "1 to 255 characters" },
-    ]);
-  }
-  return key;
-}
-
 conversations.openapi(
   createRoute({
     method: "post",
@@ -327,7 +314,7 @@ conversations.openapi(
     security: signedIn,
     request: {
       params: uuidParam,
-      headers: z.object({ "idempotency-key": z.string().max(255).optional() }),
+      headers: z.object({ "idempotency-key": z.string().min(1).max(255).optional() }),
       body: jsonBody(sendMessageBody),
     },
     responses: { 201: json(messageSchema, "The message"), ...errors(400, 401, 403, 404, 409, 422) },
@@ -335,7 +322,7 @@ conversations.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const key = idempotencyKey(c);
+    const key = c.req.valid("header")["idempotency-key"] ?? null;
     const attachmentIds = [...new Set(body.attachmentIds ?? [])];
     const hash = key
       ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
