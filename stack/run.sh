@@ -25,9 +25,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${sudo_cmd[@]}" pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
 fi
 
-# npm dependencies: reinstall only when package-lock.json changed since the last install.
+# npm dependencies: reinstall only when package-lock.json or patches/ (applied by patch-package
+# after every install, see patches/README.md) changed since the last install.
 stamp=node_modules/.agora-lock-hash
-lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+lock_hash=$(cat package-lock.json patches/* | sha256sum | cut -d' ' -f1)
 if [ ! -x node_modules/.bin/deno ] || [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
   echo "[setup] installing npm dependencies"
   # `npm ci` refuses this lock file: the registry here has only the linux build of deno's
