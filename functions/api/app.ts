@@ -55,10 +55,10 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   // CORS only concerns requests that carry an Origin (browsers always send one cross-origin);
   // the rest skip the middleware, which is on every request's path. Responses still say they
   // vary by Origin, so a cache never serves one origin's answer to another.
-  app.use("/api/*", async (c, next) => {
+  app.use("/api/*", (c, next) => {
     if (c.req.header("origin") !== undefined) return corsPolicy(c, next);
-    await next();
-    c.header("Vary", "Origin", { append: true });
+    c.header("Vary", "Origin");
+    return next();
   });
   const jsonBodyLimit = bodyLimit({
     maxSize: deps.settings.maxBodyBytes,

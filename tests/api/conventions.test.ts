@@ -114,3 +114,25 @@ test("[conventions] the API is also reachable under /functions/v1 on the stack s
     await server.shutdown();
   }
 });
+
+test("[conventions] request id, security headers and Vary reach every kind of response", async () => {
+  const member = await signInAs(t, "MEMBER");
+  const responses = {
+    json: await t.request("GET", "/api/auth/session"),
+    "refused by a middleware": await t.request("GET", "/api/conversations"),
+    "unknown route": await t.request("GET", "/api/nowhere"),
+    "event stream": await t.request("GET", `/api/realtime/sse?topics=user:${member.user.id}`, {
+      token: member.accessToken,
+    }),
+  };
+  assert.equal(responses["refused by a middleware"].status, 401);
+  assert.equal(responses["unknown route"].status, 404);
+  assert.match(responses["event stream"].headers.get("content-type") ?? "", /^text\/event-stream/);
+  for (const [kind, response] of Object.entries(responses)) {
+    await response.body?.cancel();
+    assert.match(response.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/, kind);
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff", kind);
+    assert.equal(response.headers.get("referrer-policy"), "no-referrer", kind);
+    assert.equal(response.headers.get("vary"), "Origin", kind);
+  }
+});

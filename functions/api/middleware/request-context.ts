@@ -37,10 +37,12 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("claims", null);
     c.set("authVia", null);
     c.set("accessExpiresAt", null);
+    // Set before the response exists, so it is part of the one Response the handler builds
+    // (a header added afterwards makes Hono copy the whole response).
+    c.header("X-Request-Id", requestId);
     try {
       await next();
     } finally {
-      c.header("X-Request-Id", requestId);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       // The matched endpoint's pattern (the last route that is not a "*" middleware).
       const handler = matchedRoutes(c).findLast((r) => r.method !== "ALL");
@@ -55,7 +57,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
         status,
         durationMs,
         ip: c.get("ip"),
-        at: new Date(),
+        at: Date.now(),
       });
       if (status >= 500 || deps.settings.logLevel === "debug") {
         deps.log(status >= 500 ? "error" : "debug", "request", {

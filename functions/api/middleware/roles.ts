@@ -51,7 +51,7 @@ export function adminGate(): MiddlewareHandler<AppEnv> {
       });
       throw rateLimitedError(decision);
     }
-    await next();
     for (const [name, value] of Object.entries(rateHeaders(decision))) c.header(name, value);
+    await next();
   };
 }

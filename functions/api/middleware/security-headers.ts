@@ -3,7 +3,8 @@
  * add their own CSP and disposition), so this is the set that matters for it, after OWASP's REST
  * guidance: HSTS, no MIME sniffing, no framing, no referrer, same-site resource loading. Headers
  * that only concern HTML pages in old browsers are left out. The set never varies, so it is
- * computed once: this runs on every request's path.
+ * computed once: this runs on every request's path. Handlers answer through the context
+ * (`c.json`, `c.body`, `c.newResponse`), which is what carries these prepared headers.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
@@ -17,9 +18,10 @@ const HEADERS: [string, string][] = [
 ];
 
 export function securityHeaders(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await next();
-    const headers = c.res.headers;
-    for (const [name, value] of HEADERS) headers.set(name, value);
+  return (c, next) => {
+    // Prepared before the handler runs: Hono builds its response with them (error and 404
+    // answers too), where setting them afterwards would copy the response.
+    for (const [name, value] of HEADERS) c.header(name, value);
+    return next();
   };
 }

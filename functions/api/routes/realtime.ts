@@ -215,14 +215,12 @@ realtime.openapi(
       if (heartbeat !== undefined) clearInterval(heartbeat);
     });
 
-    return new Response(stream, {
-      status: 200,
-      headers: {
-        "Content-Type": "text/event-stream; charset=utf-8",
-        "Cache-Control": "no-cache, no-transform",
-        "Connection": "keep-alive",
-        "X-Accel-Buffering": "no",
-      },
+    // Through the context, so the headers the middleware prepared (request id, security) go too.
+    return c.body(stream, 200, {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      "Connection": "keep-alive",
+      "X-Accel-Buffering": "no",
     });
   },
 );
