@@ -3,7 +3,10 @@
  * documents may be partial; reading always fills the defaults below, so adding a setting never
  * needs a data migration. Admin updates are deep partials checked against the same schema.
  */
-import { z } from "zod";
+// The OpenAPI-extended zod: the admin config route names this schema in the OpenAPI document, and
+// zod 4 attaches `.openapi()` per schema at creation, so the schema must come from the extended
+// `z` whatever module happens to be imported first.
+import { z } from "@hono/zod-openapi";
 
 const role = z.enum(["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"]);
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "a colour like #1f6feb");
