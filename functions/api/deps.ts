@@ -34,7 +34,8 @@ export function createDeps(settings: Settings): Deps {
       sql,
     }),
     security: createSecurityRecorder(sql, log),
-    accessLog: createAccessLog(sql, log),
+    // Its own connection, so a batch never holds up the app's queries.
+    accessLog: createAccessLog(createPool(settings.databaseUrl, 1), log),
     signCsrf: hmacSigner(settings.csrfSecret),
     signRefresh: hmacSigner(settings.refreshSecret),
     storage: createStorage(settings),
@@ -43,7 +44,7 @@ export function createDeps(settings: Settings): Deps {
   };
 }
 
-/** Stops live delivery, flushes the access log and closes the pool. */
+/** Stops live delivery, flushes (and closes) the access log and closes the pool. */
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.hub.close();
   await deps.accessLog.close();
