@@ -48,6 +48,11 @@ const CEILING_SHARE_TARGET = 0.5;
  * core here, and a second thread would only take CPU from the server.
  */
 const CONNECTIONS = 32;
+/**
+ * Signed-in sessions the load rotates through, one per request: the server sees many sessions
+ * at once, as it would with many users, rather than one token over and over.
+ */
+const SESSIONS = 64;
 const POOL_SIZE = 10; // AGORA_DB_POOL_SIZE's default (functions/_shared/settings.ts)
 const WARMUP_SECONDS = 2; // opens the pool's connections and warms the JIT and prepared statements
 const DURATION_SECONDS = 8;
@@ -112,7 +117,7 @@ function toMs(value: string, unit: string): number {
  * wrk, not an in-process client: a load generator in the same Deno isolate as the server would
  * take its event loop, and the figures would measure the two together.
  */
-async function wrk(url: string, token: string | null, connections: number, seconds: number) {
+async function wrk(url: string, script: string | null, connections: number, seconds: number) {
   const out = await new Deno.Command("wrk", {
     args: [
       "-t1",
@@ -121,7 +126,7 @@ async function wrk(url: string, token: string | null, connections: number, secon
       "--latency",
       "--timeout",
       "5s",
-      ...(token ? ["-H", `Authorization: Bearer ${token}`] : []),
+      ...(script ? ["-s", script] : []),
       url,
     ],
     stdout: "piped",
@@ -143,6 +148,31 @@ async function wrk(url: string, token: string | null, connections: number, secon
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
     socketErrors: /Socket errors: (.*)/.exec(text)?.[1] ?? null,
   } satisfies WrkResult;
+}
+
+/**
+ * A wrk script that sends the signed-in sessions' tokens in turn, one per request. The requests
+ * are formatted once, at start, so rotating costs wrk no more than a fixed header would.
+ */
+async function rotatingTokensScript(tokens: string[]): Promise<string> {
+  const path = await Deno.makeTempFile({ prefix: "agora-bench-", suffix: ".lua" });
+  await Deno.writeTextFile(
+    path,
+    `local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(", ")} }
+local requests = {}
+local next = 0
+init = function()
+  for i, token in ipairs(tokens) do
+    requests[i] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. token })
+  end
+end
+request = function()
+  next = next % #requests + 1
+  return requests[next]
+end
+`,
+  );
+  return path;
 }
 
 // The server ---------------------------------------------------------------------------------
@@ -236,12 +266,12 @@ async function startBench(
   const env = await stackEnv(cluster.cluster, {
     ...cluster.secrets,
     AGORA_DB_POOL_SIZE: String(poolSize),
-    // Nothing may throttle the load: wrk sends everything with one token from one IP.
+    // Nothing may throttle the load: wrk sends everything from one IP, with one admin account.
     AGORA_RATE_ADMIN_USER: "100000000/60",
     AGORA_RATE_SIGNIN_IP: "100000/600",
     AGORA_RATE_SIGNIN_EMAIL: "100000/600",
     AGORA_RATE_VERIFY_IP: "100000/600",
-    // One token serves every configuration of a sweep; 15 minutes could run out.
+    // The tokens serve every configuration of a sweep; 15 minutes could run out.
     AGORA_ACCESS_TOKEN_TTL: "86400",
     AGORA_LOG_LEVEL: "silent",
   }, port);
@@ -444,7 +474,7 @@ interface Measured extends WrkResult {
 async function measure(
   bench: Bench,
   endpoint: Endpoint,
-  token: string,
+  script: string,
   connections: number,
   opts: Options,
 ): Promise<Measured> {
@@ -452,7 +482,7 @@ async function measure(
   const [{ mark }] = await sql<{ mark: string }[]>`
     select coalesce(max(id), 0)::text as mark from app.access_logs`;
   const url = `${bench.base}${endpoint.path}`;
-  const sent = endpoint.anonymous ? null : token;
+  const sent = endpoint.anonymous ? null : script;
   // Every run counts for the status checks; the figures are the last measured run's.
   const runs = [await wrk(url, sent, connections, opts.warmup)];
   let result: WrkResult;
@@ -643,10 +673,11 @@ export async function main(args: string[]): Promise<void> {
 
   say("creating a throwaway, seeded database");
   const cluster = await throwawayCluster();
-  // One port for every configuration: the JWT issuer is derived from the site URL, so the one
-  // token signed in at the start stays valid on each fresh server.
+  // One port for every configuration: the JWT issuer is derived from the site URL, so the
+  // tokens signed in at the start stay valid on each fresh server.
   const port = freePort();
   let bench: Bench | null = null;
+  let script: string | null = null;
   let interrupted = false;
   const onSignal = async () => {
     if (interrupted) return;
@@ -658,12 +689,16 @@ export async function main(args: string[]): Promise<void> {
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   try {
-    let token: string | null = null;
+    const tokens: string[] = [];
     for (const pool of opts.pools) {
       bench = await startBench(cluster, port, pool);
-      if (!token) {
-        token = await signIn(bench, ADMIN_EMAIL);
-        say(`signed in as ${ADMIN_EMAIL} through the magic-link flow (POST /api/auth/verify)`);
+      if (!tokens.length) {
+        for (let i = 0; i < SESSIONS; i++) tokens.push(await signIn(bench, ADMIN_EMAIL));
+        script = await rotatingTokensScript(tokens);
+        say(
+          `signed in as ${ADMIN_EMAIL} ${SESSIONS} times through the magic-link flow ` +
+            `(POST /api/auth/verify); requests take the ${SESSIONS} sessions in turn`,
+        );
       }
       for (const connections of opts.connections) {
         const seconds = opts.warmup + opts.duration;
@@ -676,7 +711,7 @@ export async function main(args: string[]): Promise<void> {
         );
         const results: Measured[] = [];
         for (const endpoint of endpoints) {
-          results.push(await measure(bench, endpoint, token, connections, opts));
+          results.push(await measure(bench, endpoint, script!, connections, opts));
         }
         const runProblems = results.flatMap(problemsOf);
         printRun(pool, connections, opts, results, runProblems);
@@ -696,10 +731,11 @@ export async function main(args: string[]): Promise<void> {
 
     if (outcomes.length > 1) printComparison(outcomes);
 
-    problems.push(...await checkRevocation(bench!, token!));
+    problems.push(...await checkRevocation(bench!, tokens[0]));
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
+    if (script) await Deno.remove(script).catch(() => {});
     if (bench) await stopBench(bench);
     await cluster.dispose();
   }
@@ -734,7 +770,7 @@ async function checkRevocation(bench: Bench, token: string): Promise<string[]> {
   const signedInBefore = before.status === 200 && JSON.parse(before.text).user !== null;
   const signedOut = after.status === 200 && JSON.parse(after.text).user === null;
   const adminRefused = admin.status === 401;
-  console.log("\n  revocation, with the token used for the measurement");
+  console.log("\n  revocation, with one of the tokens used for the measurement");
   console.log(
     `    GET  /api/auth/session  -> ${before.status} user ${signedInBefore ? "set" : "?"}`,
   );
