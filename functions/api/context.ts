@@ -12,6 +12,7 @@ import type { Settings } from "../_shared/settings.ts";
 import type { Storage } from "../_shared/storage.ts";
 import type { EventHub } from "./realtime/hub.ts";
 import type { ConfigCache } from "./config-store.ts";
+import type { SessionLookup } from "./auth/session-lookup.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -34,6 +35,8 @@ export interface Deps {
   hub: EventHub;
   /** The configuration, cached briefly (flags, maintenance, sign-up rules). */
   config: ConfigCache;
+  /** The live session and user behind a token, read from the database on every call. */
+  sessions: SessionLookup;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

@@ -13,7 +13,8 @@ import { unauthenticated } from "../../_shared/errors.ts";
 import { hitRateLimit, type RateDecision, rateLimitedError } from "../../_shared/rate-limit.ts";
 import type { Deps, Role, SessionUser } from "../context.ts";
 
-interface UserRow {
+/** A session joined with its user, as the session queries select it. */
+export interface SessionRow {
   id: string;
   email: string;
   name: string;
@@ -25,7 +26,7 @@ interface UserRow {
   expires_ms: number;
 }
 
-function toSessionUser(row: UserRow): SessionUser {
+export function toSessionUser(row: SessionRow): SessionUser {
   return {
     id: row.id,
     email: row.email,
@@ -38,19 +39,16 @@ function toSessionUser(row: UserRow): SessionUser {
   };
 }
 
-/** The user behind a live session, or null when it is revoked, expired or the user suspended. */
-export async function loadSessionUser(
+/**
+ * The user behind a live session, or null when it is revoked, expired or the user suspended.
+ * Read from the database on every call (through the coalescing lookup, auth/session-lookup.ts).
+ */
+export function loadSessionUser(
   deps: Deps,
   sessionId: string,
   userId: string,
 ): Promise<SessionUser | null> {
-  const rows = await deps.sql<UserRow[]>`
-    select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
-      (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms
-    from app.sessions s join app.users u on u.id = s.user_id
-    where s.id = ${sessionId} and s.user_id = ${userId}
-      and s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;
-  return rows.length ? toSessionUser(rows[0]) : null;
+  return deps.sessions(sessionId, userId);
 }
 
 export interface IssuedSession {
@@ -91,14 +89,14 @@ export async function createSession(
               now() + make_interval(days => ${deps.settings.sessionTtlDays}))
       returning id`;
     await tx`insert into app_private.refresh_tokens (session_id, token_hash) values (${session.id}, ${tokenHash})`;
-    const [user] = await tx<UserRow[]>`
+    const [user] = await tx<SessionRow[]>`
       update app.users u set last_sign_in_at = now()
       from app.sessions s where u.id = ${input.userId} and s.id = ${session.id}
       returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
       (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms`;
     return user;
   });
-  return issueAccess(deps, toSessionUser(row as UserRow), refreshToken);
+  return issueAccess(deps, toSessionUser(row as SessionRow), refreshToken);
 }
 
 export type RefreshOutcome =
@@ -151,7 +149,7 @@ export async function rotateRefreshToken(
         return { ok: false, reason: "reused", userId: token.user_id, sessionId: token.session_id };
       }
     }
-    const rows = await tx<UserRow[]>`
+    const rows = await tx<SessionRow[]>`
       update app.sessions s set refreshed_at = now()
       from app.users u
       where s.id = ${token.session_id} and u.id = s.user_id and u.status = 'active'

@@ -1,0 +1,74 @@
+/**
+ * The session check every signed-in request makes, coalesced.
+ *
+ * Each request reads its session row and user from Postgres (so signout, suspension and role
+ * changes count at once). At low load each check is its own query, sent at once. Under load, when
+ * `maxInFlight` checks are already running, the checks that arrive meanwhile wait and then go
+ * together in one query (one row per distinct session): the cost of a query is shared instead of
+ * repeated, where they would otherwise queue for a pool connection anyway.
+ *
+ * Revocation stays immediate: a check is always answered by a query that started after the check
+ * was asked for, so it sees every signout, suspension and role change committed before then.
+ */
+import type { Sql } from "../../_shared/db.ts";
+import type { SessionUser } from "../context.ts";
+import { type SessionRow, toSessionUser } from "./sessions.ts";
+
+export type SessionLookup = (sessionId: string, userId: string) => Promise<SessionUser | null>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Waiter {
+  resolve(user: SessionUser | null): void;
+  reject(error: unknown): void;
+}
+
+export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLookup {
+  /** Checks waiting for a query, by "<session id> <user id>". */
+  let waiting = new Map<string, Waiter[]>();
+  let inFlight = 0;
+
+  const send = async () => {
+    const batch = waiting;
+    waiting = new Map();
+    inFlight++;
+    try {
+      const sessionIds: string[] = [];
+      const userIds: string[] = [];
+      for (const key of batch.keys()) {
+        const [sessionId, userId] = key.split(" ");
+        sessionIds.push(sessionId);
+        userIds.push(userId);
+      }
+      const rows = await sql<SessionRow[]>`
+        select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
+          (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms
+        from unnest(${sessionIds}::uuid[], ${userIds}::uuid[]) as asked (session_id, user_id)
+        join app.sessions s on s.id = asked.session_id and s.user_id = asked.user_id
+        join app.users u on u.id = s.user_id
+        where s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;
+      const live = new Map(rows.map((row) => [`${row.session_id} ${row.id}`, row]));
+      for (const [key, waiters] of batch) {
+        const row = live.get(key);
+        for (const waiter of waiters) waiter.resolve(row ? toSessionUser(row) : null);
+      }
+    } catch (err) {
+      for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(err);
+    } finally {
+      inFlight--;
+      if (waiting.size) void send();
+    }
+  };
+
+  return (sessionId, userId) => {
+    // Ids come from tokens we signed; anything else is no session rather than a failed query.
+    if (!UUID.test(sessionId) || !UUID.test(userId)) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      const key = `${sessionId} ${userId}`;
+      const waiters = waiting.get(key);
+      if (waiters) waiters.push({ resolve, reject });
+      else waiting.set(key, [{ resolve, reject }]);
+      if (inFlight < maxInFlight) void send();
+    });
+  };
+}
