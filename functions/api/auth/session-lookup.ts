@@ -33,20 +33,16 @@ export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLooku
     waiting = new Map();
     inFlight++;
     try {
-      const sessionIds: string[] = [];
-      const userIds: string[] = [];
-      for (const key of batch.keys()) {
-        const [sessionId, userId] = key.split(" ");
-        sessionIds.push(sessionId);
-        userIds.push(userId);
-      }
+      const sessionIds = [...new Set([...batch.keys()].map((key) => key.split(" ")[0]))];
+      // By session id only, so the plan is the primary key's whatever the batch holds (joined
+      // on user id too, Postgres may walk every session of a user); the user id each check
+      // named is compared below, so a session presented with another user's id is no session.
       const rows = await sql<SessionRow[]>`
         select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
           (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms
-        from unnest(${sessionIds}::uuid[], ${userIds}::uuid[]) as asked (session_id, user_id)
-        join app.sessions s on s.id = asked.session_id and s.user_id = asked.user_id
-        join app.users u on u.id = s.user_id
-        where s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;
+        from app.sessions s join app.users u on u.id = s.user_id
+        where s.id = any(${sessionIds}::uuid[])
+          and s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;
       const live = new Map(rows.map((row) => [`${row.session_id} ${row.id}`, row]));
       for (const [key, waiters] of batch) {
         const row = live.get(key);
@@ -64,7 +60,7 @@ export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLooku
     // Ids come from tokens we signed; anything else is no session rather than a failed query.
     if (!UUID.test(sessionId) || !UUID.test(userId)) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      const key = `${sessionId} ${userId}`;
+      const key = `${sessionId.toLowerCase()} ${userId.toLowerCase()}`;
       const waiters = waiting.get(key);
       if (waiters) waiters.push({ resolve, reject });
       else waiting.set(key, [{ resolve, reject }]);
