@@ -69,10 +69,14 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       );
     },
   });
-  // Uploads have their own, configurable limit (routes/attachments.ts).
+  // Uploads have their own, configurable limit (routes/attachments.ts). GET and HEAD routes
+  // never read a body, so they skip the check.
   app.use(
     "/api/*",
-    (c, next) => c.req.path === "/api/attachments" ? next() : jsonBodyLimit(c, next),
+    (c, next) =>
+      c.req.method === "GET" || c.req.method === "HEAD" || c.req.path === "/api/attachments"
+        ? next()
+        : jsonBodyLimit(c, next),
   );
   app.use("/api/*", sessionMiddleware());
   app.use("/api/*", csrfProtection());

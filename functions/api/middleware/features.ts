@@ -3,7 +3,7 @@
  * and the realtime routes; 403 when off) and `system.maintenanceMode` (changes by anyone but an
  * ADMIN are refused with 503; reads and sign-in keep working).
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../../_shared/errors.ts";
 
@@ -11,28 +11,39 @@ const MESSAGING = /^\/api\/(conversations|messages|attachments|realtime)(\/|$)/;
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export function featureGate(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  // Not async on the way through: reads outside messaging pass straight on.
+  return (c, next) => {
     const path = c.req.path;
     const messaging = MESSAGING.test(path);
     const unsafe = !SAFE.has(c.req.method);
     if (!messaging && !unsafe) return next();
-    const config = await c.get("deps").config.get();
-    if (messaging && !config.features.messaging) {
-      throw new ApiError("forbidden", "Messaging is turned off on this platform.");
-    }
-    if (
-      unsafe && config.system.maintenanceMode && c.get("user")?.role !== "ADMIN" &&
-      !path.startsWith("/api/auth/")
-    ) {
-      throw new ApiError(
-        "unavailable",
-        "The platform is in maintenance; try again later.",
-        undefined,
-        {
-          "Retry-After": "60",
-        },
-      );
-    }
-    return next();
+    return checkFeatures(c, next, path, messaging, unsafe);
   };
+}
+
+async function checkFeatures(
+  c: Context<AppEnv>,
+  next: Next,
+  path: string,
+  messaging: boolean,
+  unsafe: boolean,
+): Promise<void> {
+  const config = await c.get("deps").config.get();
+  if (messaging && !config.features.messaging) {
+    throw new ApiError("forbidden", "Messaging is turned off on this platform.");
+  }
+  if (
+    unsafe && config.system.maintenanceMode && c.get("user")?.role !== "ADMIN" &&
+    !path.startsWith("/api/auth/")
+  ) {
+    throw new ApiError(
+      "unavailable",
+      "The platform is in maintenance; try again later.",
+      undefined,
+      {
+        "Retry-After": "60",
+      },
+    );
+  }
+  return next();
 }
