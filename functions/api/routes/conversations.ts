@@ -328,15 +328,13 @@ conversations.openapi(
       ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
       : null;
     // One call does the whole send (app.send_message): participation, idempotency, the length
-    // limit, the insert and the attachments, in the caller's transaction under RLS.
-    const [{ message }] = await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ message: MessageJson }[]>`
-          select app.send_message(${id}, ${body.content}, ${body.replyToId ?? null},
-                                  ${attachmentIds}::uuid[], ${key}, ${hash}) as message`,
-    );
+    // limit, the insert and the attachments, under RLS as the caller. One statement, so one round
+    // trip and a commit right on the server: app_private.send_message_as sets the role and the
+    // claims for that statement's transaction only (the migration explains why).
+    const [{ message }] = await c.get("deps").sql<{ message: MessageJson }[]>`
+      select app_private.send_message_as(
+        ${JSON.stringify(claimsOf(c.get("user")!))}, ${id}, ${body.content},
+        ${body.replyToId ?? null}, ${attachmentIds}::uuid[], ${key}, ${hash}) as message`;
     return c.json(message, 201);
   },
 );
