@@ -1,6 +1,6 @@
 /*
  * The access log takes a row for every /api request, so what each row costs to write counts
- * (docs/operations.md, "Access log"):
+ * (docs/sessions.md, "Access log"):
  *
  * - No foreign key to app.users: the check is a `select ... for key share` on the user's row for
  *   every logged request. A log keeps the id it saw; a removed user's entries stay attributable
