@@ -13,7 +13,8 @@
  *   app.is_admin and app.current_user_role become plpgsql, as app.has_role already is.
  * - The message JSON (below) and the reply check (at the end) had plans made again on every send.
  *
- * Same signatures, same results, same grants.
+ * Same signatures, results and grants for every function replaced; two new builders
+ * (app.message_object, app.attachment_json).
  */
 
 create or replace function app.has_role(required app.user_role) returns boolean
@@ -21,6 +22,8 @@ language plpgsql stable security definer
 set search_path = ''
 as $$
 begin
+  -- plpgsql, not sql: policies call this several times per statement, and a non-inlinable SQL
+  -- function is planned again on every call while plpgsql keeps its plan for the session.
   return exists (
     select 1 from app.users u
     where u.id = (select auth.uid()) and u.status = 'active' and u.role >= required
@@ -111,11 +114,13 @@ $$;
  * rights, so the pin protects nothing here): inlined, they cost nothing per call in a list query
  * and are planned once per session inside plpgsql.
  *
- * Why the split: app.message_json, called from both the sender's statement (role authenticated,
- * RLS on the attachments) and the event trigger (its owner, no RLS), had one cached plan for its
- * attachments query; every change of role between calls made the plan cache plan it again (84 us
- * of a send's ~1 ms). Now each caller reads the attachments in a statement of its own, under one
- * role each, and the sender's statement reads none when none were attached.
+ * Why: app.message_json, SQL with a pinned search_path, was parsed and planned on every call
+ * from plpgsql, twice per send (the response, the event). As plpgsql it would keep its plan, but
+ * it is called by the sender's statement (role authenticated, RLS on the attachments) and by the
+ * event trigger (its owner), and the plan cache plans a statement again at every change of role:
+ * still 84 us a call. Now each of the two reads the attachments in a statement of its own, under
+ * one role each (the sender's reads none when none were attached), and builds the object with
+ * these. app.message_json stays SQL for list queries, where it is planned once per query.
  */
 create function app.attachment_json(a app.attachments) returns jsonb
 language sql stable
@@ -245,7 +250,8 @@ $$;
 
 /*
  * The reply check only for replies: as one condition (`reply_to_id is not null and not exists
- * (...)`) it was planned again on every insert, for the same reason as above.
+ * (...)`) it got a custom plan on every insert (knowing the value, the planner folds the condition
+ * to false, so it always rated a custom plan cheaper than the generic one).
  */
 create or replace function app_private.assign_message_seq() returns trigger
 language plpgsql
