@@ -24,7 +24,7 @@
  *   --profile              also take a session request apart (diagnostic routes) to show where
  *                          its time goes
  */
-import { countingLogger } from "./stats.ts";
+import { countingLogger, postmasterPid, signInByMagicLink, UNTHROTTLED_ENV } from "./stats.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { stackEnv, throwawayCluster } from "../../stack/database.ts";
 import { type StackServer, startStackServer } from "../../stack/server.ts";
@@ -267,12 +267,7 @@ async function startBench(
     ...cluster.secrets,
     AGORA_DB_POOL_SIZE: String(poolSize),
     // Nothing may throttle the load: wrk sends everything from one IP, with one admin account.
-    AGORA_RATE_ADMIN_USER: "100000000/60",
-    AGORA_RATE_SIGNIN_IP: "100000/600",
-    AGORA_RATE_SIGNIN_EMAIL: "100000/600",
-    AGORA_RATE_VERIFY_IP: "100000/600",
-    // The tokens serve every configuration of a sweep; 15 minutes could run out.
-    AGORA_ACCESS_TOKEN_TTL: "86400",
+    ...UNTHROTTLED_ENV,
     AGORA_LOG_LEVEL: "silent",
   }, port);
   const created = createDeps(loadSettings(env));
@@ -288,26 +283,9 @@ async function stopBench(bench: Bench): Promise<void> {
   await closeDeps(bench.deps).catch(() => {});
 }
 
-/** The real magic-link flow: sign-in request, the dev mailbox, verify. Returns the access token. */
+/** Signs in through the real magic-link flow (an ADMIN); returns the access token. */
 async function signIn(bench: Bench, email: string): Promise<string> {
-  const post = (path: string, body: unknown) =>
-    fetch(`${bench.base}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-  const sent = await post("/api/auth/signin", { provider: "email", email });
-  if (sent.status !== 202) throw new Error(`signin: ${sent.status} ${await sent.text()}`);
-  await sent.body?.cancel();
-  const [mail] = await bench.deps.sql<{ links: string[] }[]>`
-    select links from dev.mail where lower(to_address) = lower(${email}) order by id desc limit 1`;
-  if (!mail) throw new Error(`signin: no mail for ${email} in dev.mail`);
-  const token = new URL(mail.links[0]).searchParams.get("token");
-  const verified = await post("/api/auth/verify", { token });
-  if (verified.status !== 200) {
-    throw new Error(`verify: ${verified.status} ${await verified.text()}`);
-  }
-  const session = await verified.json();
+  const session = await signInByMagicLink(bench.base, bench.deps.sql, email);
   if (session.user?.role !== "ADMIN") throw new Error(`${email} is not an ADMIN`);
   return session.accessToken;
 }
@@ -414,16 +392,6 @@ function cpuUse(before: CpuSample, after: CpuSample, requests: number): CpuUse {
     serverUsPerRequest: us(server),
     postgresUsPerRequest: us(postgres),
   };
-}
-
-/** The throwaway cluster's postmaster, or null when /proc cannot tell (then Postgres shows 0). */
-async function postmasterPid(dataDir: string): Promise<number | null> {
-  try {
-    const pid = Number((await Deno.readTextFile(`${dataDir}/postmaster.pid`)).split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
 }
 
 // Measuring ----------------------------------------------------------------------------------

@@ -55,7 +55,7 @@
  *                          cluster only), what the pool's connections do (pg_stat_activity
  *                          samples), and EXPLAIN ANALYZE of the send transaction's statements
  */
-import { countingLogger } from "./stats.ts";
+import { countingLogger, postmasterPid, signInByMagicLink, UNTHROTTLED_ENV } from "./stats.ts";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Cluster, freePort } from "../../stack/postgres.ts";
@@ -174,12 +174,7 @@ async function startBench(
     ...cluster.secrets,
     AGORA_DB_POOL_SIZE: String(poolSize),
     // 51 sign-ins from one IP, and nothing may throttle the load.
-    AGORA_RATE_SIGNIN_IP: "100000/600",
-    AGORA_RATE_SIGNIN_EMAIL: "100000/600",
-    AGORA_RATE_VERIFY_IP: "100000/600",
-    AGORA_RATE_REFRESH_SESSION: "100000/600",
-    AGORA_RATE_ADMIN_USER: "100000000/60",
-    AGORA_ACCESS_TOKEN_TTL: "86400",
+    ...UNTHROTTLED_ENV,
     // The default heartbeat (15 s) also rechecks the session and topics: keep it, it is real.
     AGORA_LOG_LEVEL: "silent",
   }, port);
@@ -267,27 +262,8 @@ async function signInUsers(bench: Bench, emails: string[]): Promise<User[]> {
   await bench.admin`
     insert into app.users (email, name, role)
     select e, split_part(e, '@', 1), 'SUBSCRIBER' from unnest(${emails}::text[]) e`;
-  const post = (path: string, body: unknown) =>
-    fetch(`${bench.base}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
   const one = async (email: string): Promise<User> => {
-    const sent = await post("/api/auth/signin", { provider: "email", email });
-    if (sent.status !== 202) {
-      throw new Error(`signin ${email}: ${sent.status} ${await sent.text()}`);
-    }
-    await sent.body?.cancel();
-    const [mail] = await bench.admin<{ links: string[] }[]>`
-      select links from dev.mail where lower(to_address) = lower(${email}) order by id desc limit 1`;
-    if (!mail) throw new Error(`signin: no mail for ${email} in dev.mail`);
-    const token = new URL(mail.links[0]).searchParams.get("token");
-    const verified = await post("/api/auth/verify", { token });
-    if (verified.status !== 200) {
-      throw new Error(`verify ${email}: ${verified.status} ${await verified.text()}`);
-    }
-    const session = await verified.json();
+    const session = await signInByMagicLink(bench.base, bench.admin, email);
     return { id: session.user.id, email, token: session.accessToken };
   };
   const users: User[] = [];
@@ -401,15 +377,6 @@ function cpuUse(a: CpuSample, b: CpuSample): CpuUse {
     rest: Math.max(0, pct(busy - known)),
     idle: pct(b.idle - a.idle),
   };
-}
-
-async function postmasterPid(dataDir: string): Promise<number | null> {
-  try {
-    const pid = Number((await Deno.readTextFile(`${dataDir}/postmaster.pid`)).split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
 }
 
 // Profiling (--profile) ----------------------------------------------------------------------

@@ -65,6 +65,7 @@ import {
   wallClock,
 } from "./realtime-shared.ts";
 import type { ServerProfile, ServerStats } from "./realtime-server.ts";
+import { postmasterPid } from "./stats.ts";
 
 const IDLE_TARGET = 5_000;
 const P50_TARGET_MS = 10;
@@ -388,15 +389,6 @@ function cpuUse(before: CpuSample, after: CpuSample): CpuUse {
     iowaitPct: pct(iowait),
     stealPct: pct(after.machineSteal - before.machineSteal),
   };
-}
-
-async function postmasterPid(dataDir: string): Promise<number | null> {
-  try {
-    const pid = Number((await Deno.readTextFile(`${dataDir}/postmaster.pid`)).split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
 }
 
 // Publishing --------------------------------------------------------------------------------------
