@@ -24,14 +24,12 @@
  *   --profile              also take a session request apart (diagnostic routes) to show where
  *                          its time goes
  */
-import { countingLogger, postmasterPid, signInByMagicLink, UNTHROTTLED_ENV } from "./stats.ts";
+import { signInByMagicLink } from "./stats.ts";
+import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
-import { stackEnv, throwawayCluster } from "../../stack/database.ts";
-import { type StackServer, startStackServer } from "../../stack/server.ts";
+import { throwawayCluster } from "../../stack/database.ts";
 import type { Deps } from "../../functions/api/context.ts";
-import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { loadSessionUser } from "../../functions/api/auth/sessions.ts";
-import { loadSettings } from "../../functions/_shared/settings.ts";
 import { jwtVerify } from "jose";
 
 const ADMIN_EMAIL = "admin@example.com"; // seeded ADMIN (supabase/seed.sql)
@@ -177,14 +175,7 @@ end
 
 // The server ---------------------------------------------------------------------------------
 
-interface Bench {
-  deps: Deps;
-  server: StackServer;
-  base: string;
-  /** Errors the app logged (unexpected exceptions, 5xx answers), with a few samples. */
-  errors: { count: number; samples: string[] };
-  postmasterPid: number | null;
-}
+type Bench = BenchServer;
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
 
@@ -258,29 +249,14 @@ function benchRoutes(deps: Deps, errors: Bench["errors"]) {
  * but the load (the CPU table shows the JS thread's share); and the ceiling route can use the
  * app's own pool.
  */
-async function startBench(
+function startBench(
   cluster: Awaited<ReturnType<typeof throwawayCluster>>,
   port: number,
   poolSize: number,
 ): Promise<Bench> {
-  const env = await stackEnv(cluster.cluster, {
-    ...cluster.secrets,
-    AGORA_DB_POOL_SIZE: String(poolSize),
-    // Nothing may throttle the load: wrk sends everything from one IP, with one admin account.
-    ...UNTHROTTLED_ENV,
-    AGORA_LOG_LEVEL: "silent",
-  }, port);
-  const created = createDeps(loadSettings(env));
-  const { log, errors } = countingLogger();
-  const deps: Deps = { ...created, log };
-  const server = startStackServer(deps, { port, extra: benchRoutes(deps, errors) });
-  const pid = await postmasterPid(cluster.cluster.dataDir);
-  return { deps, server, base: `http://127.0.0.1:${port}`, errors, postmasterPid: pid };
-}
-
-async function stopBench(bench: Bench): Promise<void> {
-  await bench.server.shutdown().catch(() => {});
-  await closeDeps(bench.deps).catch(() => {});
+  return startBenchServer(cluster, port, poolSize, (deps, errors) => ({
+    extra: benchRoutes(deps, errors),
+  }));
 }
 
 /** Signs in through the real magic-link flow (an ADMIN); returns the access token. */
@@ -650,7 +626,7 @@ export async function main(args: string[]): Promise<void> {
   const onSignal = async () => {
     if (interrupted) return;
     interrupted = true;
-    if (bench) await stopBench(bench);
+    if (bench) await stopBenchServer(bench);
     await cluster.dispose();
     Deno.exit(130);
   };
@@ -692,7 +668,7 @@ export async function main(args: string[]): Promise<void> {
         for (const s of bench.errors.samples) console.log(`    ${s}`);
       }
       if (pool !== opts.pools[opts.pools.length - 1]) {
-        await stopBench(bench);
+        await stopBenchServer(bench);
         bench = null;
       }
     }
@@ -704,7 +680,7 @@ export async function main(args: string[]): Promise<void> {
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
     if (script) await Deno.remove(script).catch(() => {});
-    if (bench) await stopBench(bench);
+    if (bench) await stopBenchServer(bench);
     await cluster.dispose();
   }
 

@@ -55,15 +55,12 @@
  *                          cluster only), what the pool's connections do (pg_stat_activity
  *                          samples), and EXPLAIN ANALYZE of the send transaction's statements
  */
-import { countingLogger, postmasterPid, signInByMagicLink, UNTHROTTLED_ENV } from "./stats.ts";
+import { signInByMagicLink } from "./stats.ts";
+import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Cluster, freePort } from "../../stack/postgres.ts";
-import { ROOT, stackEnv, throwawayCluster } from "../../stack/database.ts";
-import { type StackServer, startStackServer } from "../../stack/server.ts";
-import type { Deps } from "../../functions/api/context.ts";
-import { closeDeps, createDeps } from "../../functions/api/deps.ts";
-import { loadSettings } from "../../functions/_shared/settings.ts";
+import { ROOT, throwawayCluster } from "../../stack/database.ts";
 import {
   type Expectation,
   jsonLines,
@@ -151,13 +148,7 @@ function parseOptions(args: string[]): Options {
 
 // The server ---------------------------------------------------------------------------------
 
-interface Bench {
-  deps: Deps;
-  server: StackServer;
-  base: string;
-  /** Errors the app logged (unexpected exceptions, 5xx answers), with a few samples. */
-  errors: { count: number; samples: string[] };
-  postmasterPid: number | null;
+interface Bench extends BenchServer {
   /** A connection of the benchmark's own, for its bookkeeping queries (not the app's pool). */
   admin: postgres.Sql;
   /** Server processes besides this one (--processes), sharing the port. */
@@ -170,18 +161,12 @@ async function startBench(
   poolSize: number,
   processes: number,
 ): Promise<Bench> {
-  const env = await stackEnv(cluster.cluster, {
-    ...cluster.secrets,
-    AGORA_DB_POOL_SIZE: String(poolSize),
-    // 51 sign-ins from one IP, and nothing may throttle the load.
-    ...UNTHROTTLED_ENV,
-    // The default heartbeat (15 s) also rechecks the session and topics: keep it, it is real.
-    AGORA_LOG_LEVEL: "silent",
-  }, port);
-  const created = createDeps(loadSettings(env));
-  const { log, errors } = countingLogger();
-  const deps: Deps = { ...created, log };
-  const server = startStackServer(deps, { port, reusePort: processes > 1 });
+  // 51 sign-ins from one IP, and nothing may throttle the load (startBenchServer); the default
+  // heartbeat (15 s) also rechecks the session and topics: keep it, it is real.
+  const bench = await startBenchServer(cluster, port, poolSize, () => ({
+    reusePort: processes > 1,
+  }));
+  const { env, errors } = bench;
   const extra: Deno.ChildProcess[] = [];
   for (let i = 1; i < processes; i++) {
     const child = new Deno.Command(Deno.execPath(), {
@@ -218,15 +203,7 @@ async function startBench(
     onnotice: () => {},
     connection: { application_name: "agora-bench" },
   });
-  return {
-    deps,
-    server,
-    base: `http://127.0.0.1:${port}`,
-    errors,
-    postmasterPid: await postmasterPid(cluster.cluster.dataDir),
-    admin,
-    extra,
-  };
+  return { ...bench, admin, extra };
 }
 
 /** Sockets listening on 127.0.0.1:`port` (one per server process with SO_REUSEPORT). */
@@ -246,8 +223,7 @@ async function stopBench(bench: Bench): Promise<void> {
     }
   }
   await Promise.all(bench.extra.map((c) => c.status.catch(() => {})));
-  await bench.server.shutdown().catch(() => {});
-  await closeDeps(bench.deps).catch(() => {});
+  await stopBenchServer(bench);
   await bench.admin.end({ timeout: 5 }).catch(() => {});
 }
 
