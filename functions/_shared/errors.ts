@@ -81,6 +81,7 @@ const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> =
   "22001": { code: "invalid_request", message: "A value is too long." },
   "22021": { code: "invalid_request", message: "A value holds a character that is not allowed." },
   "22P05": { code: "invalid_request", message: "A value holds a character that is not allowed." },
+  "22007": { code: "invalid_request", message: "A date or time has the wrong format." },
   "22008": { code: "invalid_request", message: "A date or time is out of range." },
   "22003": { code: "invalid_request", message: "A number is out of range." },
   "40001": { code: "conflict", message: "A concurrent change won; try again." },

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { signInAs, test, testApp } from "../helpers.ts";
+import { encodeCursor } from "../../functions/api/openapi.ts";
 
 const t = testApp({ AGORA_MAX_BODY_BYTES: "4096" });
 const admin = await signInAs(t, "ADMIN");
@@ -179,6 +180,9 @@ function cases(): Case[] {
         "2026-13-45T99:99:99Z",
         "NOT_A_VALUE",
         "'; drop table app.users; --",
+        // Cursors of the right shape (two strings) holding what the list's key cannot be.
+        encodeCursor(["not a time", "00000000-0000-0000-0000-000000000000"]),
+        encodeCursor(["2026-01-01T00:00:00Z", "not a uuid"]),
       ];
       for (const value of values) {
         const q = `${param}=${encodeURIComponent(value)}`;
