@@ -2,7 +2,7 @@
  * app.readable_topics(): the topic rule as a set; app.can_read_topic is membership of it.
  */
 begin;
-select plan(6);
+select plan(8);
 
 select tests.create_user('topics.ann@example.test', 'MEMBER');
 select tests.create_user('topics.ben@example.test', 'MEMBER');
@@ -37,6 +37,25 @@ select set_config('role', 'authenticated', true);
 select is_empty(
   $$ select app.readable_topics() $$,
   'A revoked session reads no topic at all, not even its own user topic.'
+);
+
+-- Claims without a usable session id read nothing (and do not raise): only a live session does.
+select tests.clear_authentication();
+select set_config('request.jwt.claims',
+  json_build_object('sub', tests.user_id('topics.ann@example.test'), 'role', 'authenticated')::text, true);
+select set_config('role', 'authenticated', true);
+select is_empty(
+  $$ select app.readable_topics() $$,
+  'Claims without a session_id read no topic.'
+);
+select tests.clear_authentication();
+select set_config('request.jwt.claims',
+  json_build_object('sub', tests.user_id('topics.ann@example.test'), 'role', 'authenticated',
+                    'session_id', 'not-a-uuid')::text, true);
+select set_config('role', 'authenticated', true);
+select is_empty(
+  $$ select app.readable_topics() $$,
+  'Claims with a malformed session_id read no topic (and raise nothing).'
 );
 
 select tests.clear_authentication();
