@@ -796,12 +796,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
       if (request.method === "POST" && path === "/api/broadcast") return httpBroadcast(request);
       const single = /^\/api\/broadcast\/([^/]+)\/events\/([^/]+)$/.exec(path);
       if (request.method === "POST" && single) {
-        return httpBroadcastOne(
-          request,
-          url,
-          decodeURIComponent(single[1]),
-          decodeURIComponent(single[2]),
-        );
+        let topic: string, event: string;
+        try {
+          topic = decodeURIComponent(single[1]);
+          event = decodeURIComponent(single[2]);
+        } catch {
+          return Promise.resolve(jsonError(400, { error: "Bad percent-encoding in the path" }));
+        }
+        return httpBroadcastOne(request, url, topic, event);
       }
       return Promise.resolve(jsonError(404, { error: "Not found" }));
     },

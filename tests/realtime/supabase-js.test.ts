@@ -340,6 +340,13 @@ test("[gateway] httpSend and the HTTP endpoint refuse bad credentials; private w
     });
     assert.equal(invalid.status, 422);
     await invalid.body?.cancel();
+    const badPath = await fetch(`${base}/realtime/v1/api/broadcast/%E0%A4/events/poke`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${serviceKey}` },
+      body: JSON.stringify({ payload: {} }),
+    });
+    assert.equal(badPath.status, 400, "bad percent-encoding in the path is 400, not 500");
+    await badPath.body?.cancel();
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(got, [{ by: "alice" }]);
   } finally {
