@@ -13,6 +13,7 @@ import { Cluster } from "./postgres.ts";
 import { loadLocalEnv } from "./local-env.ts";
 import { startStackServer } from "./server.ts";
 import { prepareDatabase, ROOT, stackEnv, throwawayCluster } from "./database.ts";
+import { dumpSchema, SCHEMA_FILE } from "./schema-dump.ts";
 import { closeDeps, createDeps } from "../functions/api/deps.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
@@ -87,7 +88,14 @@ async function start(args: string[]): Promise<void> {
     }
     if (processes > 1) say(`${processes} server processes share port ${port}`);
   } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(message);
+    if (message.includes("Remote migration versions not found")) {
+      // The database's migration history names files this checkout does not have: a .local/
+      // made before the migrations were reorganized (or from another branch).
+      say("this database was migrated from other migration files than this checkout's;");
+      say("start from a new one with `npm start -- --reset` (.local/agora.env is kept)");
+    }
     await stop(1);
     return;
   }
@@ -178,6 +186,7 @@ async function test(args: string[]): Promise<void> {
     Deno.addSignalListener(signal, () => void dispose().finally(() => Deno.exit(130)));
   }
   try {
+    results.push(await schemaStep(cluster));
     const url = new URL(cluster.url());
     results.push(
       await step("pgTAP", "pg_prove", [
@@ -231,6 +240,24 @@ async function test(args: string[]): Promise<void> {
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
   console.log(`\nsummary: ${passed} passed, ${failed} failed`);
   Deno.exit(failed ? 1 : 0);
+}
+
+/**
+ * The readable schema (supabase/schema.sql) regenerated from the freshly migrated database; the
+ * step fails when the committed file said something else, so the two never disagree in a commit.
+ */
+async function schemaStep(cluster: Cluster): Promise<StepResult> {
+  say(`schema: ${SCHEMA_FILE} from the migrated database`);
+  const path = join(ROOT, SCHEMA_FILE);
+  const fresh = await dumpSchema(cluster);
+  const committed = await Deno.readTextFile(path).catch(() => "");
+  if (fresh === committed) return { name: "schema", passed: 1, failed: 0 };
+  await Deno.writeTextFile(path, fresh);
+  console.error(
+    `[agora] ${SCHEMA_FILE} did not match the migrations; it has been rewritten. ` +
+      `Review it (git diff ${SCHEMA_FILE}) and commit it with the migrations.`,
+  );
+  return { name: "schema", passed: 0, failed: 1 };
 }
 
 async function bench(args: string[]): Promise<void> {

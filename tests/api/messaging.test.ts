@@ -378,7 +378,7 @@ test("[messaging] PUT /api/messages/:id refuses a non-author and a closed edit w
   // Past the window as configured now (another test may have changed it from the default 15).
   await t.deps.sql`
     update app.messages
-    set created_at = now() - make_interval(mins => app.config_int('limits', 'messageEditWindowMinutes', 15) + 1)
+    set created_at = now() - make_interval(mins => app.config_int('limits', 'messageEditWindowMinutes') + 1)
     where id = ${message.id}`;
   await expectError(
     await t.request("PUT", `/api/messages/${message.id}`, {

@@ -22,7 +22,7 @@
  *   25x2  (primary) 25 conversations of 2 senders each, like the one-to-one chats most traffic
  *         is. Each is a group of the 2 senders and the observer (a direct conversation has room
  *         for two only). Within a conversation, sends serialize on the conversation row's lock
- *         (the seq counter, held until commit: see supabase/migrations/20261121100000_messaging.sql):
+ *         (the seq counter, held until commit: see supabase/migrations/*_messages.sql):
  *         2 senders per conversation keeps that lock out of the throughput figure, as it is in
  *         real traffic spread over many conversations. The observer watches 20 of the 25 (the
  *         API takes at most 20 topics per connection); the other 5 count for throughput only.
@@ -443,7 +443,7 @@ async function explainSend(bench: Bench, sender: User, conversationId: string, s
     ]],
     [
       "config_int messageMaxLength",
-      `select app.config_int('limits', 'messageMaxLength', 10000)`,
+      `select app.config_int('limits', 'messageMaxLength')`,
       [],
     ],
     [

@@ -4,7 +4,7 @@
  * privileges on server-only state, function execute grants, policies, and the role rank order.
  */
 begin;
-select plan(63);
+select plan(66);
 
 -- ---------------------------------------------------------------------------------------------
 -- Schemas and tables
@@ -290,6 +290,34 @@ select policies_are('app', 'config_versions',
 select is_empty(
   $$ select format('%I.%I: %s', schemaname, tablename, policyname) from pg_policies where schemaname in ('app_private', 'dev') $$,
   'The app_private tables and dev.mail have no policies at all (RLS on, deny everything).'
+);
+
+-- ---------------------------------------------------------------------------------------------
+-- Every table and function says why it exists (in its comment, which survives `create or
+-- replace` and shows in supabase/schema.sql and Supabase Studio)
+-- ---------------------------------------------------------------------------------------------
+
+select is_empty(
+  $$ select format('%I.%I', n.nspname, c.relname)
+     from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname in ('app', 'app_private') and c.relkind in ('r', 'p', 'v', 'm')
+       and coalesce(obj_description(c.oid, 'pg_class'), '') = '' $$,
+  'Every table and view in app and app_private has a comment saying why it exists.'
+);
+select is_empty(
+  $$ select p.oid::regprocedure::text
+     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+     where n.nspname in ('app', 'app_private')
+       and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+       and coalesce(obj_description(p.oid, 'pg_proc'), '') = '' $$,
+  'Every function in app and app_private has a comment saying why it exists.'
+);
+select is_empty(
+  $$ select t.oid::regtype::text
+     from pg_type t join pg_namespace n on n.oid = t.typnamespace
+     where n.nspname in ('app', 'app_private') and t.typtype = 'e'
+       and coalesce(obj_description(t.oid, 'pg_type'), '') = '' $$,
+  'Every enum type in app and app_private has a comment saying what its values mean.'
 );
 
 -- ---------------------------------------------------------------------------------------------

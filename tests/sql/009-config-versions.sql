@@ -139,12 +139,15 @@ select is(
   'app.public_config returns exactly the keys version, whiteLabel and features.'
 );
 select is(
-  app.public_config(),
   jsonb_build_object(
-    'version', :next_version + 1,
-    'whiteLabel', '{"brandName": "Test Brand Two"}'::jsonb,
-    'features', '{"marketplace": false}'::jsonb),
-  'app.public_config returns the whiteLabel and features of the newest version.'
+    'version', app.public_config() -> 'version',
+    'brandName', app.public_config() #> '{whiteLabel,brandName}',
+    'primaryColor', app.public_config() #> '{whiteLabel,primaryColor}',
+    'marketplace', app.public_config() #> '{features,marketplace}',
+    'messaging', app.public_config() #> '{features,messaging}'),
+  jsonb_build_object('version', :next_version + 1, 'brandName', 'Test Brand Two',
+    'primaryColor', '#1f6feb', 'marketplace', false, 'messaging', true),
+  'app.public_config returns the whiteLabel and features of the newest version laid over the defaults.'
 );
 select ok(
   app.public_config()::text not like '%hunter%' and app.public_config()::text not like '%s3cret%',
@@ -166,8 +169,10 @@ select results_eq(
 insert into app.config_versions (version, config, reason) values (:next_version + 2, '{"other": 1}', 'No public keys');
 select is(
   app.public_config(),
-  jsonb_build_object('version', :next_version + 2, 'whiteLabel', '{}'::jsonb, 'features', '{}'::jsonb),
-  'Without whiteLabel or features, app.public_config returns them empty.'
+  jsonb_build_object('version', :next_version + 2,
+    'whiteLabel', app_private.config_defaults() -> 'whiteLabel',
+    'features', app_private.config_defaults() -> 'features'),
+  'Without whiteLabel or features, app.public_config returns their defaults.'
 );
 select throws_ok(
   $$ insert into app.config_versions (version, config, reason) values (0, '{}', 'Zero') $$,

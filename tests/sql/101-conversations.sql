@@ -1,5 +1,5 @@
 /*
- * Conversations and their participants (supabase/migrations/20261121100000_messaging.sql):
+ * Conversations and their participants (supabase/migrations/..._conversations.sql):
  * app.create_conversation (direct: exactly two people, one conversation per pair, no title; group:
  * a title and at most limits.groupMaxParticipants people), who may take part (active users of at
  * least SUBSCRIBER), who sees a conversation and its participant rows (its participants only),
@@ -153,10 +153,10 @@ select max(version) + 1, '{"limits": {"groupMaxParticipants": 3}}', 'Smaller gro
 from app.config_versions;
 select tests.authenticate_as(tests.user_id('conv.carol@example.test'));
 
-select is(app.config_int('limits', 'groupMaxParticipants', 100), 3,
+select is(app.config_int('limits', 'groupMaxParticipants'), 3,
   'app.config_int reads limits.groupMaxParticipants from the newest configuration version.');
-select is(app.config_int('limits', 'noSuchLimit', 100), 100,
-  'app.config_int falls back to the default for a setting the configuration does not have.');
+select is(app.config_int('limits', 'messageMaxLength'), 10000,
+  'app.config_int falls back to app_private.config_defaults for a setting the stored version does not have.');
 select throws_ok(
   format($$ select * from app.create_conversation('group', array[%L, %L, %L]::uuid[], 'Too many') $$,
     tests.user_id('conv.paul@example.test'), tests.user_id('conv.pia@example.test'), tests.user_id('conv.quinn@example.test')),

@@ -1,5 +1,5 @@
 /*
- * Messages (supabase/migrations/20261121100000_messaging.sql): participants send in their own name
+ * Messages (supabase/migrations/..._messages.sql): participants send in their own name
  * (insert into app.messages), each message takes the next per-conversation seq under the
  * conversation row lock and moves last_seq and last_activity_at; content is 1 to 10,000 characters;
  * app.edit_message lets the author edit within the edit window and keeps every earlier version in
@@ -7,7 +7,7 @@
  * empty content and no attachments in the same place; identity columns never change.
  */
 begin;
-select plan(75);
+select plan(78);
 
 do $$
 begin
@@ -164,6 +164,31 @@ select throws_ok(
   '23514', 'new row for relation "messages" violates check constraint "messages_content_length"',
   'An edit to empty content is refused (23514).'
 );
+
+-- Edits obey the configured length as sends do (limits.messageMaxLength), on every path.
+select tests.clear_authentication();
+insert into app.config_versions (version, config, reason)
+select max(version) + 1, '{"limits": {"messageMaxLength": 30}}', 'Short messages for the test'
+from app.config_versions;
+select tests.authenticate_as(tests.user_id('msg.alice@example.test'));
+select throws_ok(
+  format($$ select app.edit_message(%L, repeat('x', 31)) $$, :'m1'),
+  'AG400', 'a message has at most 30 characters',
+  'An edit longer than the configured limit is refused by app.edit_message (AG400).'
+);
+select throws_ok(
+  format($$ update app.messages set content = repeat('x', 31) where id = %L $$, :'m1'),
+  'AG400', 'a message has at most 30 characters',
+  'The same edit written as a plain update by the author is refused by the guard trigger (AG400).'
+);
+select is(
+  (select content from app.messages where id = :'m1'),
+  'Hello, dear book club!',
+  'The refused long edits changed nothing.'
+);
+select tests.clear_authentication();
+delete from app.config_versions where config = '{"limits": {"messageMaxLength": 30}}';
+select tests.authenticate_as(tests.user_id('msg.alice@example.test'));
 
 select tests.insert_message(:'group_id', tests.user_id('msg.alice@example.test'), 'Written an hour ago',
   now() - interval '1 hour') as old_message \gset

@@ -1,5 +1,5 @@
 /*
- * Read marks (supabase/migrations/20261121100000_messaging.sql): app.mark_read moves the caller's
+ * Read marks (supabase/migrations/..._messages.sql): app.mark_read moves the caller's
  * watermark forward to a message, never backward, and returns the unread count (messages of
  * others after the mark, deleted ones excluded); a participant moves only their own mark and
  * nothing else of their participant row; strangers, ADMINs who take no part and visitors cannot.

@@ -1,5 +1,5 @@
 /*
- * The durable event log and the topic rule (supabase/migrations/20261121100000_messaging.sql):
+ * The durable event log and the topic rule (supabase/migrations/..._events.sql):
  * app.can_read_topic decides who reads conversation:<id> (its participants who can message),
  * user:<id> (that user) and admin (ADMINs); the RLS policy on app.events and the policy on
  * realtime.messages both use it. Message changes emit message.created/updated/deleted at commit

@@ -1,5 +1,5 @@
 /*
- * Idempotency keys for sends (supabase/migrations/20261121100000_messaging.sql):
+ * Idempotency keys for sends (supabase/migrations/..._idempotency.sql):
  * app.claim_idempotency_key returns null for a new key (go ahead), the stored first response for
  * the same key, scope and body hash ({"response": ...}), and {"conflict": true} for the same key
  * with another body or scope; app.store_idempotent_response records the response. Keys belong to

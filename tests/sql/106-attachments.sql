@@ -1,5 +1,5 @@
 /*
- * Attachments (supabase/migrations/20261121100000_messaging.sql): the uploader inserts the row for
+ * Attachments (supabase/migrations/..._attachments.sql): the uploader inserts the row for
  * their own file, unattached, and sees it; they attach it once, to a message of their own in that
  * message's conversation (the guard trigger), after which every participant of the conversation
  * sees it and nobody else does. The file's fields never change and rows are never deleted by users.

@@ -1,5 +1,5 @@
 /*
- * What a sent message costs to write (supabase/migrations/20261121150000_message_write_path.sql):
+ * What a sent message costs to write (supabase/migrations/..._conversations.sql and ..._messages.sql):
  * the per-message update of its conversation (seq, last activity) must stay a HOT update, which
  * writes no index entries. It stops being one the moment an index covers a column it changes,
  * so this test fails then, and the benchmark's throughput with it.

@@ -1,5 +1,5 @@
 /*
- * app_private.send_message_as (supabase/migrations/20261121160000_send_message_in_one_statement.sql):
+ * app_private.send_message_as (supabase/migrations/..._messages.sql):
  * the API's one-statement send. It takes the claims it is given, so no API role may call it; and
  * the send inside runs as `authenticated` with those claims, under RLS, exactly as
  * app.send_message does in a transaction of its own.

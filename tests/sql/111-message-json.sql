@@ -1,5 +1,5 @@
 /*
- * The message JSON (supabase/migrations/20261121170000_claims_read_once.sql) is built in three
+ * The message JSON (supabase/migrations/..._messages.sql and ..._attachments.sql) is built in three
  * places: app.message_json (lists, edits), the send's response, and the event trigger, each
  * reading the attachments in its own statement. They must agree, with and without attachments,
  * and the two builders must stay inlinable: a `set search_path` or `security definer` added to

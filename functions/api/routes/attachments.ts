@@ -20,7 +20,6 @@ export const attachments = router();
 
 /** Room for the multipart framing around the file: boundaries, part headers, a long name. */
 export const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
-const DEFAULT_MAX_BYTES = 10_485_760;
 const MAX_NAME_LENGTH = 255;
 
 const attachmentSchema = z.object({
@@ -157,7 +156,7 @@ attachments.openapi(
     }
     const [{ limit }] = await withUser(deps.sql, claims, (tx) =>
       tx<{ limit: number }[]>`
-        select app.config_int('limits', 'attachmentMaxBytes', ${DEFAULT_MAX_BYTES}) as limit`);
+        select app.config_int('limits', 'attachmentMaxBytes') as limit`);
     const maxBody = limit + MULTIPART_OVERHEAD_BYTES;
     const declared = Number(c.req.header("content-length"));
     if (Number.isFinite(declared) && declared > maxBody) {

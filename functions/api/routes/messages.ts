@@ -5,7 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { withUser } from "../../_shared/db.ts";
-import { badRequest } from "../../_shared/errors.ts";
+
 import { claimsOf } from "../session-claims.ts";
 import { sweepStorage } from "../storage-sweeper.ts";
 import { type MessageJson, messageSchema } from "./message-schema.ts";
@@ -34,15 +34,8 @@ messages.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const { content } = c.req.valid("json");
+    // app.edit_message checks the configured length, as app.send_message does for sends.
     const message = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), async (tx) => {
-      const [{ max }] = await tx<{ max: number }[]>`
-        select app.config_int('limits', 'messageMaxLength', 10000) as max`;
-      if (content.length > max) {
-        throw badRequest(`A message has at most ${max} characters.`, [{
-          path: "content",
-          message: `at most ${max} characters`,
-        }]);
-      }
       const [row] = await tx<
         { json: MessageJson }[]
       >`select app.edit_message(${id}, ${content}) as json`;

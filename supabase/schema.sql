@@ -1,0 +1,3617 @@
+-- The current schema of Agora, generated from the migrations by `npm test` (stack/schema-dump.ts).
+-- Do not edit: change a migration in supabase/migrations/, run `npm test`, commit both.
+-- Every table and function says why it exists in its COMMENT.
+
+--
+-- PostgreSQL database dump
+--
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+--
+-- Name: app; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA app;
+
+--
+-- Name: SCHEMA app; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON SCHEMA app IS 'Agora data read and written by users through RLS.';
+
+--
+-- Name: app_private; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA app_private;
+
+--
+-- Name: SCHEMA app_private; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON SCHEMA app_private IS 'Agora secrets and server-only state; never granted to API roles.';
+
+--
+-- Name: conversation_type; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.conversation_type AS ENUM (
+    'direct',
+    'group'
+);
+
+--
+-- Name: TYPE conversation_type; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.conversation_type IS 'Direct: exactly two people, one per pair. Group: a titled set with a creator.';
+
+--
+-- Name: security_severity; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.security_severity AS ENUM (
+    'info',
+    'warning',
+    'critical'
+);
+
+--
+-- Name: TYPE security_severity; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.security_severity IS 'How urgently an admin should look at a security event.';
+
+--
+-- Name: user_role; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.user_role AS ENUM (
+    'VISITOR',
+    'SUBSCRIBER',
+    'MEMBER',
+    'CONFIDENTIAL',
+    'ADMIN'
+);
+
+--
+-- Name: TYPE user_role; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.user_role IS 'The five roles in rank order, so that enum comparison is rank comparison.';
+
+--
+-- Name: user_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.user_status AS ENUM (
+    'active',
+    'suspended'
+);
+
+--
+-- Name: TYPE user_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.user_status IS 'A suspended user authenticates nothing and is in no list.';
+
+--
+-- Name: add_participants(uuid, uuid[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) RETURNS SETOF uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  conv app.conversations;
+  max_participants integer := app.config_int('limits', 'groupMaxParticipants');
+begin
+  select * into conv from app.conversations c where c.id = target_conversation_id for update;
+  if not found or not exists (
+    select 1 from app.conversation_participants p where p.conversation_id = conv.id and p.user_id = me
+  ) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if conv.type <> 'group' or conv.created_by is distinct from me or not app.has_role('SUBSCRIBER') then
+    raise exception 'only the group''s creator adds people' using errcode = 'AG403';
+  end if;
+  if (select count(*) from app.users u where u.id = any(user_ids) and u.status = 'active' and u.role >= 'SUBSCRIBER')
+     <> (select count(distinct x) from unnest(user_ids) x) then
+    raise exception 'every participant must be an active user who can message' using errcode = 'AG422';
+  end if;
+  if (select count(*) from app.conversation_participants p where p.conversation_id = conv.id)
+     + (select count(distinct x) from unnest(user_ids) x
+        where not exists (select 1 from app.conversation_participants p where p.conversation_id = conv.id and p.user_id = x))
+     > max_participants then
+    raise exception 'a group has at most % participants', max_participants using errcode = 'AG422';
+  end if;
+  return query
+    insert into app.conversation_participants (conversation_id, user_id, added_by)
+    select conv.id, x, me from (select distinct unnest(user_ids) as x) ids
+    on conflict do nothing
+    returning user_id;
+end;
+$$;
+
+--
+-- Name: FUNCTION add_participants(target_conversation_id uuid, user_ids uuid[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) IS 'The group''s creator adds people (the conversation row lock serializes additions against the size limit). Returns the ids actually added; people already in are skipped. security definer as app.create_conversation.';
+
+--
+-- Name: admin_messaging_stats(text, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  result jsonb;
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN reads platform analytics' using errcode = '42501';
+  end if;
+  if bucket not in ('day', 'week', 'month') then
+    raise exception 'unknown interval %', bucket using errcode = 'AG400';
+  end if;
+  with buckets as (
+    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
+  ),
+  messages as (
+    select date_trunc(bucket, m.created_at, 'UTC') as t, count(*)::int as n, count(distinct m.sender_id)::int as senders
+    from app.messages m where m.created_at >= range_from and m.created_at < range_to group by 1
+  ),
+  conversations as (
+    select date_trunc(bucket, c.created_at, 'UTC') as t, count(*)::int as n
+    from app.conversations c where c.created_at >= range_from and c.created_at < range_to group by 1
+  )
+  select jsonb_build_object(
+    'totals', jsonb_build_object(
+      'conversations', (select count(*) from app.conversations),
+      'messages', (select count(*) from app.messages where deleted_at is null)
+    ),
+    'messages', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(m.n, 0)) order by b.t)
+                 from buckets b left join messages m on m.t = b.t),
+    'activeSenders', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(m.senders, 0)) order by b.t)
+                      from buckets b left join messages m on m.t = b.t),
+    'conversationsCreated', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(c.n, 0)) order by b.t)
+                             from buckets b left join conversations c on c.t = b.t)
+  ) into result;
+  return result;
+end;
+$$;
+
+--
+-- Name: FUNCTION admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages, active senders and new conversations per interval, zero-filled, with totals: counts only, never content. security definer because ADMINs cannot read conversations they are not in, yet the platform''s figures count them all; it checks the caller is an ADMIN and returns aggregates only.';
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+--
+-- Name: attachments; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.attachments (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    uploader_id uuid NOT NULL,
+    conversation_id uuid,
+    message_id uuid,
+    name text NOT NULL,
+    content_type text NOT NULL,
+    size bigint NOT NULL,
+    storage_key text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT attachments_attached_together CHECK (((conversation_id IS NULL) = (message_id IS NULL))),
+    CONSTRAINT attachments_content_type_check CHECK (((char_length(content_type) >= 3) AND (char_length(content_type) <= 255))),
+    CONSTRAINT attachments_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 255))),
+    CONSTRAINT attachments_size_check CHECK ((size >= 0))
+);
+
+--
+-- Name: TABLE attachments; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.attachments IS 'Files: visible to their uploader, and once attached (exactly once, to the uploader''s own message) to the participants of that conversation.';
+
+--
+-- Name: attachment_json(app.attachments); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.attachment_json(a app.attachments) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'id', a.id, 'name', a.name, 'contentType', a.content_type, 'size', a.size,
+    'url', '/api/attachments/' || a.id::text
+  )
+$$;
+
+--
+-- Name: FUNCTION attachment_json(a app.attachments); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.attachment_json(a app.attachments) IS 'One attachment as the API shows it. Inlinable pure SQL with no pinned search_path, like app.message_object and for the same reason.';
+
+--
+-- Name: can_read_topic(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.can_read_topic(topic text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return exists (select 1 from app.readable_topics() t where t = topic);
+end;
+$$;
+
+--
+-- Name: FUNCTION can_read_topic(topic text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.can_read_topic(topic text) IS 'Whether the caller may read one realtime topic: membership of app.readable_topics(), so one rule serves every transport.';
+
+--
+-- Name: can_write_topic(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.can_write_topic(topic text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return topic like 'conversation:%' and app.can_read_topic(topic);
+end;
+$$;
+
+--
+-- Name: FUNCTION can_write_topic(topic text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.can_write_topic(topic text) IS 'Whether the caller may broadcast or track presence on a realtime topic: participants of a conversation may (presence, client-side signals); user: and admin topics are written by the server only (realtime.send), never by clients. security definer: it reads memberships through app.can_read_topic; it returns a boolean.';
+
+--
+-- Name: role_changes; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.role_changes (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    previous_role app.user_role NOT NULL,
+    new_role app.user_role NOT NULL,
+    changed_by uuid,
+    reason text NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT role_changes_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500)))
+);
+
+--
+-- Name: TABLE role_changes; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.role_changes IS 'The audit trail of role changes (who, why, before and after), written only by a trigger on app.users so it cannot be forged.';
+
+--
+-- Name: change_user_role(uuid, app.user_role, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) RETURNS app.role_changes
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  previous app.user_role;
+  change app.role_changes;
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN changes roles' using errcode = '42501';
+  end if;
+  if char_length(coalesce(trim(change_reason), '')) = 0 then
+    raise exception 'a role change needs a reason' using errcode = 'AG400';
+  end if;
+  select u.role into previous from app.users u where u.id = target_user_id for update;
+  if not found then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  if previous = new_role then
+    -- Nothing changes, so nothing is recorded; the answer still describes the request.
+    return row(null, target_user_id, previous, new_role, auth.uid(), change_reason, now())::app.role_changes;
+  end if;
+  perform set_config('agora.role_change_reason', change_reason, true);
+  update app.users set role = new_role where id = target_user_id;
+  perform set_config('agora.role_change_reason', '', true);
+  select * into change from app.role_changes rc
+  where rc.user_id = target_user_id order by rc.id desc limit 1;
+  return change;
+end;
+$$;
+
+--
+-- Name: FUNCTION change_user_role(target_user_id uuid, new_role app.user_role, change_reason text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) IS 'Changes a user''s role and records it in one transaction, with the caller''s rights: the users policies and the guard trigger refuse non-admins, self-changes and removing the last ADMIN. AG404 for an unknown user (or one RLS hides).';
+
+--
+-- Name: claim_idempotency_key(text, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.claim_idempotency_key(idempotency_key text, key_scope text, body_hash text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  existing app_private.idempotency_keys;
+begin
+  delete from app_private.idempotency_keys k
+  where k.user_id = me and k.key = idempotency_key and k.created_at < now() - interval '24 hours';
+  insert into app_private.idempotency_keys (user_id, key, scope, request_hash)
+  values (me, idempotency_key, key_scope, body_hash)
+  on conflict (user_id, key) do nothing;
+  if found then
+    return null;
+  end if;
+  select * into existing from app_private.idempotency_keys k where k.user_id = me and k.key = idempotency_key;
+  if existing.scope <> key_scope or existing.request_hash <> body_hash then
+    return jsonb_build_object('conflict', true);
+  end if;
+  return jsonb_build_object('response', existing.response);
+end;
+$$;
+
+--
+-- Name: FUNCTION claim_idempotency_key(idempotency_key text, key_scope text, body_hash text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.claim_idempotency_key(idempotency_key text, key_scope text, body_hash text) IS 'Claims a key inside the caller''s transaction: null when it is new; when it exists, waits for its first transaction (the primary key) and returns {response} or {conflict: true} for another scope or body. security definer: the keys live in app_private; it acts only on the caller''s own keys.';
+
+--
+-- Name: config_int(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.config_int(section text, key text) RETURNS integer
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v jsonb;
+begin
+  select c.config -> section -> key into v from app.config_versions c order by c.version desc limit 1;
+  v := coalesce(v, app_private.config_defaults() -> section -> key);
+  if jsonb_typeof(v) = 'number' then
+    return v::text::integer;
+  end if;
+  raise exception 'configuration setting %.% is not a number', section, key using errcode = 'AG500';
+end;
+$$;
+
+--
+-- Name: FUNCTION config_int(section text, key text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.config_int(section text, key text) IS 'A numeric setting of the current configuration (limits and the like, never secrets), with its default from app_private.config_defaults. security definer: the configuration table is readable by ADMINs only; it returns one number.';
+
+--
+-- Name: conversation_profiles(uuid[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.conversation_profiles(conversation_ids uuid[]) RETURNS TABLE(conversation_id uuid, user_id uuid, name text, image text, role app.user_role)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select p.conversation_id, u.id, u.name, u.image, u.role
+  from app.conversation_participants p
+  join app.users u on u.id = p.user_id
+  where p.conversation_id = any(conversation_ids)
+    and p.conversation_id in (select app.my_conversation_ids())
+  order by p.conversation_id, p.joined_at, u.id
+$$;
+
+--
+-- Name: FUNCTION conversation_profiles(conversation_ids uuid[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) IS 'Display profiles (name, image, role; never e-mail) of the people who share a conversation with the caller. security definer: app.users shows a user only their own row.';
+
+--
+-- Name: create_conversation(app.conversation_type, uuid[], text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text DEFAULT NULL::text) RETURNS TABLE(conversation_id uuid, created boolean)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  others uuid[];
+  max_participants integer := app.config_int('limits', 'groupMaxParticipants');
+  key text;
+  new_id uuid;
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    raise exception 'messaging needs the SUBSCRIBER role' using errcode = 'AG403';
+  end if;
+  select coalesce(array_agg(distinct p), '{}') into others from unnest(participant_ids) as p where p <> me;
+  if (select count(*) from app.users u where u.id = any(others) and u.status = 'active' and u.role >= 'SUBSCRIBER')
+     <> cardinality(others) then
+    raise exception 'every participant must be an active user who can message' using errcode = 'AG422';
+  end if;
+  if conversation_type = 'direct' then
+    if cardinality(others) <> 1 then
+      raise exception 'a direct conversation has exactly two people' using errcode = 'AG400';
+    end if;
+    if conversation_title is not null then
+      raise exception 'a direct conversation has no title' using errcode = 'AG400';
+    end if;
+    key := least(me, others[1])::text || ':' || greatest(me, others[1])::text;
+    insert into app.conversations (type, created_by, direct_key)
+    values ('direct', me, key)
+    on conflict (direct_key) do nothing
+    returning id into new_id;
+    if new_id is null then
+      return query select c.id, false from app.conversations c where c.direct_key = key;
+      return;
+    end if;
+  else
+    if conversation_title is null or char_length(trim(conversation_title)) = 0 then
+      raise exception 'a group conversation needs a title' using errcode = 'AG400';
+    end if;
+    if cardinality(others) + 1 > max_participants then
+      raise exception 'a group has at most % participants', max_participants using errcode = 'AG422';
+    end if;
+    insert into app.conversations (type, title, created_by)
+    values ('group', trim(conversation_title), me)
+    returning id into new_id;
+  end if;
+  insert into app.conversation_participants (conversation_id, user_id, added_by)
+  select new_id, p, me from unnest(array_prepend(me, others)) as p;
+  return query select new_id, true;
+end;
+$$;
+
+--
+-- Name: FUNCTION create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text) IS 'Creates a conversation, or returns the existing direct one between the same two people (from either side; concurrent creations meet on the unique direct_key). Returns the id and whether it was created. security definer: it adds other people as participants, which no policy lets a user do; every rule is checked here.';
+
+--
+-- Name: current_user_role(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.current_user_role() RETURNS app.user_role
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return coalesce(
+    (select u.role from app.users u where u.id = (select auth.uid()) and u.status = 'active'),
+    'VISITOR'::app.user_role
+  );
+end;
+$$;
+
+--
+-- Name: FUNCTION current_user_role(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.current_user_role() IS 'The signed-in user''s current role from the database; VISITOR without an active session user.';
+
+--
+-- Name: delete_message(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.delete_message(target_message_id uuid) RETURNS TABLE(conversation_id uuid, deleted_at timestamp with time zone, storage_keys text[])
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  m app.messages;
+  conv app.conversations;
+  is_participant boolean;
+  keys text[];
+begin
+  select * into m from app.messages where id = target_message_id for update;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  select * into conv from app.conversations c where c.id = m.conversation_id;
+  is_participant := exists (
+    select 1 from app.conversation_participants p where p.conversation_id = m.conversation_id and p.user_id = me
+  );
+  if not is_participant and not app.is_admin() then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  if not (
+    (is_participant and m.sender_id = me and app.has_role('SUBSCRIBER'))
+    or (is_participant and conv.type = 'group' and conv.created_by = me and app.has_role('SUBSCRIBER'))
+    or app.is_admin()
+  ) then
+    raise exception 'only the author, the group''s creator or an ADMIN deletes a message' using errcode = 'AG403';
+  end if;
+  if m.deleted_at is not null then
+    return query select m.conversation_id, m.deleted_at, '{}'::text[];
+    return;
+  end if;
+  with gone as (
+    delete from app.attachments a where a.message_id = m.id returning a.storage_key
+  ) select coalesce(array_agg(gone.storage_key), '{}') into keys from gone;
+  update app.messages set deleted_at = now() where id = m.id returning * into m;
+  return query select m.conversation_id, m.deleted_at, keys;
+end;
+$$;
+
+--
+-- Name: FUNCTION delete_message(target_message_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.delete_message(target_message_id uuid) IS 'Soft-deletes a message into a tombstone: by its author, the group''s creator, or an ADMIN. The content and the attachments go (their files follow through the attachments'' delete trigger). security definer: the creator and ADMINs act on messages that are not theirs, ADMINs even in conversations they cannot read; each case is checked here.';
+
+--
+-- Name: edit_message(uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.edit_message(target_message_id uuid, new_content text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  m app.messages;
+  window_minutes integer := app.config_int('limits', 'messageEditWindowMinutes');
+  max_length integer := app.config_int('limits', 'messageMaxLength');
+begin
+  -- No FOR UPDATE here: under RLS it would hide the row from non-authors, who must get 403.
+  select * into m from app.messages where id = target_message_id;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  if m.sender_id is distinct from auth.uid() then
+    raise exception 'only the author edits a message' using errcode = 'AG403';
+  end if;
+  if m.deleted_at is not null then
+    raise exception 'a deleted message cannot be edited' using errcode = 'AG422';
+  end if;
+  if m.created_at < now() - make_interval(mins => window_minutes) then
+    raise exception 'the edit window (% minutes) has closed', window_minutes using errcode = 'AG422';
+  end if;
+  if char_length(new_content) > max_length then
+    raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
+  end if;
+  -- The update re-checks everything under the row lock (RLS: author, not deleted).
+  update app.messages set content = new_content where id = m.id and deleted_at is null returning * into m;
+  if not found then
+    raise exception 'a deleted message cannot be edited' using errcode = 'AG422';
+  end if;
+  return app.message_json(m);
+end;
+$$;
+
+--
+-- Name: FUNCTION edit_message(target_message_id uuid, new_content text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.edit_message(target_message_id uuid, new_content text) IS 'Edits a message: the author only (AG403 otherwise), within the configured edit window and length (the same limit as sends), never a tombstone. Returns the message JSON. security invoker: RLS decides.';
+
+--
+-- Name: effective_config(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.effective_config() RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select app_private.jsonb_merge_deep(
+    app_private.config_defaults(),
+    coalesce((select c.config from app.config_versions c order by c.version desc limit 1), '{}'::jsonb)
+  )
+$$;
+
+--
+-- Name: FUNCTION effective_config(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.effective_config() IS 'The current configuration with every default filled in. security definer because app.config_versions is readable by admins only; only the server''s own connection may call it (the public part is app.public_config).';
+
+--
+-- Name: has_role(app.user_role); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.has_role(required app.user_role) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- plpgsql, not sql: policies call this several times per statement, and a non-inlinable SQL
+  -- function is parsed and planned again on every call while plpgsql keeps its plan for the
+  -- session. `(select auth.uid())` is evaluated once per statement; bare, it parsed the claims
+  -- JSON once per row whenever the plan scanned (44 us a call with 41 users, 10 us now).
+  return exists (
+    select 1 from app.users u
+    where u.id = (select auth.uid()) and u.status = 'active' and u.role >= required
+  );
+end;
+$$;
+
+--
+-- Name: FUNCTION has_role(required app.user_role); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.has_role(required app.user_role) IS 'Whether the signed-in user is active and holds at least the given role, read from app.users (not from a possibly stale token). security definer because policies on app.users call it: invoker rights would recurse into those policies. It reads one row and returns a boolean.';
+
+--
+-- Name: is_admin(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.is_admin() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return app.has_role('ADMIN');
+end;
+$$;
+
+--
+-- Name: FUNCTION is_admin(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.is_admin() IS 'Shorthand for app.has_role(''ADMIN''), used by every admin policy; plpgsql so its plan is kept.';
+
+--
+-- Name: is_participant(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.is_participant(target_conversation_id uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return exists (
+    select 1 from app.conversation_participants p
+    where p.conversation_id = target_conversation_id and p.user_id = (select auth.uid())
+  ) and app.has_role('SUBSCRIBER');
+end;
+$$;
+
+--
+-- Name: FUNCTION is_participant(target_conversation_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.is_participant(target_conversation_id uuid) IS 'Whether the current user takes part in one conversation (and may use it): one primary-key lookup, cheaper than the whole set for single-conversation checks. security definer as app.my_conversation_ids.';
+
+--
+-- Name: mark_read(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.mark_read(target_message_id uuid) RETURNS TABLE(conversation_id uuid, last_read_message_id uuid, unread_count bigint)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  m app.messages;
+  p app.conversation_participants;
+begin
+  select * into m from app.messages where id = target_message_id;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  update app.conversation_participants cp
+  set last_read_seq = m.seq, last_read_message_id = m.id, last_read_at = now()
+  where cp.conversation_id = m.conversation_id and cp.user_id = me
+  returning * into p;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  return query select p.conversation_id, p.last_read_message_id, (
+    select count(*) from app.messages x
+    where x.conversation_id = p.conversation_id and x.seq > p.last_read_seq
+      and x.deleted_at is null and x.sender_id is distinct from me
+  );
+end;
+$$;
+
+--
+-- Name: FUNCTION mark_read(target_message_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.mark_read(target_message_id uuid) IS 'Moves the caller''s read watermark forward to a message (never backward; the guard trigger keeps the later mark) and returns it with the unread count. security invoker: RLS decides which message and row the caller reaches.';
+
+--
+-- Name: messages; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.messages (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    conversation_id uuid NOT NULL,
+    seq bigint NOT NULL,
+    sender_id uuid,
+    content text NOT NULL,
+    reply_to_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    edited_at timestamp with time zone,
+    deleted_at timestamp with time zone,
+    CONSTRAINT messages_content_length CHECK ((((deleted_at IS NULL) AND ((char_length(content) >= 1) AND (char_length(content) <= 10000))) OR ((deleted_at IS NOT NULL) AND (content = ''::text))))
+);
+
+--
+-- Name: TABLE messages; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.messages IS 'Messages in per-conversation commit order (seq). A deleted message is a tombstone: content empty, attachments gone, place kept. The check''s 10000 is the hard ceiling; limits.messageMaxLength may be lower.';
+
+--
+-- Name: message_json(app.messages); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.message_json(m app.messages) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select app.message_object(m, (
+    select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id)
+    from app.attachments a where a.message_id = m.id
+  ))
+$$;
+
+--
+-- Name: FUNCTION message_json(m app.messages); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.message_json(m app.messages) IS 'The message as the API shows it, attachments read here. For list queries, where it is planned once per query. security invoker: a user sees only the attachments RLS shows them.';
+
+--
+-- Name: message_object(app.messages, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'id', m.id,
+    'conversationId', m.conversation_id,
+    'seq', m.seq,
+    'senderId', m.sender_id,
+    'content', m.content,
+    'replyToId', m.reply_to_id,
+    'attachments', case when m.deleted_at is null then coalesce(attachments, '[]'::jsonb) else '[]'::jsonb end,
+    'createdAt', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'editedAt', to_char(m.edited_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  )
+$$;
+
+--
+-- Name: FUNCTION message_object(m app.messages, attachments jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'The message object from its row and its attachments'' JSON. Inlinable pure SQL with no pinned search_path on purpose (a pin stops inlining; it reads no table and runs with the caller''s rights): inlined it costs nothing per call in lists and is planned once per session inside plpgsql. The send and the event trigger each read the attachments in a statement of their own and call this.';
+
+--
+-- Name: my_conversation_ids(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.my_conversation_ids() RETURNS SETOF uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- plpgsql keeps its plan across calls (see app.has_role).
+  if app.has_role('SUBSCRIBER') then
+    return query
+      select p.conversation_id from app.conversation_participants p where p.user_id = (select auth.uid());
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION my_conversation_ids(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.my_conversation_ids() IS 'The conversations the current user takes part in and may use (an active user of at least SUBSCRIBER; a participant demoted to VISITOR or suspended sees nothing until reinstated). security definer so policies on the participants table can use it without recursing into their own policies; it returns only the caller''s memberships.';
+
+--
+-- Name: public_config(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.public_config() RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'version', coalesce((select max(c.version) from app.config_versions c), 0),
+    'whiteLabel', app.effective_config() -> 'whiteLabel',
+    'features', app.effective_config() -> 'features'
+  )
+$$;
+
+--
+-- Name: FUNCTION public_config(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.public_config() IS 'The public part of the configuration (white-label and feature flags, defaults filled in), for anyone, signed in or not. security definer because app.config_versions is readable by admins only; it returns only these two sections, never the rest.';
+
+--
+-- Name: readable_topics(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.readable_topics() RETURNS SETOF text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  me uuid := auth.uid();
+  session_claim text := auth.jwt() ->> 'session_id';
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    return;
+  end if;
+  -- A signed-out (revoked) session reads nothing, on any transport, even before its token expires.
+  if session_claim is null
+     or session_claim !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+     or not exists (
+       select 1 from app.sessions s
+       where s.id = session_claim::uuid and s.user_id = me
+         and s.revoked_at is null and s.expires_at > now()
+     ) then
+    return;
+  end if;
+  return next 'user:' || me::text;
+  if app.is_admin() then
+    return next 'admin';
+  end if;
+  return query
+    select 'conversation:' || p.conversation_id::text
+    from app.conversation_participants p where p.user_id = me;
+end;
+$_$;
+
+--
+-- Name: FUNCTION readable_topics(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.readable_topics() IS 'THE topic rule, as the set of topics the current user may read: conversation:<id> for participants (active users of at least SUBSCRIBER), user:<id> for that user, admin for ADMINs; only for a live session, so signout ends realtime access at once. Every transport uses it: SSE and long-poll through app.can_read_topic, Realtime through the realtime.messages policy, the app.events policy as a set (evaluated once per statement, not per event row). security definer: it reads memberships and sessions the caller may not read, and returns only the caller''s own topics.';
+
+--
+-- Name: remove_participant(uuid, uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  conv app.conversations;
+begin
+  select * into conv from app.conversations c where c.id = target_conversation_id for update;
+  if not found or not exists (
+    select 1 from app.conversation_participants p where p.conversation_id = conv.id and p.user_id = me
+  ) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if conv.type <> 'group' then
+    raise exception 'people cannot be removed from a direct conversation' using errcode = 'AG422';
+  end if;
+  if target_user_id <> me and conv.created_by is distinct from me then
+    raise exception 'only the group''s creator removes people' using errcode = 'AG403';
+  end if;
+  delete from app.conversation_participants p
+  where p.conversation_id = conv.id and p.user_id = target_user_id;
+  if not found then
+    raise exception 'not a participant' using errcode = 'AG404';
+  end if;
+  -- A group is never left without someone to manage it: the longest-standing participant takes
+  -- over from a creator who leaves; a group nobody is in any more is removed.
+  if conv.created_by = target_user_id then
+    update app.conversations c set created_by = (
+      select p.user_id from app.conversation_participants p
+      where p.conversation_id = conv.id order by p.joined_at, p.user_id limit 1
+    ) where c.id = conv.id;
+  end if;
+  if not exists (select 1 from app.conversation_participants p where p.conversation_id = conv.id) then
+    delete from app.conversations c where c.id = conv.id;
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION remove_participant(target_conversation_id uuid, target_user_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) IS 'The group''s creator removes someone; anyone may leave a group; direct conversations are fixed. A creator who leaves hands the group to the longest-standing participant; an empty group is removed. security definer as app.create_conversation.';
+
+--
+-- Name: send_message(uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  claim jsonb;
+  max_length integer;
+  attached integer;
+  created app.messages;
+  files jsonb;
+  result jsonb;
+begin
+  if not app.is_participant(target_conversation_id) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if idempotency_key is not null then
+    claim := app.claim_idempotency_key(idempotency_key, 'send_message', request_hash);
+    if claim ? 'conflict' then
+      raise exception 'this Idempotency-Key was used with another request' using errcode = 'AG409';
+    end if;
+    if jsonb_typeof(claim -> 'response') = 'object' then
+      return claim -> 'response';
+    end if;
+  end if;
+  max_length := app.config_int('limits', 'messageMaxLength');
+  if char_length(message_content) > max_length then
+    raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
+  end if;
+  insert into app.messages (conversation_id, sender_id, content, reply_to_id)
+  values (target_conversation_id, me, message_content, reply_to)
+  returning * into created;
+  if cardinality(attachment_ids) > 0 then
+    update app.attachments a set message_id = created.id, conversation_id = target_conversation_id
+    where a.id = any(attachment_ids) and a.uploader_id = me and a.message_id is null;
+    get diagnostics attached = row_count;
+    if attached <> cardinality(attachment_ids) then
+      raise exception 'every attachment must be your own upload, not yet attached' using errcode = 'AG422';
+    end if;
+    select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id) into files
+    from app.attachments a where a.message_id = created.id;
+  end if;
+  result := app.message_object(created, files);
+  if idempotency_key is not null then
+    perform app.store_idempotent_response(idempotency_key, result);
+  end if;
+  return result;
+end;
+$$;
+
+--
+-- Name: FUNCTION send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'Sends a message in one call: participation (AG404 otherwise), the idempotency key (the first response again, AG409 for another body), the configured length, the insert (RLS: the sender is the caller; the seq trigger checks the reply) and the attachments (the caller''s own, not yet attached, else AG422). Returns the message as the API shows it. security invoker: every write is the caller''s, under RLS.';
+
+--
+-- Name: send_typing(uuid, boolean, integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer DEFAULT 2000) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  hits integer;
+begin
+  if not app.has_role('SUBSCRIBER') or not exists (
+    select 1 from app.conversation_participants p
+    where p.conversation_id = target_conversation_id and p.user_id = me
+  ) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  -- The caller names the throttle (a server setting), but cannot turn it off.
+  throttle_ms := least(greatest(throttle_ms, 250), 60000);
+  insert into app_private.rate_limits as r (bucket, window_start, hits)
+  values (
+    'typing:' || me || ':' || target_conversation_id || ':' || is_typing,
+    to_timestamp(floor(extract(epoch from clock_timestamp()) * 1000 / throttle_ms) * throttle_ms / 1000.0),
+    1
+  )
+  on conflict (bucket, window_start) do update set hits = r.hits + 1
+  returning r.hits into hits;
+  if hits > 1 then
+    return false;
+  end if;
+  perform app_private.emit_ephemeral('conversation:' || target_conversation_id, 'typing',
+    jsonb_build_object('conversationId', target_conversation_id, 'userId', me, 'isTyping', is_typing,
+                       'expiresAt', to_char((now() + interval '5 seconds') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')));
+  return true;
+end;
+$$;
+
+--
+-- Name: FUNCTION send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) IS 'A participant''s ephemeral typing signal, throttled per user, conversation and state (one per throttle_ms, at least 250; the rest are accepted and dropped). Returns whether it was sent. security definer: it counts in the private rate-limit table; it checks participation first.';
+
+--
+-- Name: store_idempotent_response(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.store_idempotent_response(idempotency_key text, response jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  update app_private.idempotency_keys k set response = store_idempotent_response.response
+  where k.user_id = (select auth.uid()) and k.key = idempotency_key;
+end;
+$$;
+
+--
+-- Name: FUNCTION store_idempotent_response(idempotency_key text, response jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.store_idempotent_response(idempotency_key text, response jsonb) IS 'Records the first response for a claimed key, in the same transaction as the work it describes. security definer for the same reason as claim_idempotency_key.';
+
+--
+-- Name: assign_message_seq(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.assign_message_seq() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- A nested `if`: as one condition the planner folded the known null and made a custom plan on
+  -- every insert.
+  if new.reply_to_id is not null then
+    if not exists (
+      select 1 from app.messages m where m.id = new.reply_to_id and m.conversation_id = new.conversation_id
+    ) then
+      raise exception 'a reply must point to a message of the same conversation' using errcode = 'AG422';
+    end if;
+  end if;
+  update app.conversations c set last_seq = c.last_seq + 1, last_activity_at = now()
+  where c.id = new.conversation_id
+  returning c.last_seq into new.seq;
+  if new.seq is null then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION assign_message_seq(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.assign_message_seq() IS 'A new message takes the next seq from its conversation; the update holds the conversation row''s lock until commit, so seq order is commit order within the conversation. Also checks a reply points into the same conversation.';
+
+--
+-- Name: collect_orphan_attachments(interval); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.collect_orphan_attachments(older_than interval DEFAULT '24:00:00'::interval) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app.attachments where message_id is null and created_at < now() - older_than
+$$;
+
+--
+-- Name: FUNCTION collect_orphan_attachments(older_than interval); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
+
+--
+-- Name: config_defaults(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.config_defaults() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select '{
+    "system": {
+      "platformName": "Agora", "defaultRole": "SUBSCRIBER", "maintenanceMode": false,
+      "signupsOpen": true
+    },
+    "features": {
+      "messaging": true, "store": true, "wallet": true, "notifications": true,
+      "signInWithEmail": true, "signInWithGoogle": false, "signInWithApple": false,
+      "signInWithWallet": false
+    },
+    "limits": {
+      "messageMaxLength": 10000, "messageEditWindowMinutes": 15,
+      "attachmentMaxBytes": 10485760, "groupMaxParticipants": 100
+    },
+    "whiteLabel": {
+      "brandName": "Agora", "logoUrl": null, "primaryColor": "#1f6feb", "customDomain": null,
+      "supportEmail": null
+    },
+    "store": { "currency": "USD", "platformFeeBps": 500, "settlementHourUtc": 2 },
+    "wallet": { "chainId": 31337, "confirmationsRequired": 1 },
+    "notifications": { "pushEnabled": false, "bulkMaxRecipients": 10000 }
+  }'::jsonb
+$$;
+
+--
+-- Name: FUNCTION config_defaults(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
+
+--
+-- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.emit_ephemeral(topic text, event text, payload jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  envelope jsonb := jsonb_build_object(
+    'id', 'ephemeral.' || gen_random_uuid()::text,
+    'topic', topic,
+    'event', event,
+    'payload', payload,
+    'createdAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  );
+begin
+  perform realtime.send(envelope, event, topic, true);
+  perform set_config('realtime.topic', '', true);
+  perform pg_notify('agora_ephemeral', envelope::text);
+end;
+$$;
+
+--
+-- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.emit_ephemeral(topic text, event text, payload jsonb) IS 'Ephemeral events (typing): delivered to live subscribers only, never stored in app.events. Hosted Realtime gets them through realtime.send, API processes through NOTIFY. security definer for the same reason as emit_event.';
+
+--
+-- Name: emit_event(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.emit_event(topic text, event text, payload jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  row app.events;
+begin
+  insert into app.events (topic, event, payload) values (topic, event, payload) returning * into row;
+  perform realtime.send(
+    jsonb_build_object(
+      'id', row.xid::text || '.' || row.id::text,
+      'topic', row.topic,
+      'event', row.event,
+      'payload', row.payload,
+      'createdAt', to_char(row.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    ),
+    event, topic, true
+  );
+  -- realtime.send sets realtime.topic for the transaction; clear it so nothing later relies on it.
+  perform set_config('realtime.topic', '', true);
+  -- Wakes the event hubs of every API process; NOTIFY is delivered at commit.
+  perform pg_notify('agora_events', '');
+end;
+$$;
+
+--
+-- Name: FUNCTION emit_event(topic text, event text, payload jsonb); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.emit_event(topic text, event text, payload jsonb) IS 'Appends a durable event and hands the same envelope to Realtime; its id is the event''s cursor (<xid>.<id>), the same on every transport, so clients remove duplicates. security definer: triggers write events on behalf of whichever user caused them.';
+
+--
+-- Name: guard_attachment_update(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_attachment_update() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if new.id <> old.id or new.uploader_id <> old.uploader_id or new.storage_key <> old.storage_key
+     or new.name <> old.name or new.content_type <> old.content_type or new.size <> old.size then
+    raise exception 'an attachment''s file never changes' using errcode = '42501';
+  end if;
+  if old.message_id is not null and current_setting('role', true) in ('anon', 'authenticated') then
+    raise exception 'an attachment is attached once' using errcode = 'AG409';
+  end if;
+  if new.message_id is not null and not exists (
+    select 1 from app.messages m
+    join app.conversation_participants p on p.conversation_id = m.conversation_id and p.user_id = new.uploader_id
+    where m.id = new.message_id and m.sender_id = new.uploader_id and m.conversation_id = new.conversation_id
+      and m.deleted_at is null
+  ) then
+    raise exception 'an attachment goes on a live message of its uploader, who takes part in the conversation'
+      using errcode = 'AG422';
+  end if;
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_attachment_update(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_attachment_update() IS 'An attachment''s file never changes, it is attached once, and only to a live message of its uploader in a conversation the uploader takes part in. security definer: it reads messages and participants the update may not see.';
+
+--
+-- Name: guard_message_update(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_message_update() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- Users change content only; trusted server paths (no API role) may also fix metadata.
+  -- (The `role` setting, not current_user: this function runs with its owner's rights.)
+  if current_setting('role', true) in ('anon', 'authenticated') and (
+     new.id <> old.id or new.conversation_id <> old.conversation_id or new.seq <> old.seq
+     or new.sender_id is distinct from old.sender_id or new.created_at <> old.created_at
+     or new.reply_to_id is distinct from old.reply_to_id) then
+    raise exception 'only the content of a message can change' using errcode = '42501';
+  end if;
+  if old.deleted_at is not null then
+    raise exception 'a deleted message cannot change' using errcode = 'AG422';
+  end if;
+  if new.deleted_at is not null then
+    new.content := '';
+    new.edited_at := old.edited_at;
+    return new;
+  end if;
+  if new.content <> old.content then
+    -- The edit window and the length limit hold for every path a user has, not only app.edit_message.
+    if current_setting('role', true) in ('anon', 'authenticated') then
+      if old.created_at < now() - make_interval(mins => app.config_int('limits', 'messageEditWindowMinutes')) then
+        raise exception 'the edit window has closed' using errcode = 'AG422';
+      end if;
+      if char_length(new.content) > app.config_int('limits', 'messageMaxLength') then
+        raise exception 'a message has at most % characters', app.config_int('limits', 'messageMaxLength')
+          using errcode = 'AG400';
+      end if;
+    end if;
+    insert into app.message_versions (message_id, content, written_at)
+    values (old.id, old.content, coalesce(old.edited_at, old.created_at));
+    new.edited_at := now();
+  end if;
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_message_update(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_message_update() IS 'Message edits keep the earlier version in app.message_versions; users change content only, within the configured edit window and length, never on a tombstone. Deletion (deleted_at set) empties the content.';
+
+--
+-- Name: guard_read_mark(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_read_mark() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if new.conversation_id <> old.conversation_id or new.user_id <> old.user_id
+     or new.joined_at <> old.joined_at or new.added_by is distinct from old.added_by then
+    raise exception 'only the read mark of a participant can change' using errcode = '42501';
+  end if;
+  if new.last_read_seq <= old.last_read_seq then
+    new.last_read_seq := old.last_read_seq;
+    new.last_read_message_id := old.last_read_message_id;
+    new.last_read_at := old.last_read_at;
+    return new;
+  end if;
+  -- Moving forward: the mark must name a message of this conversation at that position.
+  if not exists (
+    select 1 from app.messages m
+    where m.id = new.last_read_message_id and m.conversation_id = new.conversation_id and m.seq = new.last_read_seq
+  ) then
+    raise exception 'a read mark names a message of the conversation' using errcode = 'AG422';
+  end if;
+  new.last_read_at := now();
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_read_mark(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only and name a real message at that position; nothing else of a participant row changes. security definer: it reads messages the row''s update may not see.';
+
+--
+-- Name: guard_session_update(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_session_update() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if auth.uid() is not null or current_user in ('anon', 'authenticated') then
+    if old.revoked_at is not null then
+      raise exception 'a revoked session cannot change' using errcode = '42501';
+    end if;
+    new.revoked_at := now();
+  end if;
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_session_update(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_session_update() IS 'Users revoke their own sessions and nothing more: the revocation time is the server''s clock (no backdating into the prune window) and a revoked session never changes again.';
+
+--
+-- Name: guard_user_update(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_user_update() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  trusted boolean := me is null and current_user not in ('anon', 'authenticated');
+begin
+  if new.id <> old.id or new.created_at <> old.created_at then
+    raise exception 'user ids and creation times never change' using errcode = '42501';
+  end if;
+  if not trusted and new.email <> old.email then
+    raise exception 'the email address cannot be changed here' using errcode = '42501';
+  end if;
+  if new.role = old.role and new.status = old.status then
+    return new;
+  end if;
+  if not trusted then
+    if not app.is_admin() then
+      raise exception 'only an ADMIN changes roles and status' using errcode = '42501';
+    end if;
+    if old.id = me then
+      raise exception 'an ADMIN cannot change their own role or status' using errcode = 'AG422';
+    end if;
+    if new.role <> old.role and coalesce(current_setting('agora.role_change_reason', true), '') = '' then
+      raise exception 'a role change needs a reason (use app.change_user_role)' using errcode = 'AG400';
+    end if;
+  end if;
+  if old.role = 'ADMIN' and old.status = 'active' and (new.role <> 'ADMIN' or new.status <> 'active') then
+    perform pg_advisory_xact_lock(hashtext('app.users.active_admins'));
+    if not exists (
+      select 1 from app.users u
+      where u.role = 'ADMIN' and u.status = 'active' and u.id <> old.id
+    ) then
+      raise exception 'the last active ADMIN cannot be demoted or suspended' using errcode = 'AG422';
+    end if;
+  end if;
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_user_update(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_user_update() IS 'Users edit their own profile but never their id, email, role or status; only an ADMIN changes roles and status, never their own, and never so that no active ADMIN is left (an advisory lock serializes concurrent demotions, so two admins cannot demote each other into an admin-less platform). A transaction without claims is a trusted server path (sign-in, seed) and passes.';
+
+--
+-- Name: hit_rate_limit(text, integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) RETURNS TABLE(hits integer, reset_at timestamp with time zone)
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  insert into app_private.rate_limits as r (bucket, window_start, hits)
+  values (
+    bucket_key,
+    to_timestamp(floor(extract(epoch from now()) / window_seconds) * window_seconds),
+    1
+  )
+  on conflict (bucket, window_start) do update set hits = r.hits + 1
+  returning r.hits, r.window_start + make_interval(secs => window_seconds)
+$$;
+
+--
+-- Name: FUNCTION hit_rate_limit(bucket_key text, window_seconds integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) IS 'Counts one hit against a fixed window and returns the count and when the window ends. One upsert, so concurrent instances count exactly. Called only by the server''s own connection, before any user transaction.';
+
+--
+-- Name: jsonb_merge_deep(jsonb, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select case
+    when jsonb_typeof(base) = 'object' and jsonb_typeof(patch) = 'object' then (
+      select coalesce(jsonb_object_agg(
+        coalesce(b.key, p.key),
+        case when b.key is null then p.value
+             when p.key is null then b.value
+             else app_private.jsonb_merge_deep(b.value, p.value) end
+      ), '{}'::jsonb)
+      from jsonb_each(base) b full join jsonb_each(patch) p on p.key = b.key
+    )
+    when patch is null then base
+    else patch
+  end
+$$;
+
+--
+-- Name: FUNCTION jsonb_merge_deep(base jsonb, patch jsonb); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) IS 'Objects merged key by key at every depth, anything else replaced by the patch: how a partial stored configuration is laid over the defaults.';
+
+--
+-- Name: message_events(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.message_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  current app.messages;
+  files jsonb;
+begin
+  select * into current from app.messages where id = new.id;
+  if not found then
+    return null;
+  end if;
+  if tg_op = 'INSERT' or (current.deleted_at is null and current.content <> old.content) then
+    select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id) into files
+    from app.attachments a where a.message_id = current.id;
+  end if;
+  if tg_op = 'INSERT' then
+    perform app_private.emit_event('conversation:' || current.conversation_id, 'message.created',
+      app.message_object(current, files));
+  elsif current.deleted_at is not null and old.deleted_at is null then
+    perform app_private.emit_event('conversation:' || current.conversation_id, 'message.deleted',
+      jsonb_build_object('id', current.id, 'conversationId', current.conversation_id, 'seq', current.seq,
+                         'deletedAt', to_char(current.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')));
+  elsif current.content <> old.content then
+    perform app_private.emit_event('conversation:' || current.conversation_id, 'message.updated',
+      app.message_object(current, files));
+  end if;
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION message_events(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner.';
+
+--
+-- Name: participant_events(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.participant_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  p app.conversation_participants := case when tg_op = 'DELETE' then old else new end;
+  name text := case when tg_op = 'DELETE' then 'participant.removed' else 'participant.added' end;
+  body jsonb;
+begin
+  body := jsonb_build_object('conversationId', p.conversation_id, 'userId', p.user_id);
+  perform app_private.emit_event('conversation:' || p.conversation_id, name, body);
+  perform app_private.emit_event('user:' || p.user_id, case when tg_op = 'DELETE' then 'conversation.left' else 'conversation.joined' end, body);
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION participant_events(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.participant_events() IS 'Joining and leaving are events on the conversation and, for the person, on their user topic (so a client learns of new conversations live).';
+
+--
+-- Name: prune_auth_state(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.prune_auth_state() RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app_private.rate_limits where window_start < now() - interval '1 day';
+  delete from app_private.magic_links where expires_at < now() - interval '1 day';
+  delete from app.sessions
+    where (revoked_at is not null and revoked_at < now() - interval '30 days')
+       or expires_at < now() - interval '30 days';
+$$;
+
+--
+-- Name: FUNCTION prune_auth_state(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.prune_auth_state() IS 'Housekeeping for sign-in state (old rate-limit windows, used magic links, long-dead sessions), run by pg_cron every 15 minutes.';
+
+--
+-- Name: prune_events(integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.prune_events(keep_days integer DEFAULT 3) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app.events where created_at < now() - make_interval(days => keep_days);
+$$;
+
+--
+-- Name: FUNCTION prune_events(keep_days integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.prune_events(keep_days integer) IS 'The event log keeps keep_days (default 3): long enough for any client to resume, short enough to stay small. Run by pg_cron.';
+
+--
+-- Name: prune_idempotency_keys(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.prune_idempotency_keys() RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app_private.idempotency_keys where created_at < now() - interval '24 hours';
+$$;
+
+--
+-- Name: FUNCTION prune_idempotency_keys(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.prune_idempotency_keys() IS 'Keys replay for 24 hours; older ones are removed by pg_cron.';
+
+--
+-- Name: prune_logs(integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.prune_logs(keep_days integer DEFAULT 90) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app.access_logs where created_at < now() - make_interval(days => keep_days);
+  delete from app.security_events where created_at < now() - make_interval(days => keep_days);
+$$;
+
+--
+-- Name: FUNCTION prune_logs(keep_days integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.prune_logs(keep_days integer) IS 'Keeps access logs and security events for a number of days (90 by default), run by pg_cron daily.';
+
+--
+-- Name: queue_storage_deletion(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.queue_storage_deletion() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app_private.storage_deletions (storage_key) values (old.storage_key);
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION queue_storage_deletion(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.queue_storage_deletion() IS 'Every deleted attachment row (a deleted message, a cascade from a conversation or a user, an expired upload) queues its file for removal. security definer: users delete attachments through other tables'' cascades and functions.';
+
+--
+-- Name: read_mark_events(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.read_mark_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if new.last_read_seq > old.last_read_seq then
+    perform app_private.emit_event('conversation:' || new.conversation_id, 'message.read',
+      jsonb_build_object('conversationId', new.conversation_id, 'userId', new.user_id,
+                         'lastReadMessageId', new.last_read_message_id, 'lastReadSeq', new.last_read_seq));
+  end if;
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION read_mark_events(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.read_mark_events() IS 'Each forward move of a read mark is a message.read event for the other participants.';
+
+--
+-- Name: record_role_change(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.record_role_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason)
+  values (
+    new.id, old.role, new.role, auth.uid(),
+    coalesce(nullif(current_setting('agora.role_change_reason', true), ''), 'changed by a server path')
+  );
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION record_role_change(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.record_role_change() IS 'The audit trail writes itself: every role change, by any path, lands in app.role_changes with the reason from agora.role_change_reason. security definer because nobody may insert audit rows directly: that is what makes the trail trustworthy.';
+
+--
+-- Name: send_message_as(text, uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return app.send_message(target_conversation_id, message_content, reply_to, attachment_ids,
+                          idempotency_key, request_hash);
+end;
+$$;
+
+--
+-- Name: FUNCTION send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
+
+--
+-- Name: take_storage_deletions(integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.take_storage_deletions(batch integer DEFAULT 100) RETURNS SETOF text
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app_private.storage_deletions d
+  where d.id in (select s.id from app_private.storage_deletions s order by s.id limit batch for update skip locked)
+  returning d.storage_key
+$$;
+
+--
+-- Name: FUNCTION take_storage_deletions(batch integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.take_storage_deletions(batch integer) IS 'Takes up to batch queued keys for removal, deleting them as they are taken (skip locked, so several servers drain in parallel); a server that fails to remove a file puts it back.';
+
+--
+-- Name: touch_updated_at(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.touch_updated_at() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION touch_updated_at(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest without trusting callers.';
+
+--
+-- Name: access_logs; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.access_logs (
+    id bigint NOT NULL,
+    request_id text NOT NULL,
+    user_id uuid,
+    method text NOT NULL,
+    route text NOT NULL,
+    status smallint NOT NULL,
+    duration_ms real NOT NULL,
+    ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE access_logs; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.access_logs IS 'One row per /api request, written in batches off the request path by the server only. No foreign key on user_id: checking it cost a row lock per logged request, and a log keeps the id it saw.';
+
+--
+-- Name: access_logs_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.access_logs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.access_logs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: config_versions; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.config_versions (
+    version integer NOT NULL,
+    config jsonb NOT NULL,
+    diff jsonb DEFAULT '{}'::jsonb NOT NULL,
+    reason text NOT NULL,
+    changed_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT config_versions_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500))),
+    CONSTRAINT config_versions_version_check CHECK ((version > 0))
+);
+
+--
+-- Name: TABLE config_versions; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.config_versions IS 'Versioned system configuration: every version kept, the highest is current, and a stored document may be partial (app_private.config_defaults fills the rest). The primary key is the optimistic lock: two writers that read version N cannot both write N + 1.';
+
+--
+-- Name: conversation_participants; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.conversation_participants (
+    conversation_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    added_by uuid,
+    joined_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_read_seq bigint DEFAULT 0 NOT NULL,
+    last_read_message_id uuid,
+    last_read_at timestamp with time zone
+);
+
+--
+-- Name: TABLE conversation_participants; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.conversation_participants IS 'Who takes part in a conversation, and each one''s read watermark (only moves forward).';
+
+--
+-- Name: conversations; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.conversations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    type app.conversation_type NOT NULL,
+    title text,
+    created_by uuid,
+    direct_key text,
+    last_seq bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_activity_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT conversations_direct_key CHECK (((type = 'direct'::app.conversation_type) = (direct_key IS NOT NULL))),
+    CONSTRAINT conversations_direct_untitled CHECK (((type = 'group'::app.conversation_type) OR (title IS NULL))),
+    CONSTRAINT conversations_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200)))
+)
+WITH (fillfactor='70');
+
+--
+-- Name: TABLE conversations; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.conversations IS 'Direct and group conversations. last_seq hands out message numbers under the row''s lock (commit order within a conversation); direct_key keeps one direct conversation per pair. Unindexed activity columns and fillfactor 70 keep the per-message update HOT.';
+
+--
+-- Name: events; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.events (
+    id bigint NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    topic text NOT NULL,
+    event text NOT NULL,
+    payload jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT events_event_check CHECK ((event ~ '^[a-z_]+(\.[a-z_]+)*$'::text)),
+    CONSTRAINT events_topic_check CHECK (((char_length(topic) >= 1) AND (char_length(topic) <= 200)))
+);
+
+--
+-- Name: TABLE events; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.events IS 'Durable realtime events, read in (xid, id) order below the running-transaction horizon so a cursor never skips or repeats, whatever order concurrent writers commit in.';
+
+--
+-- Name: events_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: identities; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.identities (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    provider text NOT NULL,
+    provider_user_id text NOT NULL,
+    email text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_used_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT identities_provider_check CHECK ((provider = ANY (ARRAY['email'::text, 'google'::text, 'apple'::text, 'wallet'::text]))),
+    CONSTRAINT identities_provider_user_id_check CHECK (((char_length(provider_user_id) >= 1) AND (char_length(provider_user_id) <= 320)))
+);
+
+--
+-- Name: TABLE identities; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.identities IS 'How a person proves who they are: one row per provider account (email, google, apple, wallet).';
+
+--
+-- Name: message_versions; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.message_versions (
+    id bigint NOT NULL,
+    message_id uuid NOT NULL,
+    content text NOT NULL,
+    written_at timestamp with time zone NOT NULL,
+    replaced_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE message_versions; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.message_versions IS 'Earlier contents of edited messages: the history an edit must not erase.';
+
+--
+-- Name: message_versions_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.message_versions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.message_versions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: role_changes_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.role_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.role_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: security_events; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.security_events (
+    id bigint NOT NULL,
+    type text NOT NULL,
+    severity app.security_severity DEFAULT 'info'::app.security_severity NOT NULL,
+    user_id uuid,
+    ip inet,
+    user_agent text,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT security_events_type_check CHECK ((type ~ '^[a-z_]+(\.[a-z_]+)*$'::text))
+);
+
+--
+-- Name: TABLE security_events; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.security_events IS 'What an admin needs to see of security (sign-ins, token reuse, denials, role changes); written by the server only.';
+
+--
+-- Name: security_events_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.security_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.security_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: sessions; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.sessions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    provider text NOT NULL,
+    ip inet,
+    user_agent text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    refreshed_at timestamp with time zone,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone,
+    revoked_reason text,
+    CONSTRAINT sessions_revoked_reason_check CHECK ((char_length(revoked_reason) <= 200)),
+    CONSTRAINT sessions_user_agent_check CHECK ((char_length(user_agent) <= 1024))
+);
+
+--
+-- Name: TABLE sessions; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.sessions IS 'A signed-in device. Every request checks its row, so revoking it kills its access tokens at once; a revoked or expired session authenticates nothing.';
+
+--
+-- Name: users; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    name text DEFAULT ''::text NOT NULL,
+    image text,
+    role app.user_role DEFAULT 'SUBSCRIBER'::app.user_role NOT NULL,
+    status app.user_status DEFAULT 'active'::app.user_status NOT NULL,
+    wallet_address text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_sign_in_at timestamp with time zone,
+    CONSTRAINT users_email_check CHECK ((((char_length(email) >= 3) AND (char_length(email) <= 320)) AND (email ~ '^[^@\s]+@[^@\s]+$'::text))),
+    CONSTRAINT users_image_check CHECK ((char_length(image) <= 2048)),
+    CONSTRAINT users_name_check CHECK ((char_length(name) <= 200)),
+    CONSTRAINT users_wallet_address_check CHECK ((wallet_address ~ '^0x[0-9a-fA-F]{40}$'::text))
+);
+
+--
+-- Name: TABLE users; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.users IS 'People on the platform, their role and status. The role here, not the one in a token, is what every check reads, so a change counts on the next statement.';
+
+--
+-- Name: idempotency_keys; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.idempotency_keys (
+    user_id uuid NOT NULL,
+    key text NOT NULL,
+    scope text NOT NULL,
+    request_hash text NOT NULL,
+    response jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT idempotency_keys_key_check CHECK (((char_length(key) >= 1) AND (char_length(key) <= 255)))
+);
+
+--
+-- Name: TABLE idempotency_keys; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.idempotency_keys IS 'Idempotency keys per user with the request''s hash and its first response, replayed for 24 h.';
+
+--
+-- Name: magic_links; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.magic_links (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    token_hash text NOT NULL,
+    redirect_to text,
+    ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone
+);
+
+--
+-- Name: TABLE magic_links; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.magic_links IS 'Magic-link tokens as SHA-256 hashes: single use, short-lived; a leaked table signs nobody in.';
+
+--
+-- Name: rate_limits; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.rate_limits (
+    bucket text NOT NULL,
+    window_start timestamp with time zone NOT NULL,
+    hits integer DEFAULT 0 NOT NULL
+);
+
+--
+-- Name: TABLE rate_limits; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.rate_limits IS 'Fixed-window rate-limit counters, in the database so limits hold across many stateless API instances.';
+
+--
+-- Name: refresh_tokens; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.refresh_tokens (
+    id bigint NOT NULL,
+    session_id uuid NOT NULL,
+    token_hash text NOT NULL,
+    parent_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    spent_at timestamp with time zone
+);
+
+--
+-- Name: TABLE refresh_tokens; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.refresh_tokens IS 'Opaque refresh tokens as SHA-256 hashes. parent_id links each to the one it replaced: that is how reuse of a spent token is told apart from the grace allowed to its parent.';
+
+--
+-- Name: refresh_tokens_id_seq; Type: SEQUENCE; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.refresh_tokens ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.refresh_tokens_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: storage_deletions; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.storage_deletions (
+    id bigint NOT NULL,
+    storage_key text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE storage_deletions; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.storage_deletions IS 'Storage keys whose attachment rows are gone, waiting for the server to remove the files.';
+
+--
+-- Name: storage_deletions_id_seq; Type: SEQUENCE; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.storage_deletions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.storage_deletions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: access_logs access_logs_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.access_logs
+    ADD CONSTRAINT access_logs_pkey PRIMARY KEY (id);
+
+--
+-- Name: attachments attachments_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.attachments
+    ADD CONSTRAINT attachments_pkey PRIMARY KEY (id);
+
+--
+-- Name: attachments attachments_storage_key_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.attachments
+    ADD CONSTRAINT attachments_storage_key_key UNIQUE (storage_key);
+
+--
+-- Name: config_versions config_versions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.config_versions
+    ADD CONSTRAINT config_versions_pkey PRIMARY KEY (version);
+
+--
+-- Name: conversation_participants conversation_participants_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_pkey PRIMARY KEY (conversation_id, user_id);
+
+--
+-- Name: conversations conversations_direct_key_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversations
+    ADD CONSTRAINT conversations_direct_key_key UNIQUE (direct_key);
+
+--
+-- Name: conversations conversations_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversations
+    ADD CONSTRAINT conversations_pkey PRIMARY KEY (id);
+
+--
+-- Name: events events_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+--
+-- Name: identities identities_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.identities
+    ADD CONSTRAINT identities_pkey PRIMARY KEY (id);
+
+--
+-- Name: identities identities_provider_provider_user_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.identities
+    ADD CONSTRAINT identities_provider_provider_user_id_key UNIQUE (provider, provider_user_id);
+
+--
+-- Name: message_versions message_versions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.message_versions
+    ADD CONSTRAINT message_versions_pkey PRIMARY KEY (id);
+
+--
+-- Name: messages messages_conversation_id_seq_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_conversation_id_seq_key UNIQUE (conversation_id, seq);
+
+--
+-- Name: messages messages_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
+
+--
+-- Name: role_changes role_changes_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.role_changes
+    ADD CONSTRAINT role_changes_pkey PRIMARY KEY (id);
+
+--
+-- Name: security_events security_events_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.security_events
+    ADD CONSTRAINT security_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: sessions sessions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.sessions
+    ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
+
+--
+-- Name: users users_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+--
+-- Name: idempotency_keys idempotency_keys_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (user_id, key);
+
+--
+-- Name: magic_links magic_links_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.magic_links
+    ADD CONSTRAINT magic_links_pkey PRIMARY KEY (id);
+
+--
+-- Name: magic_links magic_links_token_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.magic_links
+    ADD CONSTRAINT magic_links_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: rate_limits rate_limits_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.rate_limits
+    ADD CONSTRAINT rate_limits_pkey PRIMARY KEY (bucket, window_start);
+
+--
+-- Name: refresh_tokens refresh_tokens_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (id);
+
+--
+-- Name: refresh_tokens refresh_tokens_token_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: storage_deletions storage_deletions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.storage_deletions
+    ADD CONSTRAINT storage_deletions_pkey PRIMARY KEY (id);
+
+--
+-- Name: access_logs_created_at_brin; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX access_logs_created_at_brin ON app.access_logs USING brin (created_at);
+
+--
+-- Name: access_logs_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX access_logs_user_id_idx ON app.access_logs USING btree (user_id, id);
+
+--
+-- Name: attachments_conversation_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX attachments_conversation_id_idx ON app.attachments USING btree (conversation_id);
+
+--
+-- Name: attachments_message_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX attachments_message_id_idx ON app.attachments USING btree (message_id);
+
+--
+-- Name: attachments_uploader_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX attachments_uploader_id_idx ON app.attachments USING btree (uploader_id);
+
+--
+-- Name: config_versions_changed_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX config_versions_changed_by_idx ON app.config_versions USING btree (changed_by);
+
+--
+-- Name: conversation_participants_added_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX conversation_participants_added_by_idx ON app.conversation_participants USING btree (added_by);
+
+--
+-- Name: conversation_participants_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX conversation_participants_user_id_idx ON app.conversation_participants USING btree (user_id, conversation_id);
+
+--
+-- Name: conversations_created_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX conversations_created_by_idx ON app.conversations USING btree (created_by);
+
+--
+-- Name: events_created_at_brin; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX events_created_at_brin ON app.events USING brin (created_at);
+
+--
+-- Name: events_order_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX events_order_idx ON app.events USING btree (xid, id);
+
+--
+-- Name: events_topic_order_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX events_topic_order_idx ON app.events USING btree (topic, xid, id);
+
+--
+-- Name: identities_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX identities_user_id_idx ON app.identities USING btree (user_id);
+
+--
+-- Name: message_versions_message_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX message_versions_message_id_idx ON app.message_versions USING btree (message_id);
+
+--
+-- Name: messages_created_at_brin; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
+
+--
+-- Name: messages_reply_to_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) WHERE (reply_to_id IS NOT NULL);
+
+--
+-- Name: messages_sender_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX messages_sender_id_idx ON app.messages USING btree (sender_id);
+
+--
+-- Name: role_changes_changed_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX role_changes_changed_by_idx ON app.role_changes USING btree (changed_by);
+
+--
+-- Name: role_changes_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX role_changes_user_id_idx ON app.role_changes USING btree (user_id, changed_at DESC);
+
+--
+-- Name: security_events_created_at_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX security_events_created_at_idx ON app.security_events USING btree (created_at DESC, id DESC);
+
+--
+-- Name: security_events_type_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX security_events_type_idx ON app.security_events USING btree (type, created_at DESC);
+
+--
+-- Name: security_events_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX security_events_user_id_idx ON app.security_events USING btree (user_id);
+
+--
+-- Name: sessions_created_at_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX sessions_created_at_idx ON app.sessions USING btree (created_at);
+
+--
+-- Name: sessions_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX sessions_user_id_idx ON app.sessions USING btree (user_id);
+
+--
+-- Name: users_created_at_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX users_created_at_id_idx ON app.users USING btree (created_at DESC, id DESC);
+
+--
+-- Name: users_email_key; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX users_email_key ON app.users USING btree (lower(email));
+
+--
+-- Name: users_role_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX users_role_idx ON app.users USING btree (role);
+
+--
+-- Name: users_search_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX users_search_idx ON app.users USING gin ((((lower(email) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
+
+--
+-- Name: idempotency_keys_created_at_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX idempotency_keys_created_at_idx ON app_private.idempotency_keys USING btree (created_at);
+
+--
+-- Name: magic_links_expires_at_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX magic_links_expires_at_idx ON app_private.magic_links USING btree (expires_at);
+
+--
+-- Name: rate_limits_window_start_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX rate_limits_window_start_idx ON app_private.rate_limits USING btree (window_start);
+
+--
+-- Name: refresh_tokens_parent_id_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX refresh_tokens_parent_id_idx ON app_private.refresh_tokens USING btree (parent_id);
+
+--
+-- Name: refresh_tokens_session_id_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX refresh_tokens_session_id_idx ON app_private.refresh_tokens USING btree (session_id);
+
+--
+-- Name: storage_deletions_created_at_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX storage_deletions_created_at_idx ON app_private.storage_deletions USING btree (created_at);
+
+--
+-- Name: attachments attachments_guard_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER attachments_guard_update BEFORE UPDATE ON app.attachments FOR EACH ROW EXECUTE FUNCTION app_private.guard_attachment_update();
+
+--
+-- Name: attachments attachments_queue_storage_deletion; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER attachments_queue_storage_deletion AFTER DELETE ON app.attachments FOR EACH ROW EXECUTE FUNCTION app_private.queue_storage_deletion();
+
+--
+-- Name: messages messages_assign_seq; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER messages_assign_seq BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.assign_message_seq();
+
+--
+-- Name: messages messages_events; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.message_events();
+
+--
+-- Name: messages messages_guard_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
+
+--
+-- Name: conversation_participants participants_events; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER participants_events AFTER INSERT OR DELETE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.participant_events();
+
+--
+-- Name: conversation_participants participants_guard_read_mark; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.guard_read_mark();
+
+--
+-- Name: conversation_participants participants_read_mark_events; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER participants_read_mark_events AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.read_mark_events();
+
+--
+-- Name: sessions sessions_guard_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER sessions_guard_update BEFORE UPDATE ON app.sessions FOR EACH ROW EXECUTE FUNCTION app_private.guard_session_update();
+
+--
+-- Name: users users_guard_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER users_guard_update BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_update();
+
+--
+-- Name: users users_record_role_change; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER users_record_role_change AFTER UPDATE OF role ON app.users FOR EACH ROW WHEN ((old.role IS DISTINCT FROM new.role)) EXECUTE FUNCTION app_private.record_role_change();
+
+--
+-- Name: users users_touch_updated_at; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER users_touch_updated_at BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+--
+-- Name: attachments attachments_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.attachments
+    ADD CONSTRAINT attachments_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+--
+-- Name: attachments attachments_message_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.attachments
+    ADD CONSTRAINT attachments_message_id_fkey FOREIGN KEY (message_id) REFERENCES app.messages(id) ON DELETE CASCADE;
+
+--
+-- Name: attachments attachments_uploader_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.attachments
+    ADD CONSTRAINT attachments_uploader_id_fkey FOREIGN KEY (uploader_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: config_versions config_versions_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.config_versions
+    ADD CONSTRAINT config_versions_changed_by_fkey FOREIGN KEY (changed_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: conversation_participants conversation_participants_added_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_added_by_fkey FOREIGN KEY (added_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: conversation_participants conversation_participants_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+--
+-- Name: conversation_participants conversation_participants_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: conversations conversations_created_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.conversations
+    ADD CONSTRAINT conversations_created_by_fkey FOREIGN KEY (created_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: identities identities_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.identities
+    ADD CONSTRAINT identities_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: message_versions message_versions_message_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.message_versions
+    ADD CONSTRAINT message_versions_message_id_fkey FOREIGN KEY (message_id) REFERENCES app.messages(id) ON DELETE CASCADE;
+
+--
+-- Name: messages messages_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+--
+-- Name: messages messages_reply_to_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_reply_to_id_fkey FOREIGN KEY (reply_to_id) REFERENCES app.messages(id) ON DELETE SET NULL;
+
+--
+-- Name: messages messages_sender_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: role_changes role_changes_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.role_changes
+    ADD CONSTRAINT role_changes_changed_by_fkey FOREIGN KEY (changed_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: role_changes role_changes_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.role_changes
+    ADD CONSTRAINT role_changes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: security_events security_events_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.security_events
+    ADD CONSTRAINT security_events_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: sessions sessions_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.sessions
+    ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: idempotency_keys idempotency_keys_user_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: refresh_tokens refresh_tokens_parent_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_parent_id_fkey FOREIGN KEY (parent_id) REFERENCES app_private.refresh_tokens(id) ON DELETE CASCADE;
+
+--
+-- Name: refresh_tokens refresh_tokens_session_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.sessions(id) ON DELETE CASCADE;
+
+--
+-- Name: access_logs; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.access_logs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: access_logs access_logs_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY access_logs_select_admin ON app.access_logs FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: attachments; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.attachments ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: attachments attachments_insert_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY attachments_insert_self ON app.attachments FOR INSERT TO authenticated WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL) AND (conversation_id IS NULL)));
+
+--
+-- Name: attachments attachments_select_visible; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY attachments_select_visible ON app.attachments FOR SELECT TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) OR (conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids))));
+
+--
+-- Name: attachments attachments_update_attach; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY attachments_update_attach ON app.attachments FOR UPDATE TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL))) WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NOT NULL)));
+
+--
+-- Name: config_versions; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.config_versions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: config_versions config_versions_insert_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY config_versions_insert_admin ON app.config_versions FOR INSERT TO authenticated WITH CHECK ((( SELECT app.is_admin() AS is_admin) AND (changed_by = ( SELECT auth.uid() AS uid))));
+
+--
+-- Name: config_versions config_versions_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY config_versions_select_admin ON app.config_versions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: conversation_participants; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.conversation_participants ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: conversations; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.conversations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: conversations conversations_select_participant; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY conversations_select_participant ON app.conversations FOR SELECT TO authenticated USING ((id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+--
+-- Name: events; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.events ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: events events_select_readable; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY events_select_readable ON app.events FOR SELECT TO authenticated USING ((topic IN ( SELECT app.readable_topics() AS readable_topics)));
+
+--
+-- Name: identities; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.identities ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: identities identities_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY identities_select_admin ON app.identities FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: identities identities_select_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY identities_select_self ON app.identities FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: message_versions; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.message_versions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: message_versions message_versions_select_participant; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY message_versions_select_participant ON app.message_versions FOR SELECT TO authenticated USING ((message_id IN ( SELECT m.id
+   FROM app.messages m
+  WHERE (m.conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)))));
+
+--
+-- Name: messages; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.messages ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: messages messages_insert_participant; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY messages_insert_participant ON app.messages FOR INSERT TO authenticated WITH CHECK (((sender_id = ( SELECT auth.uid() AS uid)) AND app.is_participant(conversation_id)));
+
+--
+-- Name: messages messages_select_participant; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY messages_select_participant ON app.messages FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+--
+-- Name: messages messages_update_author; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY messages_update_author ON app.messages FOR UPDATE TO authenticated USING (((sender_id = ( SELECT auth.uid() AS uid)) AND (deleted_at IS NULL) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role))) WITH CHECK ((sender_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: conversation_participants participants_select_participant; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY participants_select_participant ON app.conversation_participants FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+--
+-- Name: conversation_participants participants_update_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY participants_update_self ON app.conversation_participants FOR UPDATE TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: role_changes; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.role_changes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: role_changes role_changes_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY role_changes_select_admin ON app.role_changes FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: role_changes role_changes_select_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY role_changes_select_self ON app.role_changes FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: security_events; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.security_events ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: security_events security_events_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY security_events_select_admin ON app.security_events FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: sessions; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.sessions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: sessions sessions_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY sessions_select_admin ON app.sessions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: sessions sessions_select_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY sessions_select_self ON app.sessions FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: sessions sessions_update_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY sessions_update_self ON app.sessions FOR UPDATE TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NULL))) WITH CHECK (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NOT NULL)));
+
+--
+-- Name: users; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.users ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: users users_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY users_select_admin ON app.users FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: users users_select_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY users_select_self ON app.users FOR SELECT TO authenticated USING ((id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: users users_update_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY users_update_admin ON app.users FOR UPDATE TO authenticated USING (( SELECT app.is_admin() AS is_admin)) WITH CHECK (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: users users_update_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY users_update_self ON app.users FOR UPDATE TO authenticated USING ((id = ( SELECT auth.uid() AS uid))) WITH CHECK ((id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: idempotency_keys; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: magic_links; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.magic_links ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: rate_limits; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.rate_limits ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: refresh_tokens; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: storage_deletions; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.storage_deletions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: SCHEMA app; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA app TO anon;
+GRANT USAGE ON SCHEMA app TO authenticated;
+GRANT USAGE ON SCHEMA app TO service_role;
+
+--
+-- Name: TYPE conversation_type; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.conversation_type TO authenticated;
+
+--
+-- Name: TYPE security_severity; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.security_severity TO anon;
+GRANT ALL ON TYPE app.security_severity TO authenticated;
+
+--
+-- Name: TYPE user_role; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.user_role TO anon;
+GRANT ALL ON TYPE app.user_role TO authenticated;
+
+--
+-- Name: TYPE user_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.user_status TO anon;
+GRANT ALL ON TYPE app.user_status TO authenticated;
+
+--
+-- Name: FUNCTION add_participants(target_conversation_id uuid, user_ids uuid[]); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) TO authenticated;
+
+--
+-- Name: FUNCTION admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
+
+--
+-- Name: TABLE attachments; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.uploader_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(uploader_id) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.conversation_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(conversation_id) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.message_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(message_id) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.name; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(name) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.content_type; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(content_type) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.size; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(size) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: COLUMN attachments.storage_key; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(storage_key) ON TABLE app.attachments TO authenticated;
+
+--
+-- Name: FUNCTION attachment_json(a app.attachments); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.attachment_json(a app.attachments) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.attachment_json(a app.attachments) TO authenticated;
+
+--
+-- Name: FUNCTION can_read_topic(topic text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.can_read_topic(topic text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.can_read_topic(topic text) TO authenticated;
+
+--
+-- Name: FUNCTION can_write_topic(topic text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.can_write_topic(topic text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.can_write_topic(topic text) TO authenticated;
+
+--
+-- Name: TABLE role_changes; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.role_changes TO authenticated;
+
+--
+-- Name: FUNCTION change_user_role(target_user_id uuid, new_role app.user_role, change_reason text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) TO authenticated;
+
+--
+-- Name: FUNCTION claim_idempotency_key(idempotency_key text, key_scope text, body_hash text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.claim_idempotency_key(idempotency_key text, key_scope text, body_hash text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.claim_idempotency_key(idempotency_key text, key_scope text, body_hash text) TO authenticated;
+
+--
+-- Name: FUNCTION config_int(section text, key text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.config_int(section text, key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.config_int(section text, key text) TO authenticated;
+
+--
+-- Name: FUNCTION conversation_profiles(conversation_ids uuid[]); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) TO authenticated;
+
+--
+-- Name: FUNCTION create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text) TO authenticated;
+
+--
+-- Name: FUNCTION current_user_role(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.current_user_role() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.current_user_role() TO anon;
+GRANT ALL ON FUNCTION app.current_user_role() TO authenticated;
+
+--
+-- Name: FUNCTION delete_message(target_message_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.delete_message(target_message_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.delete_message(target_message_id uuid) TO authenticated;
+
+--
+-- Name: FUNCTION edit_message(target_message_id uuid, new_content text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.edit_message(target_message_id uuid, new_content text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.edit_message(target_message_id uuid, new_content text) TO authenticated;
+
+--
+-- Name: FUNCTION effective_config(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.effective_config() FROM PUBLIC;
+
+--
+-- Name: FUNCTION has_role(required app.user_role); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.has_role(required app.user_role) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.has_role(required app.user_role) TO anon;
+GRANT ALL ON FUNCTION app.has_role(required app.user_role) TO authenticated;
+
+--
+-- Name: FUNCTION is_admin(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.is_admin() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_admin() TO anon;
+GRANT ALL ON FUNCTION app.is_admin() TO authenticated;
+
+--
+-- Name: FUNCTION is_participant(target_conversation_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.is_participant(target_conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_participant(target_conversation_id uuid) TO authenticated;
+
+--
+-- Name: FUNCTION mark_read(target_message_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.mark_read(target_message_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.mark_read(target_message_id uuid) TO authenticated;
+
+--
+-- Name: TABLE messages; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.messages TO authenticated;
+
+--
+-- Name: COLUMN messages.conversation_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(conversation_id) ON TABLE app.messages TO authenticated;
+
+--
+-- Name: COLUMN messages.sender_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(sender_id) ON TABLE app.messages TO authenticated;
+
+--
+-- Name: COLUMN messages.content; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(content),UPDATE(content) ON TABLE app.messages TO authenticated;
+
+--
+-- Name: COLUMN messages.reply_to_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(reply_to_id) ON TABLE app.messages TO authenticated;
+
+--
+-- Name: FUNCTION message_json(m app.messages); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.message_json(m app.messages) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.message_json(m app.messages) TO authenticated;
+
+--
+-- Name: FUNCTION message_object(m app.messages, attachments jsonb); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) TO authenticated;
+
+--
+-- Name: FUNCTION my_conversation_ids(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.my_conversation_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.my_conversation_ids() TO authenticated;
+
+--
+-- Name: FUNCTION public_config(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.public_config() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.public_config() TO anon;
+GRANT ALL ON FUNCTION app.public_config() TO authenticated;
+
+--
+-- Name: FUNCTION readable_topics(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.readable_topics() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.readable_topics() TO authenticated;
+
+--
+-- Name: FUNCTION remove_participant(target_conversation_id uuid, target_user_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) TO authenticated;
+
+--
+-- Name: FUNCTION send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) TO authenticated;
+
+--
+-- Name: FUNCTION send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) TO authenticated;
+
+--
+-- Name: FUNCTION store_idempotent_response(idempotency_key text, response jsonb); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.store_idempotent_response(idempotency_key text, response jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.store_idempotent_response(idempotency_key text, response jsonb) TO authenticated;
+
+--
+-- Name: FUNCTION assign_message_seq(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
+
+--
+-- Name: FUNCTION collect_orphan_attachments(older_than interval); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.collect_orphan_attachments(older_than interval) FROM PUBLIC;
+
+--
+-- Name: FUNCTION config_defaults(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
+
+--
+-- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.emit_ephemeral(topic text, event text, payload jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION emit_event(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.emit_event(topic text, event text, payload jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION guard_attachment_update(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_attachment_update() FROM PUBLIC;
+
+--
+-- Name: FUNCTION guard_message_update(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_message_update() FROM PUBLIC;
+
+--
+-- Name: FUNCTION guard_read_mark(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_read_mark() FROM PUBLIC;
+
+--
+-- Name: FUNCTION guard_session_update(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_session_update() FROM PUBLIC;
+
+--
+-- Name: FUNCTION guard_user_update(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_user_update() FROM PUBLIC;
+
+--
+-- Name: FUNCTION hit_rate_limit(bucket_key text, window_seconds integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION jsonb_merge_deep(base jsonb, patch jsonb); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION message_events(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
+
+--
+-- Name: FUNCTION participant_events(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.participant_events() FROM PUBLIC;
+
+--
+-- Name: FUNCTION prune_auth_state(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.prune_auth_state() FROM PUBLIC;
+
+--
+-- Name: FUNCTION prune_events(keep_days integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.prune_events(keep_days integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION prune_idempotency_keys(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.prune_idempotency_keys() FROM PUBLIC;
+
+--
+-- Name: FUNCTION prune_logs(keep_days integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.prune_logs(keep_days integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION queue_storage_deletion(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.queue_storage_deletion() FROM PUBLIC;
+
+--
+-- Name: FUNCTION read_mark_events(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.read_mark_events() FROM PUBLIC;
+
+--
+-- Name: FUNCTION record_role_change(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.record_role_change() FROM PUBLIC;
+
+--
+-- Name: FUNCTION send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION take_storage_deletions(batch integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.take_storage_deletions(batch integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION touch_updated_at(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
+
+--
+-- Name: TABLE access_logs; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.access_logs TO authenticated;
+
+--
+-- Name: TABLE config_versions; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.config_versions TO authenticated;
+
+--
+-- Name: COLUMN config_versions.version; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(version) ON TABLE app.config_versions TO authenticated;
+
+--
+-- Name: COLUMN config_versions.config; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(config) ON TABLE app.config_versions TO authenticated;
+
+--
+-- Name: COLUMN config_versions.diff; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(diff) ON TABLE app.config_versions TO authenticated;
+
+--
+-- Name: COLUMN config_versions.reason; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(reason) ON TABLE app.config_versions TO authenticated;
+
+--
+-- Name: COLUMN config_versions.changed_by; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(changed_by) ON TABLE app.config_versions TO authenticated;
+
+--
+-- Name: TABLE conversation_participants; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.conversation_participants TO authenticated;
+
+--
+-- Name: COLUMN conversation_participants.last_read_seq; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(last_read_seq) ON TABLE app.conversation_participants TO authenticated;
+
+--
+-- Name: COLUMN conversation_participants.last_read_message_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(last_read_message_id) ON TABLE app.conversation_participants TO authenticated;
+
+--
+-- Name: COLUMN conversation_participants.last_read_at; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(last_read_at) ON TABLE app.conversation_participants TO authenticated;
+
+--
+-- Name: TABLE conversations; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.conversations TO authenticated;
+
+--
+-- Name: TABLE events; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.events TO authenticated;
+
+--
+-- Name: TABLE identities; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.identities TO authenticated;
+
+--
+-- Name: TABLE message_versions; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.message_versions TO authenticated;
+
+--
+-- Name: TABLE security_events; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.security_events TO authenticated;
+
+--
+-- Name: TABLE sessions; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.sessions TO authenticated;
+
+--
+-- Name: COLUMN sessions.revoked_at; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(revoked_at) ON TABLE app.sessions TO authenticated;
+
+--
+-- Name: COLUMN sessions.revoked_reason; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
+
+--
+-- Name: TABLE users; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.users TO authenticated;
+
+--
+-- Name: COLUMN users.name; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(name) ON TABLE app.users TO authenticated;
+
+--
+-- Name: COLUMN users.image; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(image) ON TABLE app.users TO authenticated;
+
+--
+-- Name: COLUMN users.role; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(role) ON TABLE app.users TO authenticated;
+
+--
+-- Name: COLUMN users.status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(status) ON TABLE app.users TO authenticated;
+
+--
+-- PostgreSQL database dump complete
+--
+
+--
+-- Policies on realtime.messages (the table is hosted Supabase's; locally sql/local/ makes it)
+--
+
+CREATE POLICY realtime_messages_insert_topic ON realtime.messages AS PERMISSIVE FOR INSERT TO authenticated
+  WITH CHECK (((topic = ( SELECT realtime.topic() AS topic)) AND (extension = ANY (ARRAY['broadcast'::text, 'presence'::text])) AND ( SELECT app.can_write_topic(( SELECT realtime.topic() AS topic)) AS can_write_topic)));
+CREATE POLICY realtime_messages_select_topic ON realtime.messages AS PERMISSIVE FOR SELECT TO authenticated
+  USING (((topic = ( SELECT realtime.topic() AS topic)) AND ( SELECT app.can_read_topic(( SELECT realtime.topic() AS topic)) AS can_read_topic)));
+
+--
+-- pg_cron jobs (name, schedule, command), created by the migrations
+--
+
+-- agora-collect-orphan-attachments  23 * * * *  select app_private.collect_orphan_attachments()
+-- agora-prune-auth-state  */15 * * * *  select app_private.prune_auth_state()
+-- agora-prune-events  */10 * * * *  select app_private.prune_events(3)
+-- agora-prune-idempotency-keys  */10 * * * *  select app_private.prune_idempotency_keys()
+-- agora-prune-logs  17 3 * * *  select app_private.prune_logs(90)
