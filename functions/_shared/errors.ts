@@ -15,7 +15,16 @@ export type ErrorCode =
   | "unprocessable"
   | "rate_limited"
   | "internal"
-  | "unavailable";
+  | "unavailable"
+  // Codes of the domains (contract, "Error codes added by these domains"):
+  | "provider_disabled"
+  | "reauthentication_required"
+  | "invalid_transition"
+  | "insufficient_stock"
+  | "insufficient_funds"
+  | "not_erc20"
+  | "chain_unavailable"
+  | "payment_provider_unavailable";
 
 export const STATUS_OF: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -29,6 +38,14 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  provider_disabled: 400,
+  reauthentication_required: 403,
+  invalid_transition: 422,
+  insufficient_stock: 422,
+  insufficient_funds: 422,
+  not_erc20: 422,
+  chain_unavailable: 503,
+  payment_provider_unavailable: 503,
 };
 
 export interface ErrorBody {
@@ -73,6 +90,7 @@ const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> =
   AG404: { code: "not_found" },
   AG409: { code: "conflict" },
   AG422: { code: "unprocessable" },
+  AG503: { code: "unavailable" },
   "42501": { code: "forbidden", message: "You are not allowed to do this." },
   "23505": { code: "conflict", message: "This already exists." },
   "23503": { code: "unprocessable", message: "A referenced record does not exist." },
@@ -100,11 +118,37 @@ const UNAVAILABLE_CODES = new Set([
   "53300",
 ]);
 
+/**
+ * A custom SQLSTATE (`AGnnn`) may name a more specific code of the same status in its HINT and
+ * carry `details` as JSON in its DETAIL:
+ *
+ * @example
+ * raise exception 'not enough stock' using errcode = 'AG422', hint = 'insufficient_stock',
+ *   detail = jsonb_build_object('items', short)::text;
+ */
+function customError(e: { code: string; message?: string; hint?: string; detail?: string }) {
+  const mapped = SQLSTATE_TO_ERROR[e.code];
+  if (!mapped || !e.code.startsWith("AG")) return null;
+  const named = e.hint as ErrorCode | undefined;
+  const code = named && STATUS_OF[named] === STATUS_OF[mapped.code] ? named : mapped.code;
+  let details: unknown;
+  if (e.detail) {
+    try {
+      details = JSON.parse(e.detail);
+    } catch {
+      details = undefined;
+    }
+  }
+  return new ApiError(code, e.message ?? "Request refused.", details);
+}
+
 /** Turns any thrown value into an ApiError, or null when it is unexpected (a 500). */
 export function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
-  const e = err as { code?: string; message?: string; name?: string } | null;
+  const e = err as { code?: string; message?: string; hint?: string; detail?: string } | null;
   if (e && typeof e.code === "string") {
+    const custom = customError(e as { code: string });
+    if (custom) return custom;
     const mapped = SQLSTATE_TO_ERROR[e.code];
     if (mapped) {
       return new ApiError(mapped.code, mapped.message ?? e.message ?? "Request refused.");

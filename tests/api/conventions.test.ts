@@ -1,6 +1,7 @@
 /** Conventions every response keeps: request ids, security headers, CORS, logs without secrets. */
 import assert from "node:assert/strict";
 import { signInAs, test, testApp } from "../helpers.ts";
+import { toApiError } from "../../functions/_shared/errors.ts";
 
 const t = testApp();
 
@@ -135,4 +136,44 @@ test("[conventions] request id, security headers and Vary reach every kind of re
     assert.equal(response.headers.get("referrer-policy"), "no-referrer", kind);
     assert.equal(response.headers.get("vary"), "Origin", kind);
   }
+});
+
+/** Raises in the real database, as a migration's function would, and maps what comes back. */
+async function raised(statement: string) {
+  try {
+    await t.deps.sql.unsafe(statement);
+  } catch (err) {
+    return toApiError(err);
+  }
+  throw new Error("the statement did not raise");
+}
+
+test("[conventions] a custom SQLSTATE names a specific code in its HINT and carries JSON details in its DETAIL", async () => {
+  const specific = await raised(`do $$ begin
+    raise exception 'not enough stock' using errcode = 'AG422', hint = 'insufficient_stock',
+      detail = '{"items":[{"productId":"p1","available":2}]}';
+  end $$`);
+  assert.equal(specific?.code, "insufficient_stock");
+  assert.equal(specific?.status, 422);
+  assert.equal(specific?.message, "not enough stock");
+  assert.deepEqual(specific?.details, { items: [{ productId: "p1", available: 2 }] });
+
+  // A hint naming a code of another status, or no code at all, leaves the status's own code;
+  // a DETAIL that is not JSON adds no details.
+  const otherStatus = await raised(`do $$ begin
+    raise exception 'refused' using errcode = 'AG422', hint = 'provider_disabled', detail = 'plain text';
+  end $$`);
+  assert.equal(otherStatus?.code, "unprocessable");
+  assert.equal(otherStatus?.details, undefined);
+  const unknown = await raised(`do $$ begin
+    raise exception 'refused' using errcode = 'AG409', hint = 'no_such_code';
+  end $$`);
+  assert.equal(unknown?.code, "conflict");
+  // Standard SQLSTATEs never pass a hint or detail on (they may hold internal text).
+  const standard = await raised(`do $$ begin
+    raise exception 'internal text' using errcode = '23505', hint = 'insufficient_stock', detail = '{"x":1}';
+  end $$`);
+  assert.equal(standard?.code, "conflict");
+  assert.equal(standard?.message, "This already exists.");
+  assert.equal(standard?.details, undefined);
 });
