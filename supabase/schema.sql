@@ -617,20 +617,25 @@ COMMENT ON FUNCTION app.edit_message(target_message_id uuid, new_content text) I
 --
 
 CREATE FUNCTION app.effective_config() RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select app_private.jsonb_merge_deep(
+begin
+  if current_setting('role', true) in ('anon', 'authenticated') and not app.is_admin() then
+    raise exception 'only an ADMIN reads the configuration' using errcode = '42501';
+  end if;
+  return app_private.jsonb_merge_deep(
     app_private.config_defaults(),
     coalesce((select c.config from app.config_versions c order by c.version desc limit 1), '{}'::jsonb)
-  )
+  );
+end;
 $$;
 
 --
 -- Name: FUNCTION effective_config(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.effective_config() IS 'The current configuration with every default filled in. security definer because app.config_versions is readable by admins only; only the server''s own connection may call it (the public part is app.public_config).';
+COMMENT ON FUNCTION app.effective_config() IS 'The current configuration with every default filled in: what the API reads. security definer because app.config_versions is readable by admins only, so an API role gets it only as an ADMIN; the server''s own connection (no API role) always may. The public part is app.public_config.';
 
 --
 -- Name: has_role(app.user_role); Type: FUNCTION; Schema: app; Owner: -
@@ -839,10 +844,15 @@ CREATE FUNCTION app.public_config() RETURNS jsonb
     SET search_path TO ''
     AS $$
   select jsonb_build_object(
-    'version', coalesce((select max(c.version) from app.config_versions c), 0),
-    'whiteLabel', app.effective_config() -> 'whiteLabel',
-    'features', app.effective_config() -> 'features'
+    'version', coalesce(c.version, 0),
+    'whiteLabel', merged -> 'whiteLabel',
+    'features', merged -> 'features'
   )
+  from (select max(v.version) as version from app.config_versions v) c,
+       app_private.jsonb_merge_deep(
+         app_private.config_defaults(),
+         coalesce((select v.config from app.config_versions v order by v.version desc limit 1), '{}'::jsonb)
+       ) as merged
 $$;
 
 --
@@ -1131,9 +1141,9 @@ CREATE FUNCTION app_private.config_defaults() RETURNS jsonb
     },
     "features": {
       "messaging": true, "store": true, "wallet": true, "notifications": true,
-      "signInWithEmail": true, "signInWithGoogle": false, "signInWithApple": false,
-      "signInWithWallet": false
+      "signIn": { "email": true, "google": true, "apple": true, "wallet": true }
     },
+    "security": { "freshSignInSeconds": 600 },
     "limits": {
       "messageMaxLength": 10000, "messageEditWindowMinutes": 15,
       "attachmentMaxBytes": 10485760, "groupMaxParticipants": 100
@@ -1142,9 +1152,27 @@ CREATE FUNCTION app_private.config_defaults() RETURNS jsonb
       "brandName": "Agora", "logoUrl": null, "primaryColor": "#1f6feb", "customDomain": null,
       "supportEmail": null
     },
-    "store": { "currency": "USD", "platformFeeBps": 500, "settlementHourUtc": 2 },
-    "wallet": { "chainId": 31337, "confirmationsRequired": 1 },
-    "notifications": { "pushEnabled": false, "bulkMaxRecipients": 10000 }
+    "store": {
+      "currency": "USD", "commissionBps": 500, "reservationMinutes": 15, "autoCompleteDays": 14,
+      "settlementHourUtc": 1
+    },
+    "wallet": {
+      "chainId": 31337, "confirmations": 1, "pendingTtlSeconds": 600, "exportsPerDay": 3,
+      "contracts": {
+        "multicall3": null, "utility": null, "governance": null, "staking": null,
+        "erc721": [], "erc1155": []
+      }
+    },
+    "notifications": {
+      "bulkMaxRecipients": 1000000,
+      "defaults": {
+        "OPPORTUNITY": { "inApp": true, "push": true, "email": false },
+        "MESSAGE": { "inApp": true, "push": true, "email": false },
+        "ENTITY": { "inApp": true, "push": true, "email": false },
+        "SYSTEM": { "inApp": true, "push": true, "email": true },
+        "WALLET": { "inApp": true, "push": true, "email": false }
+      }
+    }
   }'::jsonb
 $$;
 
@@ -3180,6 +3208,7 @@ GRANT ALL ON FUNCTION app.edit_message(target_message_id uuid, new_content text)
 --
 
 REVOKE ALL ON FUNCTION app.effective_config() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.effective_config() TO authenticated;
 
 --
 -- Name: FUNCTION has_role(required app.user_role); Type: ACL; Schema: app; Owner: -

@@ -163,3 +163,13 @@ export async function expectError(response: Response, status: number, code?: str
   }
   return body as { error: { code: string; message: string; details?: unknown } };
 }
+
+/** Asserts the status (showing the body when it differs), then returns the parsed JSON body. */
+// deno-lint-ignore no-explicit-any
+export async function expectJson(response: Response, status: number): Promise<any> {
+  const text = await response.text();
+  if (response.status !== status) {
+    throw new Error(`expected ${status}, got ${response.status}: ${text}`);
+  }
+  return JSON.parse(text);
+}

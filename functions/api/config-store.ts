@@ -1,6 +1,6 @@
 /**
- * Reading the current configuration. Admin reads go through RLS (`withUser`); the sign-in path
- * reads the defaults it needs (default role, sign-ups open) with the server's own rights.
+ * Reading the current configuration, defaults filled in by the database. Admin reads go through
+ * RLS (`withUser`); the cache serves flags and sign-up rules with the server's own rights.
  */
 import type { Sql, Tx } from "../_shared/db.ts";
 import { type ConfigDocument, readConfig } from "../_shared/config-document.ts";
@@ -40,9 +40,10 @@ export function createConfigCache(sql: Sql, ttlMs = 5_000): ConfigCache {
   };
 }
 
+/** The newest version, laid over the defaults (`app.effective_config()`). */
 export async function currentConfig(db: Sql | Tx): Promise<ConfigVersion> {
-  const rows = await db<{ version: number; config: unknown }[]>`
-    select version, config from app.config_versions order by version desc limit 1`;
-  if (!rows.length) return { version: 0, config: readConfig({}) };
-  return { version: rows[0].version, config: readConfig(rows[0].config) };
+  const [row] = await db<{ version: number | null; config: unknown }[]>`
+    select (select max(version) from app.config_versions) as version,
+           app.effective_config() as config`;
+  return { version: row.version ?? 0, config: readConfig(row.config) };
 }

@@ -412,9 +412,9 @@ as $$
     },
     "features": {
       "messaging": true, "store": true, "wallet": true, "notifications": true,
-      "signInWithEmail": true, "signInWithGoogle": false, "signInWithApple": false,
-      "signInWithWallet": false
+      "signIn": { "email": true, "google": true, "apple": true, "wallet": true }
     },
+    "security": { "freshSignInSeconds": 600 },
     "limits": {
       "messageMaxLength": 10000, "messageEditWindowMinutes": 15,
       "attachmentMaxBytes": 10485760, "groupMaxParticipants": 100
@@ -423,9 +423,27 @@ as $$
       "brandName": "Agora", "logoUrl": null, "primaryColor": "#1f6feb", "customDomain": null,
       "supportEmail": null
     },
-    "store": { "currency": "USD", "platformFeeBps": 500, "settlementHourUtc": 2 },
-    "wallet": { "chainId": 31337, "confirmationsRequired": 1 },
-    "notifications": { "pushEnabled": false, "bulkMaxRecipients": 10000 }
+    "store": {
+      "currency": "USD", "commissionBps": 500, "reservationMinutes": 15, "autoCompleteDays": 14,
+      "settlementHourUtc": 1
+    },
+    "wallet": {
+      "chainId": 31337, "confirmations": 1, "pendingTtlSeconds": 600, "exportsPerDay": 3,
+      "contracts": {
+        "multicall3": null, "utility": null, "governance": null, "staking": null,
+        "erc721": [], "erc1155": []
+      }
+    },
+    "notifications": {
+      "bulkMaxRecipients": 1000000,
+      "defaults": {
+        "OPPORTUNITY": { "inApp": true, "push": true, "email": false },
+        "MESSAGE": { "inApp": true, "push": true, "email": false },
+        "ENTITY": { "inApp": true, "push": true, "email": false },
+        "SYSTEM": { "inApp": true, "push": true, "email": true },
+        "WALLET": { "inApp": true, "push": true, "email": false }
+      }
+    }
   }'::jsonb
 $$;
 comment on function app_private.config_defaults() is
@@ -453,16 +471,21 @@ comment on function app_private.jsonb_merge_deep(jsonb, jsonb) is
   'Objects merged key by key at every depth, anything else replaced by the patch: how a partial stored configuration is laid over the defaults.';
 
 create function app.effective_config() returns jsonb
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select app_private.jsonb_merge_deep(
+begin
+  if current_setting('role', true) in ('anon', 'authenticated') and not app.is_admin() then
+    raise exception 'only an ADMIN reads the configuration' using errcode = '42501';
+  end if;
+  return app_private.jsonb_merge_deep(
     app_private.config_defaults(),
     coalesce((select c.config from app.config_versions c order by c.version desc limit 1), '{}'::jsonb)
-  )
+  );
+end;
 $$;
 comment on function app.effective_config() is
-  'The current configuration with every default filled in. security definer because app.config_versions is readable by admins only; only the server''s own connection may call it (the public part is app.public_config).';
+  'The current configuration with every default filled in: what the API reads. security definer because app.config_versions is readable by admins only, so an API role gets it only as an ADMIN; the server''s own connection (no API role) always may. The public part is app.public_config.';
 
 create function app.config_int(section text, key text) returns integer
 language plpgsql stable security definer
@@ -554,6 +577,7 @@ grant execute on function app.has_role(app.user_role) to anon, authenticated;
 grant execute on function app.is_admin() to anon, authenticated;
 grant execute on function app.current_user_role() to anon, authenticated;
 grant execute on function app.config_int(text, text) to authenticated;
+grant execute on function app.effective_config() to authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- API functions
@@ -600,10 +624,15 @@ language sql stable security definer
 set search_path = ''
 as $$
   select jsonb_build_object(
-    'version', coalesce((select max(c.version) from app.config_versions c), 0),
-    'whiteLabel', app.effective_config() -> 'whiteLabel',
-    'features', app.effective_config() -> 'features'
+    'version', coalesce(c.version, 0),
+    'whiteLabel', merged -> 'whiteLabel',
+    'features', merged -> 'features'
   )
+  from (select max(v.version) as version from app.config_versions v) c,
+       app_private.jsonb_merge_deep(
+         app_private.config_defaults(),
+         coalesce((select v.config from app.config_versions v order by v.version desc limit 1), '{}'::jsonb)
+       ) as merged
 $$;
 comment on function app.public_config() is
   'The public part of the configuration (white-label and feature flags, defaults filled in), for anyone, signed in or not. security definer because app.config_versions is readable by admins only; it returns only these two sections, never the rest.';

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   createUser,
   expectError,
+  expectJson,
   signIn,
   signInAs,
   test,
@@ -288,6 +289,34 @@ test("[admin] PUT /api/admin/config writes a new version with a diff and keeps h
   assert.equal(pub.whiteLabel.brandName, brand);
 });
 
+test("[admin] the configuration reads with every default filled in, and nested settings patch one leaf at a time", async () => {
+  const current = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
+  const [{ defaults }] = await t.deps.sql<{ defaults: Record<string, unknown> }[]>`
+    select app_private.config_defaults() as defaults`;
+  for (const section of Object.keys(defaults)) {
+    assert.ok(current.config[section], `section ${section} is present`);
+  }
+  assert.equal(typeof current.config.store.reservationMinutes, "number");
+  assert.equal(typeof current.config.security.freshSignInSeconds, "number");
+  const flip = !current.config.features.signIn.google;
+  const response = await t.request("PUT", "/api/admin/config", {
+    token: admin.accessToken,
+    body: { config: { features: { signIn: { google: flip } } }, reason: "nested" },
+  });
+  const body = await expectJson(response, 200);
+  assert.equal(body.config.features.signIn.google, flip);
+  assert.equal(body.config.features.signIn.email, current.config.features.signIn.email);
+  assert.deepEqual(Object.keys(body.diff), ["features.signIn.google"]);
+  const restored = await t.request("PUT", "/api/admin/config", {
+    token: admin.accessToken,
+    body: { config: { features: { signIn: { google: !flip } } }, reason: "restore" },
+  });
+  await expectJson(restored, 200);
+});
+
 test("[admin] a stale expectedVersion gives 409 and writes nothing", async () => {
   const current = await (await t.request("GET", "/api/admin/config", { token: admin.accessToken }))
     .json();
@@ -341,6 +370,11 @@ test("[admin] the configuration is validated: unknown keys, wrong types and bad 
     { system: { defaultRole: "ADMIN" } },
     { limits: { messageMaxLength: 0 } },
     { features: { messaging: "yes" } },
+    { features: { signIn: { google: "no" } } },
+    { features: { signIn: { myspace: true } } },
+    { wallet: { contracts: { utility: "0x123" } } },
+    { store: { commissionBps: 10_001 } },
+    { security: { freshSignInSeconds: 0 } },
   ];
   const before = await t.deps.sql`select max(version) as v from app.config_versions`;
   for (const config of bad) {

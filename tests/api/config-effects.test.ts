@@ -75,8 +75,8 @@ test("[config] maintenance mode refuses changes by non-admins with 503 and Retry
   });
 });
 
-test("[config] features.signInWithEmail off refuses email sign-in with 400", async () => {
-  await withConfig({ features: { signInWithEmail: false } }, async () => {
+test("[config] features.signIn.email off refuses email sign-in with 400", async () => {
+  await withConfig({ features: { signIn: { email: false } } }, async () => {
     await expectError(
       await t.request("POST", "/api/auth/signin", {
         body: { provider: "email", email: uniqueEmail() },

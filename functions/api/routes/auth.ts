@@ -116,7 +116,7 @@ auth.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    if (body.provider === "email" && !(await c.get("deps").config.get()).features.signInWithEmail) {
+    if (body.provider === "email" && !(await c.get("deps").config.get()).features.signIn.email) {
       throw badRequest("Sign-in with email is turned off.", [{
         path: "provider",
         message: "email is disabled",

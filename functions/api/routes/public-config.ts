@@ -2,9 +2,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, router } from "../openapi.ts";
 import { withAnon } from "../../_shared/db.ts";
-import { configDocument, readConfig } from "../../_shared/config-document.ts";
+import { configDocument } from "../../_shared/config-document.ts";
 
 export const publicConfig = router();
+
+/** What app.public_config() returns (defaults filled in); keys the schema does not know dropped. */
+const publicPart = z.object({
+  whiteLabel: configDocument.shape.whiteLabel.strip(),
+  features: configDocument.shape.features.strip(),
+});
 
 publicConfig.openapi(
   createRoute({
@@ -31,14 +37,14 @@ publicConfig.openapi(
         tx<{ doc: { version: number; whiteLabel: unknown; features: unknown } | null }[]>`
         select app.public_config() as doc`,
     );
-    const config = readConfig({ whiteLabel: row.doc?.whiteLabel, features: row.doc?.features });
+    const { whiteLabel, features } = publicPart.parse(row.doc);
     const site = new URL(deps.settings.siteUrl);
     site.protocol = site.protocol === "https:" ? "wss:" : "ws:";
     c.header("Cache-Control", "public, max-age=30");
     return c.json({
       version: row.doc?.version ?? 0,
-      whiteLabel: config.whiteLabel,
-      features: config.features,
+      whiteLabel,
+      features,
       realtime: { url: `${site.origin}/realtime/v1`, anonKey: deps.settings.anonKey },
     }, 200);
   },
