@@ -87,6 +87,7 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   if (header === null) return null;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text);
+  if (!/^[A-Za-z]{3}/.test(text)) return null; // HTTP dates start with the day: "Sun, 06 Nov …"
   const date = Date.parse(text);
   if (Number.isNaN(date)) return null;
   return Math.max(0, Math.ceil((date - now) / 1000));
@@ -121,10 +122,8 @@ export class JobRegistry {
 
   /** The longest lease among the kinds: what a claim of several kinds asks for. */
   leaseSeconds(): number {
-    return Math.max(
-      DEFAULT_LEASE_SECONDS,
-      ...[...this.#kinds.values()].map((k) => k.leaseSeconds ?? DEFAULT_LEASE_SECONDS),
-    );
+    const leases = [...this.#kinds.values()].map((k) => k.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
+    return leases.length ? Math.max(...leases) : DEFAULT_LEASE_SECONDS;
   }
 }
 
