@@ -385,6 +385,46 @@ test("[jobs] a job queued while the worker is idle runs within a second (NOTIFY)
   assert.equal(ran.size, after, "a stopped worker runs nothing");
 });
 
+test("[jobs] stopping a worker waits for the job in hand; a job that gives up on stop is queued again, not lost", async () => {
+  const events: string[] = [];
+  let release: () => void = () => {};
+  const steady = kindOf("steady", async () => {
+    events.push("steady started");
+    await sleep(300);
+    events.push("steady finished");
+  });
+  const polite = kindOf("polite", (_payload, { signal }) => {
+    events.push("polite started");
+    return new Promise<void>((resolve, reject) => {
+      release = resolve;
+      signal.addEventListener("abort", () => reject(new Error("stopping")), { once: true });
+    });
+  });
+  const registry = new JobRegistry([steady, polite]);
+  const worker = startJobWorker(t.deps, { registry });
+  try {
+    await worker.ready;
+    // One transaction: both are claimed in one batch and run side by side.
+    const [a, b] = await t.deps.sql.begin((tx) =>
+      Promise.all([enqueueJob(tx, steady, { n: 1 }), enqueueJob(tx, polite, { n: 2 })])
+    );
+    const startedBy = Date.now() + 2_000;
+    const started = () => events.filter((e) => e.endsWith("started")).length;
+    while (started() < 2 && Date.now() < startedBy) await sleep(5);
+    assert.deepEqual(events.toSorted(), ["polite started", "steady started"]);
+    await worker.stop();
+    assert.ok(events.includes("steady finished"), "stop waited for the steady job");
+    assert.equal((await jobRow(a)).state, "done");
+    const row = await jobRow(b);
+    assert.equal(row.state, "queued", "the job that gave up is queued again");
+    assert.equal(row.attempts, 1);
+    assert.match(row.last_error ?? "", /stopping/);
+  } finally {
+    release();
+    await worker.stop();
+  }
+});
+
 test("[jobs] the stack server drains the queue: a deleted attachment's file is gone within a second", async () => {
   const server = startStackServer(t.deps, { port: 0 });
   try {
