@@ -7,7 +7,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/context.ts";
 import { createApp } from "../functions/api/app.ts";
-import { sweepStorage } from "../functions/api/storage-sweeper.ts";
+import type { JobRegistry } from "../functions/api/jobs/queue.ts";
+import { appJobs } from "../functions/api/jobs/registry.ts";
+import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts";
 import { createGateway, type Gateway } from "./realtime/gateway.ts";
 import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
 
@@ -16,6 +18,8 @@ export interface StackServer {
   app: OpenAPIHono<AppEnv>;
   /** The Realtime gateway on /realtime/v1. */
   gateway: Gateway;
+  /** The drain of the job queue (null with `jobs: false`). */
+  jobs: JobWorker | null;
   shutdown(): Promise<void>;
 }
 
@@ -28,6 +32,8 @@ export interface StackServerOptions {
   realtimeLimits?: GatewayLimits;
   /** Let several processes serve the same port (SO_REUSEPORT). */
   reusePort?: boolean;
+  /** The job kinds this server drains (default: the app's); false: no drain. */
+  jobs?: JobRegistry | false;
 }
 
 const FUNCTIONS_PREFIX = "/functions/v1";
@@ -96,14 +102,17 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     }
     return app.fetch(request, info);
   });
-  // Files of deleted attachments (cascades, expired uploads) are removed once a minute.
-  const sweeper = setInterval(() => void sweepStorage(deps).catch(() => {}), 60_000);
+  // The job queue is drained here, woken by NOTIFY (hosted, pg_cron calls the drain route).
+  const jobs = opts.jobs === false
+    ? null
+    : startJobWorker(deps, { registry: opts.jobs ?? appJobs() });
   return {
     port: (server.addr as Deno.NetAddr).port,
     app,
     gateway,
+    jobs,
     async shutdown() {
-      clearInterval(sweeper);
+      await jobs?.stop();
       await gateway.close();
       await server.shutdown();
     },

@@ -28,6 +28,12 @@ export interface TokenIssuer {
   /** A Supabase API key (anon or service_role) signed with the same secret; deterministic, so
    * the same secret always gives the same key. */
   apiKey(role: "anon" | "service_role"): Promise<string>;
+  /**
+   * The `role` claim of a JWT signed with the same secret (HS256, not expired): "service_role"
+   * for the service key, "anon" for the anon key, "authenticated" for an access token; null when
+   * the token is not one of ours.
+   */
+  roleOf(token: string): Promise<string | null>;
 }
 
 const VERIFIED_CACHE_SIZE = 10_000;
@@ -98,6 +104,14 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
         .setIssuedAt(API_KEY_ISSUED_AT)
         .setExpirationTime(API_KEY_EXPIRES_AT)
         .sign(await keyPromise);
+    },
+    async roleOf(token) {
+      try {
+        const { payload } = await jwtVerify(token, await keyPromise, { algorithms: ["HS256"] });
+        return typeof payload.role === "string" ? payload.role : null;
+      } catch {
+        return null;
+      }
     },
   };
 }

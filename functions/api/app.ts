@@ -25,6 +25,7 @@ import { conversations } from "./routes/conversations.ts";
 import { messages } from "./routes/messages.ts";
 import { attachments } from "./routes/attachments.ts";
 import { realtime } from "./routes/realtime.ts";
+import { internal } from "./routes/internal.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -78,6 +79,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
         ? next()
         : jsonBodyLimit(c, next),
   );
+  // Server-to-server (service key only, checked by the router): before the user middleware.
+  app.route("/api/internal", internal);
   app.use("/api/*", sessionMiddleware());
   app.use("/api/*", csrfProtection());
   app.use("/api/*", featureGate());

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createUser, expectError, signInAs, test, type TestApp, testApp } from "../helpers.ts";
+import { drain } from "../../functions/api/jobs/queue.ts";
+import { appJobs } from "../../functions/api/jobs/registry.ts";
 
 const storageDir = await Deno.makeTempDir({ prefix: "agora-attachments-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(storageDir, { recursive: true }));
@@ -615,6 +617,9 @@ test("[attachments] deleting the message removes the attachment row and its file
   });
   assert.equal(deleted.status, 200, await deleted.clone().text());
   assert.equal(await storageKeyOf(file.id), undefined, "the row is gone");
+  // Its file is a storage.delete job now, removed by the queue's next drain.
+  assert.ok(await exists(join(storageDir, key)), "the file waits for the drain");
+  await drain(t.deps, { registry: appJobs() });
   assert.equal(await exists(join(storageDir, key)), false, "the file is gone");
   for (const token of [alice.accessToken, bob.accessToken]) {
     await expectError(

@@ -1,10 +1,17 @@
-/** Files follow their attachment rows out, whichever way the rows go. */
+/**
+ * Files follow their attachment rows out, whichever way the rows go: the trigger on
+ * app.attachments queues a `storage.delete` job per file, and the job queue's drain removes it.
+ */
 import assert from "node:assert/strict";
 import { signInAs, test, testApp } from "../helpers.ts";
-import { sweepStorage } from "../../functions/api/storage-sweeper.ts";
+import { drain } from "../../functions/api/jobs/queue.ts";
+import { appJobs } from "../../functions/api/jobs/registry.ts";
+import type { Deps } from "../../functions/api/context.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "agora-sweep-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 const t = testApp({ AGORA_STORAGE_DIR: dir });
+const registry = appJobs();
 
 async function upload(token: string, name: string) {
   const form = new FormData();
@@ -25,6 +32,25 @@ async function upload(token: string, name: string) {
 
 const exists = (key: string) => Deno.stat(`${dir}/${key}`).then(() => true, () => false);
 
+/** The job queued for a file, found by its dedupe key. */
+async function jobFor(key: string) {
+  const rows = await t.deps.sql<
+    {
+      state: string;
+      attempts: number;
+      last_error: string | null;
+      due_in: number;
+      payload: unknown;
+    }[]
+  >`
+    select state, attempts, last_error, payload,
+           extract(epoch from run_at - now())::float8 as due_in
+    from app_private.jobs where kind = 'storage.delete' and dedupe_key = ${`storage.delete:${key}`}`;
+  return rows;
+}
+
+const drainAll = (deps: Deps = t.deps) => drain(deps, { registry, maxJobs: 1000 });
+
 test("[storage] an upload never attached is removed with its file after a day", async () => {
   const user = await signInAs(t, "MEMBER");
   const file = await upload(user.accessToken, "forgotten.txt");
@@ -33,17 +59,24 @@ test("[storage] an upload never attached is removed with its file after a day", 
     .sql`update app.attachments set created_at = now() - interval '25 hours' where id = ${file.id}`;
   await t.deps.sql`select app_private.collect_orphan_attachments()`;
   assert.equal((await t.deps.sql`select 1 from app.attachments where id = ${file.id}`).length, 0);
-  while (await sweepStorage(t.deps)) { /* drain the queue */ }
+  const [job] = await jobFor(file.key);
+  assert.equal(job.state, "queued");
+  assert.deepEqual(job.payload, { key: file.key });
+  assert.ok(await exists(file.key), "the file waits for the drain");
+  await drainAll();
   assert.equal(await exists(file.key), false, "the file is gone");
+  assert.equal((await jobFor(file.key))[0].state, "done");
 });
 
 test("[storage] files of a conversation deleted by cascade are removed too", async () => {
   const a = await signInAs(t, "MEMBER");
   const b = await signInAs(t, "MEMBER");
-  const conv = await (await t.request("POST", "/api/conversations", {
+  const created = await t.request("POST", "/api/conversations", {
     token: a.accessToken,
     body: { type: "group", participantIds: [b.user.id], title: "Cascade" },
-  })).json();
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const conv = await created.json();
   const file = await upload(a.accessToken, "shared.txt");
   const sent = await t.request("POST", `/api/conversations/${conv.id}/messages`, {
     token: a.accessToken,
@@ -51,22 +84,57 @@ test("[storage] files of a conversation deleted by cascade are removed too", asy
   });
   assert.equal(sent.status, 201);
   await t.deps.sql`delete from app.conversations where id = ${conv.id}`;
-  while (await sweepStorage(t.deps)) { /* drain the queue */ }
+  await drainAll();
   assert.equal(await exists(file.key), false);
 });
 
-test("[storage] a file whose removal fails stays queued for the next sweep", async () => {
+test("[storage] a rolled-back delete queues nothing", async () => {
+  const user = await signInAs(t, "MEMBER");
+  const file = await upload(user.accessToken, "kept.txt");
+  await t.deps.sql.begin(async (tx) => {
+    await tx`delete from app.attachments where id = ${file.id}`;
+    throw new Error("roll back");
+  }).catch(() => {});
+  assert.equal((await jobFor(file.key)).length, 0);
+  await drainAll();
+  assert.ok(await exists(file.key), "the file stays with its row");
+});
+
+test("[storage] a file whose removal fails is retried after a backoff, then removed", async () => {
   const user = await signInAs(t, "MEMBER");
   const file = await upload(user.accessToken, "stubborn.txt");
+  await drainAll(); // nothing else pending
   await t.deps.sql`delete from app.attachments where id = ${file.id}`;
-  const failing = {
+  const failing: Deps = {
     ...t.deps,
     storage: { ...t.deps.storage, remove: () => Promise.reject(new Error("storage down")) },
   };
-  assert.equal(await sweepStorage(failing), 0);
-  const [{ n }] = await t.deps
-    .sql`select count(*)::int as n from app_private.storage_deletions where storage_key = ${file.key}`;
-  assert.equal(n, 1, "queued again");
-  while (await sweepStorage(t.deps)) { /* drain the queue */ }
+  const first = await drainAll(failing);
+  assert.equal(first.retried, 1);
+  const [job] = await jobFor(file.key);
+  assert.equal(job.state, "queued");
+  assert.equal(job.attempts, 1);
+  assert.match(job.last_error ?? "", /storage down/);
+  assert.ok(
+    job.due_in > 4 && job.due_in <= 10,
+    `retried in 5 to 10 s, not at once (${job.due_in})`,
+  );
+  assert.equal((await drainAll()).claimed, 0, "not before its time");
+  assert.ok(await exists(file.key));
+  await t.deps.sql`
+    update app_private.jobs set run_at = now()
+    where dedupe_key = ${`storage.delete:${file.key}`}`;
+  assert.equal((await drainAll()).done, 1);
   assert.equal(await exists(file.key), false);
+  assert.equal((await jobFor(file.key))[0].state, "done");
+});
+
+test("[storage] removing a file that is already gone succeeds (the job is idempotent)", async () => {
+  const key = `${crypto.randomUUID()}/never-stored`;
+  await t.deps.sql`
+    select app_private.enqueue_job('storage.delete', jsonb_build_object('key', ${key}::text), now(),
+                                   ${`storage.delete:${key}`})`;
+  const result = await drainAll();
+  assert.equal(result.done, 1);
+  assert.equal((await jobFor(key))[0].state, "done");
 });

@@ -278,7 +278,7 @@ select is_empty(
 select is(
   (select storage_keys from app.delete_message(:'alice_message')),
   array['test/att/report.pdf'],
-  'An ADMIN deleting the message gets back the storage key of its file, for the API to remove.'
+  'An ADMIN deleting the message gets back the storage key of its file (its removal is queued as a storage.delete job).'
 );
 
 select tests.authenticate_as(tests.user_id('att.paul@example.test'));

@@ -7,7 +7,6 @@ import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { withUser } from "../../_shared/db.ts";
 
 import { claimsOf } from "../session-claims.ts";
-import { sweepStorage } from "../storage-sweeper.ts";
 import { type MessageJson, messageSchema } from "./message-schema.ts";
 
 export const messages = router();
@@ -61,16 +60,14 @@ messages.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const deps = c.get("deps");
+    // The attachment rows go with the commit, and their trigger queues `storage.delete` jobs
+    // for the files (removed by the job queue's next drain: at once locally, within seconds
+    // hosted).
     const [row] = await withUser(
-      deps.sql,
+      c.get("deps").sql,
       claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ deleted_at: Date; storage_keys: string[] }[]>`select * from app.delete_message(${id})`,
+      (tx) => tx<{ deleted_at: Date }[]>`select deleted_at from app.delete_message(${id})`,
     );
-    // The rows went with the commit and queued their files; remove them now (a failure stays
-    // queued for the next sweep).
-    if (row.storage_keys.length) await sweepStorage(deps);
     return c.json({ id, deletedAt: row.deleted_at.toISOString() }, 200);
   },
 );

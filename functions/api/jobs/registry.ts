@@ -1,0 +1,11 @@
+/**
+ * Every job kind the app runs. A new kind is a module next to this one (a `defineJob` with its
+ * payload schema and an idempotent handler, queue.ts) added to the list below; the drain route
+ * and the local worker claim exactly these kinds.
+ */
+import { JobRegistry } from "./queue.ts";
+import { storageDelete } from "./storage-delete.ts";
+
+export function appJobs(): JobRegistry {
+  return new JobRegistry([storageDelete]);
+}
