@@ -106,6 +106,23 @@ CREATE TYPE app.user_status AS ENUM (
 COMMENT ON TYPE app.user_status IS 'A suspended user authenticates nothing and is in no list.';
 
 --
+-- Name: job_state; Type: TYPE; Schema: app_private; Owner: -
+--
+
+CREATE TYPE app_private.job_state AS ENUM (
+    'queued',
+    'running',
+    'done',
+    'dead'
+);
+
+--
+-- Name: TYPE job_state; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TYPE app_private.job_state IS 'queued: waits for run_at; running: claimed under a lease (locked_until); done: succeeded; dead: failed its last attempt or failed permanently, kept for operators.';
+
+--
 -- Name: add_participants(uuid, uuid[]); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -520,7 +537,7 @@ COMMENT ON FUNCTION app.current_user_role() IS 'The signed-in user''s current ro
 -- Name: delete_message(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.delete_message(target_message_id uuid) RETURNS TABLE(conversation_id uuid, deleted_at timestamp with time zone, storage_keys text[])
+CREATE FUNCTION app.delete_message(target_message_id uuid) RETURNS TABLE(conversation_id uuid, deleted_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
@@ -529,7 +546,6 @@ declare
   m app.messages;
   conv app.conversations;
   is_participant boolean;
-  keys text[];
 begin
   select * into m from app.messages where id = target_message_id for update;
   if not found then
@@ -550,14 +566,12 @@ begin
     raise exception 'only the author, the group''s creator or an ADMIN deletes a message' using errcode = 'AG403';
   end if;
   if m.deleted_at is not null then
-    return query select m.conversation_id, m.deleted_at, '{}'::text[];
+    return query select m.conversation_id, m.deleted_at;
     return;
   end if;
-  with gone as (
-    delete from app.attachments a where a.message_id = m.id returning a.storage_key
-  ) select coalesce(array_agg(gone.storage_key), '{}') into keys from gone;
+  delete from app.attachments a where a.message_id = m.id;
   update app.messages set deleted_at = now() where id = m.id returning * into m;
-  return query select m.conversation_id, m.deleted_at, keys;
+  return query select m.conversation_id, m.deleted_at;
 end;
 $$;
 
@@ -565,7 +579,7 @@ $$;
 -- Name: FUNCTION delete_message(target_message_id uuid); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.delete_message(target_message_id uuid) IS 'Soft-deletes a message into a tombstone: by its author, the group''s creator, or an ADMIN. The content and the attachments go (their files follow through the attachments'' delete trigger). security definer: the creator and ADMINs act on messages that are not theirs, ADMINs even in conversations they cannot read; each case is checked here.';
+COMMENT ON FUNCTION app.delete_message(target_message_id uuid) IS 'Soft-deletes a message into a tombstone: by its author, the group''s creator, or an ADMIN. The content and the attachments go (the attachments'' delete trigger queues their files'' removal as storage.delete jobs). security definer: the creator and ADMINs act on messages that are not theirs, ADMINs even in conversations they cannot read; each case is checked here.';
 
 --
 -- Name: edit_message(uuid, text); Type: FUNCTION; Schema: app; Owner: -
@@ -1110,6 +1124,131 @@ $$;
 COMMENT ON FUNCTION app_private.assign_message_seq() IS 'A new message takes the next seq from its conversation; the update holds the conversation row''s lock until commit, so seq order is commit order within the conversation. Also checks a reply points into the same conversation.';
 
 --
+-- Name: jobs; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.jobs (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state app_private.job_state DEFAULT 'queued'::app_private.job_state NOT NULL,
+    run_at timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    max_attempts integer DEFAULT 10 NOT NULL,
+    last_error text,
+    dedupe_key text,
+    claim_token uuid,
+    claimed_by text,
+    locked_until timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT jobs_claim_held CHECK (((state = 'running'::app_private.job_state) = ((claim_token IS NOT NULL) AND (locked_until IS NOT NULL)))),
+    CONSTRAINT jobs_dedupe_key_check CHECK (((length(dedupe_key) >= 1) AND (length(dedupe_key) <= 300))),
+    CONSTRAINT jobs_finished CHECK (((state = ANY (ARRAY['done'::app_private.job_state, 'dead'::app_private.job_state])) = (finished_at IS NOT NULL))),
+    CONSTRAINT jobs_kind_check CHECK ((kind ~ '^[a-z][a-z0-9_.:-]{0,99}$'::text)),
+    CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
+    CONSTRAINT jobs_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text))
+);
+
+--
+-- Name: TABLE jobs; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.jobs IS 'The one job queue: work that calls the outside world, run by the api function''s drain (or the local stack''s worker). Server only: RLS on, no policies, no grants to API roles.';
+
+--
+-- Name: COLUMN jobs.kind; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.kind IS 'Which handler runs it (functions/api/jobs/registry.ts), e.g. storage.delete.';
+
+--
+-- Name: COLUMN jobs.payload; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.payload IS 'The handler''s input, a JSON object. Never secrets: operators read this table.';
+
+--
+-- Name: COLUMN jobs.run_at; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.run_at IS 'Not before this time: the enqueue time, or when the next retry is due.';
+
+--
+-- Name: COLUMN jobs.attempts; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.attempts IS 'Claims so far, the current one included.';
+
+--
+-- Name: COLUMN jobs.dedupe_key; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.dedupe_key IS 'Optional: enqueueing the same key again returns the existing job (until it is pruned).';
+
+--
+-- Name: COLUMN jobs.claim_token; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.claim_token IS 'Set by each claim; complete and fail must present it (a stale worker cannot).';
+
+--
+-- Name: COLUMN jobs.locked_until; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.jobs.locked_until IS 'The lease: past it, a running job is claimable again (its worker is presumed gone).';
+
+--
+-- Name: claim_jobs(text[], text, integer, interval); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer DEFAULT 10, lease interval DEFAULT '00:01:00'::interval) RETURNS SETOF app_private.jobs
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if batch is null or batch < 1 or batch > 1000 then
+    raise exception 'batch must be between 1 and 1000' using errcode = '22023';
+  end if;
+  if lease is null or lease <= interval '0' then
+    raise exception 'lease must be positive' using errcode = '22023';
+  end if;
+
+  update app_private.jobs j
+  set state = 'dead', finished_at = now(), claim_token = null, locked_until = null,
+      last_error = 'the lease ran out on the last attempt (the worker stopped or timed out)'
+  where j.id in (
+    select x.id from app_private.jobs x
+    where x.state = 'running' and x.locked_until < now() and x.attempts >= x.max_attempts
+      and x.kind = any(kinds)
+    for update skip locked
+  );
+
+  return query
+  update app_private.jobs j
+  set state = 'running', attempts = j.attempts + 1, claim_token = gen_random_uuid(),
+      claimed_by = worker, locked_until = now() + lease, started_at = now()
+  where j.id in (
+    select x.id from app_private.jobs x
+    where x.state in ('queued', 'running') and x.run_at <= now() and x.kind = any(kinds)
+      and (x.state = 'queued' or (x.locked_until < now() and x.attempts < x.max_attempts))
+    order by x.run_at, x.id
+    limit batch
+    for update skip locked
+  )
+  returning j.*;
+end;
+$$;
+
+--
+-- Name: FUNCTION claim_jobs(kinds text[], worker text, batch integer, lease interval); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) IS 'Claims up to batch due jobs of the given kinds (queued and due, or running with an expired lease) with for update skip locked; each gets attempts + 1, a new claim_token and a lease. Dead-letters jobs whose lease expired on their last attempt.';
+
+--
 -- Name: collect_orphan_attachments(interval); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1125,6 +1264,28 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
+
+--
+-- Name: complete_job(bigint, uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.complete_job(job_id bigint, token uuid) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  update app_private.jobs j
+  set state = 'done', finished_at = now(), claim_token = null, locked_until = null
+  where j.id = job_id and j.state = 'running' and j.claim_token = token;
+  return found;
+end;
+$$;
+
+--
+-- Name: FUNCTION complete_job(job_id bigint, token uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.complete_job(job_id bigint, token uuid) IS 'Records success of a claimed job (its claim_token must match); false if the lease was lost.';
 
 --
 -- Name: config_defaults(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -1245,6 +1406,73 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.emit_event(topic text, event text, payload jsonb) IS 'Appends a durable event and hands the same envelope to Realtime; its id is the event''s cursor (<xid>.<id>), the same on every transport, so clients remove duplicates. security definer: triggers write events on behalf of whichever user caused them.';
+
+--
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.enqueue_job(kind text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT now(), dedupe_key text DEFAULT NULL::text, max_attempts integer DEFAULT 10) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  job_id bigint;
+begin
+  insert into app_private.jobs (kind, payload, run_at, dedupe_key, max_attempts)
+  values (
+    enqueue_job.kind, coalesce(enqueue_job.payload, '{}'), coalesce(enqueue_job.run_at, now()),
+    enqueue_job.dedupe_key, coalesce(enqueue_job.max_attempts, 10)
+  )
+  on conflict on constraint jobs_dedupe_key_key do nothing
+  returning id into job_id;
+  if job_id is null then
+    select j.id into job_id from app_private.jobs j where j.dedupe_key = enqueue_job.dedupe_key;
+    return job_id;
+  end if;
+  perform pg_notify('agora_jobs', enqueue_job.kind);
+  return job_id;
+end;
+$$;
+
+--
+-- Name: FUNCTION enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer) IS 'Queues a job (kind, payload, not before run_at, at most max_attempts attempts) and NOTIFYs agora_jobs at commit; with a dedupe_key already taken, returns that job instead. For SQL functions and triggers (security definer) and the server''s own connection.';
+
+--
+-- Name: fail_job(bigint, uuid, text, interval, boolean); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval DEFAULT NULL::interval, permanent boolean DEFAULT false) RETURNS app_private.job_state
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  result app_private.job_state;
+begin
+  update app_private.jobs j
+  set state = case when coalesce(permanent, false) or j.attempts >= j.max_attempts
+                   then 'dead' else 'queued' end::app_private.job_state,
+      run_at = case when coalesce(permanent, false) or j.attempts >= j.max_attempts then j.run_at
+                    when retry_after is not null then now() + greatest(retry_after, interval '0')
+                    else now() + app_private.job_backoff(j.attempts) end,
+      finished_at = case when coalesce(permanent, false) or j.attempts >= j.max_attempts
+                         then now() end,
+      last_error = left(coalesce(error, 'failed'), 2000),
+      claim_token = null,
+      locked_until = null
+  where j.id = job_id and j.state = 'running' and j.claim_token = token
+  returning j.state into result;
+  return result;
+end;
+$$;
+
+--
+-- Name: FUNCTION fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean) IS 'Records a failed attempt of a claimed job: queued again after retry_after or the backoff, or dead when permanent or out of attempts. Returns the new state, null if the lease was lost.';
 
 --
 -- Name: guard_attachment_update(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -1469,6 +1697,24 @@ $$;
 COMMENT ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) IS 'Counts one hit against a fixed window and returns the count and when the window ends. One upsert, so concurrent instances count exactly. Called only by the server''s own connection, before any user transaction.';
 
 --
+-- Name: job_backoff(integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.job_backoff(attempts integer) RETURNS interval
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select make_interval(secs => d / 2 + random() * d / 2)
+  from (select least(3600, 10 * power(2, greatest(attempts, 1) - 1)) as d) x
+$$;
+
+--
+-- Name: FUNCTION job_backoff(attempts integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.job_backoff(attempts integer) IS 'Backoff after a failed attempt: min(10 s * 2^(attempts-1), 1 h), jittered within its upper half.';
+
+--
 -- Name: jsonb_merge_deep(jsonb, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1537,6 +1783,28 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner.';
+
+--
+-- Name: next_job_at(text[]); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.next_job_at(kinds text[]) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select least(
+    (select min(j.run_at) from app_private.jobs j
+      where j.state = 'queued' and j.kind = any(kinds)),
+    (select min(j.locked_until) from app_private.jobs j
+      where j.state = 'running' and j.kind = any(kinds))
+  )
+$$;
+
+--
+-- Name: FUNCTION next_job_at(kinds text[]); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.next_job_at(kinds text[]) IS 'The next time a job of these kinds becomes claimable (due run_at or lease end); null if none. The local worker sets its timer by it.';
 
 --
 -- Name: participant_events(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -1620,6 +1888,29 @@ $$;
 COMMENT ON FUNCTION app_private.prune_idempotency_keys() IS 'Keys replay for 24 hours; older ones are removed by pg_cron.';
 
 --
+-- Name: prune_jobs(interval, interval); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.prune_jobs(done_for interval DEFAULT '3 days'::interval, dead_for interval DEFAULT '30 days'::interval) RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with gone as (
+    delete from app_private.jobs j
+    where (j.state = 'done' and j.finished_at < now() - done_for)
+       or (j.state = 'dead' and j.finished_at < now() - dead_for)
+    returning 1
+  )
+  select count(*)::integer from gone
+$$;
+
+--
+-- Name: FUNCTION prune_jobs(done_for interval, dead_for interval); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) IS 'pg_cron (agora-prune-jobs): deletes done jobs older than done_for and dead ones older than dead_for; returns how many.';
+
+--
 -- Name: prune_logs(integer); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1646,7 +1937,10 @@ CREATE FUNCTION app_private.queue_storage_deletion() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
-  insert into app_private.storage_deletions (storage_key) values (old.storage_key);
+  perform app_private.enqueue_job(
+    'storage.delete', jsonb_build_object('key', old.storage_key), now(),
+    'storage.delete:' || old.storage_key
+  );
   return null;
 end;
 $$;
@@ -1655,7 +1949,7 @@ $$;
 -- Name: FUNCTION queue_storage_deletion(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.queue_storage_deletion() IS 'Every deleted attachment row (a deleted message, a cascade from a conversation or a user, an expired upload) queues its file for removal. security definer: users delete attachments through other tables'' cascades and functions.';
+COMMENT ON FUNCTION app_private.queue_storage_deletion() IS 'Trigger on app.attachments (after delete): enqueues a storage.delete job for the row''s file. security definer because users delete attachments through cascades and app_private has no grants.';
 
 --
 -- Name: read_mark_events(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -1706,6 +2000,35 @@ $$;
 COMMENT ON FUNCTION app_private.record_role_change() IS 'The audit trail writes itself: every role change, by any path, lands in app.role_changes with the reason from agora.role_change_reason. security definer because nobody may insert audit rows directly: that is what makes the trail trustworthy.';
 
 --
+-- Name: retry_dead_job(bigint); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.retry_dead_job(job_id bigint) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  job_kind text;
+begin
+  update app_private.jobs j
+  set state = 'queued', attempts = 0, run_at = now(), finished_at = null
+  where j.id = job_id and j.state = 'dead'
+  returning j.kind into job_kind;
+  if job_kind is null then
+    return false;
+  end if;
+  perform pg_notify('agora_jobs', job_kind);
+  return true;
+end;
+$$;
+
+--
+-- Name: FUNCTION retry_dead_job(job_id bigint); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.retry_dead_job(job_id bigint) IS 'Operators: puts a dead job back in the queue, due now, with its attempts reset (after fixing the cause). last_error is kept until the next outcome.';
+
+--
 -- Name: send_message_as(text, uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1726,25 +2049,6 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
-
---
--- Name: take_storage_deletions(integer); Type: FUNCTION; Schema: app_private; Owner: -
---
-
-CREATE FUNCTION app_private.take_storage_deletions(batch integer DEFAULT 100) RETURNS SETOF text
-    LANGUAGE sql
-    SET search_path TO ''
-    AS $$
-  delete from app_private.storage_deletions d
-  where d.id in (select s.id from app_private.storage_deletions s order by s.id limit batch for update skip locked)
-  returning d.storage_key
-$$;
-
---
--- Name: FUNCTION take_storage_deletions(batch integer); Type: COMMENT; Schema: app_private; Owner: -
---
-
-COMMENT ON FUNCTION app_private.take_storage_deletions(batch integer) IS 'Takes up to batch queued keys for removal, deleting them as they are taken (skip locked, so several servers drain in parallel); a server that fails to remove a file puts it back.';
 
 --
 -- Name: touch_updated_at(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2075,6 +2379,19 @@ CREATE TABLE app_private.idempotency_keys (
 COMMENT ON TABLE app_private.idempotency_keys IS 'Idempotency keys per user with the request''s hash and its first response, replayed for 24 h.';
 
 --
+-- Name: jobs_id_seq; Type: SEQUENCE; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.jobs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: magic_links; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -2136,35 +2453,6 @@ COMMENT ON TABLE app_private.refresh_tokens IS 'Opaque refresh tokens as SHA-256
 
 ALTER TABLE app_private.refresh_tokens ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app_private.refresh_tokens_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
---
--- Name: storage_deletions; Type: TABLE; Schema: app_private; Owner: -
---
-
-CREATE TABLE app_private.storage_deletions (
-    id bigint NOT NULL,
-    storage_key text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
-);
-
---
--- Name: TABLE storage_deletions; Type: COMMENT; Schema: app_private; Owner: -
---
-
-COMMENT ON TABLE app_private.storage_deletions IS 'Storage keys whose attachment rows are gone, waiting for the server to remove the files.';
-
---
--- Name: storage_deletions_id_seq; Type: SEQUENCE; Schema: app_private; Owner: -
---
-
-ALTER TABLE app_private.storage_deletions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME app_private.storage_deletions_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -2299,6 +2587,20 @@ ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (user_id, key);
 
 --
+-- Name: jobs jobs_dedupe_key_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.jobs
+    ADD CONSTRAINT jobs_dedupe_key_key UNIQUE (dedupe_key);
+
+--
+-- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+--
 -- Name: magic_links magic_links_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
 --
 
@@ -2332,13 +2634,6 @@ ALTER TABLE ONLY app_private.refresh_tokens
 
 ALTER TABLE ONLY app_private.refresh_tokens
     ADD CONSTRAINT refresh_tokens_token_hash_key UNIQUE (token_hash);
-
---
--- Name: storage_deletions storage_deletions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
---
-
-ALTER TABLE ONLY app_private.storage_deletions
-    ADD CONSTRAINT storage_deletions_pkey PRIMARY KEY (id);
 
 --
 -- Name: access_logs_created_at_brin; Type: INDEX; Schema: app; Owner: -
@@ -2515,6 +2810,24 @@ CREATE INDEX users_search_idx ON app.users USING gin ((((lower(email) || ' '::te
 CREATE INDEX idempotency_keys_created_at_idx ON app_private.idempotency_keys USING btree (created_at);
 
 --
+-- Name: jobs_due_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX jobs_due_idx ON app_private.jobs USING btree (run_at, id) WHERE (state = ANY (ARRAY['queued'::app_private.job_state, 'running'::app_private.job_state]));
+
+--
+-- Name: jobs_finished_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX jobs_finished_idx ON app_private.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['done'::app_private.job_state, 'dead'::app_private.job_state]));
+
+--
+-- Name: jobs_lease_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX jobs_lease_idx ON app_private.jobs USING btree (locked_until) WHERE (state = 'running'::app_private.job_state);
+
+--
 -- Name: magic_links_expires_at_idx; Type: INDEX; Schema: app_private; Owner: -
 --
 
@@ -2537,12 +2850,6 @@ CREATE INDEX refresh_tokens_parent_id_idx ON app_private.refresh_tokens USING bt
 --
 
 CREATE INDEX refresh_tokens_session_id_idx ON app_private.refresh_tokens USING btree (session_id);
-
---
--- Name: storage_deletions_created_at_idx; Type: INDEX; Schema: app_private; Owner: -
---
-
-CREATE INDEX storage_deletions_created_at_idx ON app_private.storage_deletions USING btree (created_at);
 
 --
 -- Name: attachments attachments_guard_update; Type: TRIGGER; Schema: app; Owner: -
@@ -2999,6 +3306,12 @@ CREATE POLICY users_update_self ON app.users FOR UPDATE TO authenticated USING (
 ALTER TABLE app_private.idempotency_keys ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: jobs; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.jobs ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: magic_links; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -3015,12 +3328,6 @@ ALTER TABLE app_private.rate_limits ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
-
---
--- Name: storage_deletions; Type: ROW SECURITY; Schema: app_private; Owner: -
---
-
-ALTER TABLE app_private.storage_deletions ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: SCHEMA app; Type: ACL; Schema: -; Owner: -
@@ -3341,10 +3648,22 @@ GRANT ALL ON FUNCTION app.store_idempotent_response(idempotency_key text, respon
 REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
 
 --
+-- Name: FUNCTION claim_jobs(kinds text[], worker text, batch integer, lease interval); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) FROM PUBLIC;
+
+--
 -- Name: FUNCTION collect_orphan_attachments(older_than interval); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.collect_orphan_attachments(older_than interval) FROM PUBLIC;
+
+--
+-- Name: FUNCTION complete_job(job_id bigint, token uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.complete_job(job_id bigint, token uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION config_defaults(); Type: ACL; Schema: app_private; Owner: -
@@ -3363,6 +3682,18 @@ REVOKE ALL ON FUNCTION app_private.emit_ephemeral(topic text, event text, payloa
 --
 
 REVOKE ALL ON FUNCTION app_private.emit_event(topic text, event text, payload jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean) FROM PUBLIC;
 
 --
 -- Name: FUNCTION guard_attachment_update(); Type: ACL; Schema: app_private; Owner: -
@@ -3401,6 +3732,12 @@ REVOKE ALL ON FUNCTION app_private.guard_user_update() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) FROM PUBLIC;
 
 --
+-- Name: FUNCTION job_backoff(attempts integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.job_backoff(attempts integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION jsonb_merge_deep(base jsonb, patch jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -3411,6 +3748,12 @@ REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FRO
 --
 
 REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
+
+--
+-- Name: FUNCTION next_job_at(kinds text[]); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.next_job_at(kinds text[]) FROM PUBLIC;
 
 --
 -- Name: FUNCTION participant_events(); Type: ACL; Schema: app_private; Owner: -
@@ -3437,6 +3780,12 @@ REVOKE ALL ON FUNCTION app_private.prune_events(keep_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.prune_idempotency_keys() FROM PUBLIC;
 
 --
+-- Name: FUNCTION prune_jobs(done_for interval, dead_for interval); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) FROM PUBLIC;
+
+--
 -- Name: FUNCTION prune_logs(keep_days integer); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -3461,16 +3810,16 @@ REVOKE ALL ON FUNCTION app_private.read_mark_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.record_role_change() FROM PUBLIC;
 
 --
+-- Name: FUNCTION retry_dead_job(job_id bigint); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.retry_dead_job(job_id bigint) FROM PUBLIC;
+
+--
 -- Name: FUNCTION send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
-
---
--- Name: FUNCTION take_storage_deletions(batch integer); Type: ACL; Schema: app_private; Owner: -
---
-
-REVOKE ALL ON FUNCTION app_private.take_storage_deletions(batch integer) FROM PUBLIC;
 
 --
 -- Name: FUNCTION touch_updated_at(); Type: ACL; Schema: app_private; Owner: -
@@ -3643,4 +3992,5 @@ CREATE POLICY realtime_messages_select_topic ON realtime.messages AS PERMISSIVE 
 -- agora-prune-auth-state  */15 * * * *  select app_private.prune_auth_state()
 -- agora-prune-events  */10 * * * *  select app_private.prune_events(3)
 -- agora-prune-idempotency-keys  */10 * * * *  select app_private.prune_idempotency_keys()
+-- agora-prune-jobs  41 * * * *  select app_private.prune_jobs()
 -- agora-prune-logs  17 3 * * *  select app_private.prune_logs(90)

@@ -343,7 +343,7 @@ comment on function app.edit_message(uuid, text) is
 grant execute on function app.edit_message(uuid, text) to authenticated;
 
 create function app.delete_message(target_message_id uuid)
-returns table (conversation_id uuid, deleted_at timestamptz, storage_keys text[])
+returns table (conversation_id uuid, deleted_at timestamptz)
 language plpgsql volatile security definer
 set search_path = ''
 as $$
@@ -352,7 +352,6 @@ declare
   m app.messages;
   conv app.conversations;
   is_participant boolean;
-  keys text[];
 begin
   select * into m from app.messages where id = target_message_id for update;
   if not found then
@@ -373,18 +372,16 @@ begin
     raise exception 'only the author, the group''s creator or an ADMIN deletes a message' using errcode = 'AG403';
   end if;
   if m.deleted_at is not null then
-    return query select m.conversation_id, m.deleted_at, '{}'::text[];
+    return query select m.conversation_id, m.deleted_at;
     return;
   end if;
-  with gone as (
-    delete from app.attachments a where a.message_id = m.id returning a.storage_key
-  ) select coalesce(array_agg(gone.storage_key), '{}') into keys from gone;
+  delete from app.attachments a where a.message_id = m.id;
   update app.messages set deleted_at = now() where id = m.id returning * into m;
-  return query select m.conversation_id, m.deleted_at, keys;
+  return query select m.conversation_id, m.deleted_at;
 end;
 $$;
 comment on function app.delete_message(uuid) is
-  'Soft-deletes a message into a tombstone: by its author, the group''s creator, or an ADMIN. The content and the attachments go (their files follow through the attachments'' delete trigger). security definer: the creator and ADMINs act on messages that are not theirs, ADMINs even in conversations they cannot read; each case is checked here.';
+  'Soft-deletes a message into a tombstone: by its author, the group''s creator, or an ADMIN. The content and the attachments go (the attachments'' delete trigger queues their files'' removal as storage.delete jobs). security definer: the creator and ADMINs act on messages that are not theirs, ADMINs even in conversations they cannot read; each case is checked here.';
 grant execute on function app.delete_message(uuid) to authenticated;
 
 create function app.mark_read(target_message_id uuid)

@@ -1,11 +1,10 @@
 /*
  * Attachments: uploaded files, owned by their uploader until attached (once) to one of their
  * messages, then visible to that conversation's participants; the attachments' part of the
- * message JSON; and cleanup: every deleted attachment row queues its file for removal (storage
- * lives outside the database), and uploads never attached are collected after a day.
+ * message JSON; and cleanup: every deleted attachment row queues a `storage.delete` job for its
+ * file (storage lives outside the database), and uploads never attached are collected after a day.
  *
- * Tables: app.attachments, app_private.storage_deletions. Nothing destructive beyond the pruning
- * described.
+ * Tables: app.attachments. Nothing destructive beyond the pruning described.
  */
 
 -- ---------------------------------------------------------------------------------------------
@@ -27,21 +26,12 @@ create table app.attachments (
 comment on table app.attachments is
   'Files: visible to their uploader, and once attached (exactly once, to the uploader''s own message) to the participants of that conversation.';
 
-create table app_private.storage_deletions (
-  id bigint generated always as identity primary key,
-  storage_key text not null,
-  created_at timestamptz not null default now()
-);
-comment on table app_private.storage_deletions is
-  'Storage keys whose attachment rows are gone, waiting for the server to remove the files.';
 
 create index attachments_uploader_id_idx on app.attachments (uploader_id);
 create index attachments_message_id_idx on app.attachments (message_id);
 create index attachments_conversation_id_idx on app.attachments (conversation_id);
-create index storage_deletions_created_at_idx on app_private.storage_deletions (created_at);
 
 alter table app.attachments enable row level security;
-alter table app_private.storage_deletions enable row level security;
 
 -- ---------------------------------------------------------------------------------------------
 -- Triggers
@@ -76,17 +66,21 @@ comment on function app_private.guard_attachment_update() is
   'An attachment''s file never changes, it is attached once, and only to a live message of its uploader in a conversation the uploader takes part in. security definer: it reads messages and participants the update may not see.';
 
 create function app_private.queue_storage_deletion() returns trigger
-language plpgsql
+language plpgsql volatile
 security definer
 set search_path = ''
 as $$
 begin
-  insert into app_private.storage_deletions (storage_key) values (old.storage_key);
+  perform app_private.enqueue_job(
+    'storage.delete', jsonb_build_object('key', old.storage_key), now(),
+    'storage.delete:' || old.storage_key
+  );
   return null;
 end;
 $$;
 comment on function app_private.queue_storage_deletion() is
-  'Every deleted attachment row (a deleted message, a cascade from a conversation or a user, an expired upload) queues its file for removal. security definer: users delete attachments through other tables'' cascades and functions.';
+  'Trigger on app.attachments (after delete): enqueues a storage.delete job for the row''s file. '
+  'security definer because users delete attachments through cascades and app_private has no grants.';
 
 create trigger attachments_guard_update before update on app.attachments
   for each row execute function app_private.guard_attachment_update();
@@ -155,18 +149,6 @@ $$;
 comment on function app_private.collect_orphan_attachments(interval) is
   'Uploads never attached within older_than are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
 
-create function app_private.take_storage_deletions(batch integer default 100) returns setof text
-language sql volatile
-set search_path = ''
-as $$
-  delete from app_private.storage_deletions d
-  where d.id in (select s.id from app_private.storage_deletions s order by s.id limit batch for update skip locked)
-  returning d.storage_key
-$$;
-comment on function app_private.take_storage_deletions(integer) is
-  'Takes up to batch queued keys for removal, deleting them as they are taken (skip locked, so several servers drain in parallel); a server that fails to remove a file puts it back.';
-
 select cron.schedule('agora-collect-orphan-attachments', '23 * * * *', 'select app_private.collect_orphan_attachments()');
 
-revoke all on app_private.storage_deletions from public, anon, authenticated;
 revoke execute on all functions in schema app, app_private from public;

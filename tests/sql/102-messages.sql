@@ -249,9 +249,9 @@ values (auth.uid(), 'notes.txt', 'text/plain', 12, 'test/msg/notes.txt') returni
 update app.attachments set message_id = :'m2', conversation_id = :'group_id' where id = :'attachment_id';
 
 select results_eq(
-  format($$ select conversation_id, storage_keys from app.delete_message(%L) $$, :'m2'),
-  format($$ values (%L::uuid, array['test/msg/notes.txt']) $$, :'group_id'),
-  'The author deletes their message and gets back the storage keys of its attachments.'
+  format($$ select conversation_id, deleted_at = now() from app.delete_message(%L) $$, :'m2'),
+  format($$ values (%L::uuid, true) $$, :'group_id'),
+  'The author deletes their message and gets back its conversation and deletion time.'
 );
 select results_eq(
   format($$ select seq, content, deleted_at is not null from app.messages where id = %L $$, :'m2'),
@@ -268,9 +268,9 @@ select is(
   'The tombstone''s JSON lists no attachments.'
 );
 select is(
-  (select storage_keys from app.delete_message(:'m2')),
-  '{}'::text[],
-  'Deleting a tombstone again changes nothing and returns no storage keys.'
+  (select deleted_at from app.delete_message(:'m2')),
+  (select deleted_at from app.messages where id = :'m2'),
+  'Deleting a tombstone again changes nothing and returns its first deletion time.'
 );
 select throws_matching(
   format($$ select app.edit_message(%L, 'Resurrected') $$, :'m2'),

@@ -7,10 +7,7 @@
  * through pg_net, docs/operations.md); the local stack drains it itself, woken by NOTIFY
  * `agora_jobs`. Handlers live in functions/api/jobs/.
  *
- * Tables: app_private.jobs (new); app_private.storage_deletions (dropped: its pending keys become
- * `storage.delete` jobs). The trigger on app.attachments now enqueues a job.
- * Destructive: drops app_private.storage_deletions and app_private.take_storage_deletions after
- * moving what they held; done jobs are pruned after 3 days, dead ones after 30 (pg_cron).
+ * Tables: app_private.jobs. Done jobs are pruned after 3 days, dead ones after 30 (pg_cron).
  */
 
 -- ---------------------------------------------------------------------------------------------
@@ -81,34 +78,6 @@ create index jobs_due_idx on app_private.jobs (run_at, id) where state in ('queu
 create index jobs_lease_idx on app_private.jobs (locked_until) where state = 'running';
 -- Pruning, and operators listing dead jobs.
 create index jobs_finished_idx on app_private.jobs (state, finished_at) where state in ('done', 'dead');
-
--- ---------------------------------------------------------------------------------------------
--- Triggers
--- ---------------------------------------------------------------------------------------------
-
-/*
- * Files follow their attachment rows out (a deleted message, a cascade from a conversation or a
- * user, an upload never attached): each deleted row enqueues a `storage.delete` job for its file,
- * in the same transaction, so a rolled-back delete queues nothing. The storage key is the dedupe
- * key: a file is removed once however often it is queued. security definer: users delete
- * attachments through other tables' cascades and functions, and app_private has no grants.
- */
-create or replace function app_private.queue_storage_deletion() returns trigger
-language plpgsql volatile
-security definer
-set search_path = ''
-as $$
-begin
-  perform app_private.enqueue_job(
-    'storage.delete', jsonb_build_object('key', old.storage_key), now(),
-    'storage.delete:' || old.storage_key
-  );
-  return null;
-end;
-$$;
-comment on function app_private.queue_storage_deletion() is
-  'Trigger on app.attachments (after delete): enqueues a storage.delete job for the row''s file. '
-  'security definer because users delete attachments through cascades and app_private has no grants.';
 
 -- ---------------------------------------------------------------------------------------------
 -- Row level security
@@ -354,18 +323,6 @@ comment on function app_private.prune_jobs(interval, interval) is
 -- ---------------------------------------------------------------------------------------------
 
 revoke all on app_private.jobs from public, anon, authenticated, service_role;
-
--- ---------------------------------------------------------------------------------------------
--- Data: the old deletion queue moves onto the job queue, then goes
--- ---------------------------------------------------------------------------------------------
-
-select app_private.enqueue_job(
-  'storage.delete', jsonb_build_object('key', d.storage_key), now(), 'storage.delete:' || d.storage_key
-)
-from app_private.storage_deletions d;
-
-drop function app_private.take_storage_deletions(integer);
-drop table app_private.storage_deletions;
 
 select cron.schedule('agora-prune-jobs', '41 * * * *', 'select app_private.prune_jobs()');
 
