@@ -148,6 +148,27 @@ export function setCookies(
   return out;
 }
 
+/**
+ * Reads a response the one way tests do: the status first, then the body as JSON, which it
+ * returns. On a wrong status or a body that is not JSON it throws with the body's text, so a
+ * failure shows what the server said instead of a later `undefined`.
+ *
+ * @example
+ * const page = await expectJson(await t.request("GET", "/api/conversations", { token }), 200);
+ */
+// deno-lint-ignore no-explicit-any
+export async function expectJson<T = any>(response: Response, status: number): Promise<T> {
+  const text = await response.text();
+  if (response.status !== status) {
+    throw new Error(`expected ${status}, got ${response.status}: ${text.slice(0, 2000)}`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`expected a JSON body with ${status}, got: ${text.slice(0, 2000)}`);
+  }
+}
+
 /** Asserts the contract's error shape and returns the body. */
 export async function expectError(response: Response, status: number, code?: string) {
   const text = await response.text();
