@@ -1,16 +1,20 @@
 /**
  * /api/messages/:id: edit (author, within the edit window), delete (author, group creator or
- * ADMIN; a tombstone stays) and read marks. SUBSCRIBER and above (see app.ts).
+ * ADMIN; a tombstone stays) and read marks. SUBSCRIBER and above (the gate below). Queries:
+ * queries/messages.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
-import { withUser } from "../../_shared/db.ts";
 import { badRequest } from "../../_shared/errors.ts";
-import { claimsOf } from "../session-claims.ts";
+import { asUser } from "../as-user.ts";
+import { requireRole } from "../middleware/roles.ts";
+import { deleteMessage, editMessage, markRead, messageMaxLength } from "../queries/messages.ts";
 import { sweepStorage } from "../storage-sweeper.ts";
-import { type MessageJson, messageSchema } from "./message-schema.ts";
+import { messageSchema } from "./message-schema.ts";
 
 export const messages = router();
+
+messages.use("*", requireRole("SUBSCRIBER"));
 
 const idParam = z.object({ id: z.uuid() });
 
@@ -34,19 +38,15 @@ messages.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const { content } = c.req.valid("json");
-    const message = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), async (tx) => {
-      const [{ max }] = await tx<{ max: number }[]>`
-        select app.config_int('limits', 'messageMaxLength', 10000) as max`;
+    const message = await asUser(c, async (tx) => {
+      const max = await messageMaxLength(tx);
       if (content.length > max) {
         throw badRequest(`A message has at most ${max} characters.`, [{
           path: "content",
           message: `at most ${max} characters`,
         }]);
       }
-      const [row] = await tx<
-        { json: MessageJson }[]
-      >`select app.edit_message(${id}, ${content}) as json`;
-      return row.json;
+      return await editMessage(tx, id, content);
     });
     return c.json(message, 200);
   },
@@ -69,12 +69,7 @@ messages.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const deps = c.get("deps");
-    const [row] = await withUser(
-      deps.sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ deleted_at: Date; storage_keys: string[] }[]>`select * from app.delete_message(${id})`,
-    );
+    const row = await asUser(c, (tx) => deleteMessage(tx, id));
     // The rows went with the commit and queued their files; remove them now (a failure stays
     // queued for the next sweep).
     if (row.storage_keys.length) await sweepStorage(deps);
@@ -105,17 +100,7 @@ messages.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const [row] = await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ conversation_id: string; last_read_message_id: string; unread_count: number }[]>`
-        select conversation_id, last_read_message_id, unread_count::int from app.mark_read(${id})`,
-    );
-    return c.json({
-      conversationId: row.conversation_id,
-      lastReadMessageId: row.last_read_message_id,
-      unreadCount: row.unread_count,
-    }, 200);
+    const watermark = await asUser(c, (tx) => markRead(tx, id));
+    return c.json(watermark, 200);
   },
 );
