@@ -1,6 +1,9 @@
 /**
  * Queries of /api/admin/security-events and /api/admin/access-logs (routes/admin/monitoring.ts).
- * Both lists are newest first, keyset-paginated by id.
+ * Both lists are newest first by `created_at`, then `id` (the index `<table>_created_at_idx` is
+ * on exactly that), and the cursor is that pair, so paging reaches every row once. The order
+ * names the table's columns (`e.id`): a bare `id` there would be the `id::text` of the select
+ * list, sorting "9" after "47" while the cursor compares numbers.
  */
 import type { Tx } from "../../../_shared/db.ts";
 import { ifGiven, pageLimit, slicePage, where } from "../_helpers.ts";
@@ -11,8 +14,8 @@ export interface MonitoringFilters {
   ip?: string;
   from?: string;
   to?: string;
-  /** The id of the last row of the previous page. */
-  after: string | null;
+  /** The last row of the previous page: [created_at as text, id as text]. */
+  after: [string, string] | null;
   limit: number;
 }
 
@@ -25,6 +28,8 @@ interface SecurityEventRow {
   user_agent: string | null;
   details: Record<string, unknown>;
   created_at: Date;
+  /** created_at with its microseconds (a JS Date drops them), for the cursor. */
+  created_at_key: string;
 }
 
 /** Conditions both lists share; `tx` is the transaction they run in. */
@@ -34,7 +39,11 @@ function common(tx: Tx, f: MonitoringFilters) {
     ifGiven(f.ip, (ip) => tx`ip = ${ip}::inet`),
     ifGiven(f.from, (from) => tx`created_at >= ${from}::timestamptz`),
     ifGiven(f.to, (to) => tx`created_at < ${to}::timestamptz`),
-    ifGiven(f.after, (id) => tx`id < ${id}::bigint`),
+    // ::text first: a timestamptz parameter would lose its microseconds through a JS Date.
+    ifGiven(
+      f.after,
+      ([time, id]) => tx`(created_at, id) < (${time}::text::timestamptz, ${id}::bigint)`,
+    ),
   ];
 }
 
@@ -44,8 +53,9 @@ export async function listSecurityEvents(
   f: MonitoringFilters & { type?: string; severity?: "info" | "warning" | "critical" },
 ) {
   const rows = await tx<SecurityEventRow[]>`
-    select id::text, type, severity, user_id, host(ip) as ip, user_agent, details, created_at
-    from app.security_events
+    select id::text, type, severity, user_id, host(ip) as ip, user_agent, details, created_at,
+           created_at::text as created_at_key
+    from app.security_events e
     ${
     where(tx, [
       ifGiven(f.type, (type) => tx`type = ${type}`),
@@ -53,9 +63,9 @@ export async function listSecurityEvents(
       ...common(tx, f),
     ])
   }
-    order by id desc
+    order by e.created_at desc, e.id desc
     limit ${pageLimit(f.limit)}`;
-  const { rows: page, nextCursor } = slicePage(rows, f.limit, (r) => [r.id]);
+  const { rows: page, nextCursor } = slicePage(rows, f.limit, (r) => [r.created_at_key, r.id]);
   return {
     items: page.map((r) => ({
       id: r.id,
@@ -81,6 +91,7 @@ interface AccessLogRow {
   duration_ms: number;
   ip: string | null;
   created_at: Date;
+  created_at_key: string;
 }
 
 /** A page of the access log, newest first. */
@@ -90,8 +101,8 @@ export async function listAccessLogs(
 ) {
   const rows = await tx<AccessLogRow[]>`
     select id::text, request_id, user_id, method, route, status, duration_ms, host(ip) as ip,
-           created_at
-    from app.access_logs
+           created_at, created_at::text as created_at_key
+    from app.access_logs e
     ${
     where(tx, [
       ifGiven(f.route, (route) => tx`route = ${route}`),
@@ -100,9 +111,9 @@ export async function listAccessLogs(
       ...common(tx, f),
     ])
   }
-    order by id desc
+    order by e.created_at desc, e.id desc
     limit ${pageLimit(f.limit)}`;
-  const { rows: page, nextCursor } = slicePage(rows, f.limit, (r) => [r.id]);
+  const { rows: page, nextCursor } = slicePage(rows, f.limit, (r) => [r.created_at_key, r.id]);
   return {
     items: page.map((r) => ({
       id: r.id,

@@ -1,6 +1,6 @@
 /**
- * Security monitoring: /api/admin/security-events and /api/admin/access-logs, newest first,
- * keyset-paginated, filterable by type (or route), user, ip and time.
+ * Security monitoring: /api/admin/security-events and /api/admin/access-logs, newest first by
+ * `createdAt` (then `id`), keyset-paginated, filterable by type (or route), user, ip and time.
  * ADMIN only (the gate is on the admin router, routes/admin/index.ts). Queries:
  * queries/admin/monitoring.ts.
  */
@@ -21,9 +21,9 @@ const commonFilters = {
   cursor: z.string().max(200).optional(),
 };
 
-/** The cursor: the previous page's last id. */
+/** The cursor: the previous page's last [createdAt, id], both as text. */
 const cursorOf = (q: { cursor?: string }) =>
-  q.cursor ? String(decodeCursor(q.cursor, ["string"])[0]) : null;
+  q.cursor ? decodeCursor(q.cursor, ["string", "string"]) as [string, string] : null;
 
 const page = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable() });
