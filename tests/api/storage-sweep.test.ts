@@ -1,6 +1,6 @@
 /** Files follow their attachment rows out, whichever way the rows go. */
 import assert from "node:assert/strict";
-import { signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { sweepStorage } from "../../functions/api/storage-sweeper.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "agora-sweep-" });
@@ -17,8 +17,7 @@ async function upload(token: string, name: string) {
     body: form,
     headers: { authorization: `Bearer ${token}` },
   });
-  assert.equal(response.status, 201, await response.clone().text());
-  const body = await response.json();
+  const body = await expectJson(response, 201);
   const [row] = await t.deps.sql`select storage_key from app.attachments where id = ${body.id}`;
   return { id: body.id as string, key: row.storage_key as string };
 }
@@ -40,10 +39,13 @@ test("[storage] an upload never attached is removed with its file after a day", 
 test("[storage] files of a conversation deleted by cascade are removed too", async () => {
   const a = await signInAs(t, "MEMBER");
   const b = await signInAs(t, "MEMBER");
-  const conv = await (await t.request("POST", "/api/conversations", {
-    token: a.accessToken,
-    body: { type: "group", participantIds: [b.user.id], title: "Cascade" },
-  })).json();
+  const conv = await expectJson(
+    await t.request("POST", "/api/conversations", {
+      token: a.accessToken,
+      body: { type: "group", participantIds: [b.user.id], title: "Cascade" },
+    }),
+    201,
+  );
   const file = await upload(a.accessToken, "shared.txt");
   const sent = await t.request("POST", `/api/conversations/${conv.id}/messages`, {
     token: a.accessToken,
