@@ -1,5 +1,5 @@
 /**
- * Reading the current configuration. Admin reads go through RLS (`withUser`); the sign-in path
+ * Reading the current configuration. Admin reads go through RLS (`asUser`); the sign-in path
  * reads the defaults it needs (default role, sign-ups open) with the server's own rights.
  */
 import type { Sql, Tx } from "../_shared/db.ts";

@@ -44,7 +44,7 @@ export async function currentCursor(db: Sql | Tx): Promise<Cursor> {
 
 /**
  * Events after `after`, in order, up to `limit`; only `topics` when given (user reads go through
- * `withUser`, so RLS applies the topic rule to every row as well).
+ * `asUser`, so RLS applies the topic rule to every row as well).
  */
 export async function readEvents(
   db: Sql | Tx,
