@@ -1,13 +1,14 @@
 /** Queries of /api/attachments (routes/attachments.ts), run as the caller (RLS decides). */
 import type { Tx } from "../../_shared/db.ts";
+import { readConfig } from "../../_shared/config-document.ts";
 
-/** Fallback of `limits.attachmentMaxBytes` when the configuration has none. */
-const DEFAULT_MAX_BYTES = 10_485_760;
+/** The configuration document's defaults: the fallback when no version sets a limit. */
+const DEFAULT_LIMITS = readConfig({}).limits;
 
-/** The configured largest upload (`limits.attachmentMaxBytes`), in bytes. */
+/** The configured largest upload (`limits.attachmentMaxBytes`; the document's default if unset). */
 export async function attachmentMaxBytes(tx: Tx): Promise<number> {
   const [{ limit }] = await tx<{ limit: number }[]>`
-    select app.config_int('limits', 'attachmentMaxBytes', ${DEFAULT_MAX_BYTES}) as limit`;
+    select app.config_int('limits', 'attachmentMaxBytes', ${DEFAULT_LIMITS.attachmentMaxBytes}) as limit`;
   return limit;
 }
 

@@ -4,9 +4,13 @@
  * (routes/messages.ts). All run as the caller; the send through its one-statement door.
  */
 import type { DbClaims, Sql, Tx } from "../../_shared/db.ts";
+import { readConfig } from "../../_shared/config-document.ts";
 import { notFound } from "../../_shared/errors.ts";
 import type { MessageJson } from "../routes/message-schema.ts";
 import { ifGiven, pageLimit, slicePage, where } from "./_helpers.ts";
+
+/** The configuration document's defaults: the fallback when no version sets a limit. */
+const DEFAULT_LIMITS = readConfig({}).limits;
 
 /** Cursor kinds: older pages (newest first) and catch-up pages (`after`, oldest first). */
 export type MessageCursor = ["before" | "after", number];
@@ -77,10 +81,10 @@ export async function sendMessageAs(
   return message;
 }
 
-/** The configured longest message (`limits.messageMaxLength`). */
+/** The configured longest message (`limits.messageMaxLength`; the document's default if unset). */
 export async function messageMaxLength(tx: Tx): Promise<number> {
   const [{ max }] = await tx<{ max: number }[]>`
-    select app.config_int('limits', 'messageMaxLength', 10000) as max`;
+    select app.config_int('limits', 'messageMaxLength', ${DEFAULT_LIMITS.messageMaxLength}) as max`;
   return max;
 }
 
