@@ -116,11 +116,7 @@ export async function signIn(t: TestApp, email: string): Promise<SignedIn> {
   const sent = await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
   if (sent.status !== 202) throw new Error(`signin: ${sent.status} ${await sent.text()}`);
   const token = await latestMagicToken(t.deps, email);
-  const verified = await t.request("POST", "/api/auth/verify", { body: { token } });
-  if (verified.status !== 200) {
-    throw new Error(`verify: ${verified.status} ${await verified.text()}`);
-  }
-  return await verified.json();
+  return await expectJson(await t.request("POST", "/api/auth/verify", { body: { token } }), 200);
 }
 
 /** Signs in a new user with the given role. */
@@ -148,6 +144,36 @@ export function setCookies(
   return out;
 }
 
+/**
+ * Reads a response the one way tests do: the status first, then the body as JSON, which it
+ * returns. On a wrong status or a body that is not JSON it throws with the body's text, so a
+ * failure shows what the server said instead of a later `undefined`. `status` may list the
+ * statuses that are all right (`[200, 201]`).
+ *
+ * @example
+ * const page = await expectJson(await t.request("GET", "/api/conversations", { token }), 200);
+ */
+export async function expectJson<T = Any>(
+  response: Response,
+  status: number | readonly number[],
+): Promise<T> {
+  const text = await response.text();
+  const expected = typeof status === "number" ? [status] : status;
+  if (!expected.includes(response.status)) {
+    throw new Error(
+      `expected ${expected.join(" or ")}, got ${response.status}: ${text.slice(0, 2000)}`,
+    );
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`expected a JSON body with ${status}, got: ${text.slice(0, 2000)}`);
+  }
+}
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
 /** Asserts the contract's error shape and returns the body. */
 export async function expectError(response: Response, status: number, code?: string) {
   const text = await response.text();
@@ -162,14 +188,4 @@ export async function expectError(response: Response, status: number, code?: str
     throw new Error(`expected code ${code}, got ${body.error.code}`);
   }
   return body as { error: { code: string; message: string; details?: unknown } };
-}
-
-/** Asserts the status (showing the body when it differs), then returns the parsed JSON body. */
-// deno-lint-ignore no-explicit-any
-export async function expectJson(response: Response, status: number): Promise<any> {
-  const text = await response.text();
-  if (response.status !== status) {
-    throw new Error(`expected ${status}, got ${response.status}: ${text}`);
-  }
-  return JSON.parse(text);
 }

@@ -2,6 +2,10 @@
  * The `api` edge function's Hono app: middleware in the order a request meets it, one router per
  * resource, one error handler. `createApp` takes its dependencies so the local stack, the hosted
  * function and the tests build the same app.
+ *
+ * Role gates are not here: each resource router declares its lowest role where its routes are
+ * (`conversations.use("*", requireRole("SUBSCRIBER"))`; the admin resources share the admin
+ * gate of routes/admin/index.ts). They run after the middleware below, before validation.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
@@ -12,14 +16,10 @@ import { ApiError, errorBody, toApiError } from "../_shared/errors.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
-import { adminGate, requireRole } from "./middleware/roles.ts";
 import { featureGate } from "./middleware/features.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { auth } from "./routes/auth.ts";
-import { adminUsers } from "./routes/admin/users.ts";
-import { adminConfig } from "./routes/admin/config.ts";
-import { adminAnalytics } from "./routes/admin/analytics.ts";
-import { adminMonitoring } from "./routes/admin/monitoring.ts";
+import { admin } from "./routes/admin/index.ts";
 import { publicConfig } from "./routes/public-config.ts";
 import { conversations } from "./routes/conversations.ts";
 import { messages } from "./routes/messages.ts";
@@ -84,24 +84,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use("/api/*", sessionMiddleware());
   app.use("/api/*", csrfProtection());
   app.use("/api/*", featureGate());
-  app.use("/api/admin/*", adminGate());
-  for (
-    const path of [
-      "/api/conversations",
-      "/api/conversations/*",
-      "/api/messages/*",
-      "/api/attachments",
-      "/api/attachments/*",
-    ]
-  ) {
-    app.use(path, requireRole("SUBSCRIBER"));
-  }
 
   app.route("/api/auth", auth);
-  app.route("/api/admin/users", adminUsers);
-  app.route("/api/admin/config", adminConfig);
-  app.route("/api/admin/analytics", adminAnalytics);
-  app.route("/api/admin", adminMonitoring);
+  app.route("/api/admin", admin);
   app.route("/api/config", publicConfig);
   app.route("/api/conversations", conversations);
   app.route("/api/messages", messages);

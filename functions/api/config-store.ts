@@ -1,6 +1,6 @@
 /**
  * Reading the current configuration, defaults filled in by the database. Admin reads go through
- * RLS (`withUser`); the cache serves flags and sign-up rules with the server's own rights.
+ * RLS (`asUser`); the cache serves flags and sign-up rules with the server's own rights.
  */
 import type { Sql, Tx } from "../_shared/db.ts";
 import { type ConfigDocument, readConfig } from "../_shared/config-document.ts";

@@ -117,8 +117,7 @@ test("[admin] GET /api/admin/users pages with a stable cursor and counts by role
     const response = await t.request("GET", `/api/admin/users?${query}`, {
       token: admin.accessToken,
     });
-    assert.equal(response.status, 200);
-    const body = await response.json();
+    const body = await expectJson(response, 200);
     if (pages === 0) {
       assert.equal(body.counts.total, 5);
       assert.equal(body.counts.byRole.MEMBER, 2);
@@ -141,20 +140,27 @@ test("[admin] GET /api/admin/users filters by role and status and searches name 
   const suspended = await createUser(t.deps, "MEMBER", `filter-${tag}-b@test.example`);
   await t.deps.sql`update app.users set status = 'suspended' where id = ${suspended.id}`;
   await t.deps.sql`update app.users set name = ${`Zelda ${tag}`} where id = ${member.id}`;
-  const byRole = await (await t.request(
-    "GET",
-    `/api/admin/users?search=filter-${tag}&role=MEMBER&status=active`,
-    { token: admin.accessToken },
-  )).json();
+  const byRole = await expectJson(
+    await t.request(
+      "GET",
+      `/api/admin/users?search=filter-${tag}&role=MEMBER&status=active`,
+      { token: admin.accessToken },
+    ),
+    200,
+  );
   assert.deepEqual(byRole.items.map((u: { id: string }) => u.id), [member.id]);
   assert.equal(byRole.counts.total, 1);
-  const byName = await (await t.request("GET", `/api/admin/users?search=ZELDA%20${tag}`, {
-    token: admin.accessToken,
-  })).json();
+  const byName = await expectJson(
+    await t.request("GET", `/api/admin/users?search=ZELDA%20${tag}`, {
+      token: admin.accessToken,
+    }),
+    200,
+  );
   assert.deepEqual(byName.items.map((u: { id: string }) => u.id), [member.id]);
-  const wildcard =
-    await (await t.request("GET", `/api/admin/users?search=%25`, { token: admin.accessToken }))
-      .json();
+  const wildcard = await expectJson(
+    await t.request("GET", `/api/admin/users?search=%25`, { token: admin.accessToken }),
+    200,
+  );
   assert.ok(
     wildcard.items.every((u: { email: string; name: string }) => (u.email + u.name).includes("%")),
     "% is matched literally",
@@ -178,8 +184,7 @@ test("[admin] a role change is recorded with before, after, who and why, and is 
     token: admin.accessToken,
     body: { role: "ADMIN", reason: "needs the console" },
   });
-  assert.equal(response.status, 200);
-  const body = await response.json();
+  const body = await expectJson(response, 200);
   assert.equal(body.user.role, "ADMIN");
   assert.equal(body.change.previousRole, "MEMBER");
   assert.equal(body.change.newRole, "ADMIN");
@@ -190,8 +195,10 @@ test("[admin] a role change is recorded with before, after, who and why, and is 
     (await t.request("GET", "/api/admin/config", { token: member.accessToken })).status,
     200,
   );
-  const session = await (await t.request("GET", "/api/auth/session", { token: member.accessToken }))
-    .json();
+  const session = await expectJson(
+    await t.request("GET", "/api/auth/session", { token: member.accessToken }),
+    200,
+  );
   assert.equal(session.user.role, "ADMIN");
   // ...and closes it again on demotion.
   await t.request("PUT", `/api/admin/users/${member.user.id}/role`, {
@@ -257,8 +264,10 @@ test("[admin] a role change needs a reason and a known role and user", async () 
 // --- configuration ----------------------------------------------------------------------------
 
 test("[admin] PUT /api/admin/config writes a new version with a diff and keeps history", async () => {
-  const current = await (await t.request("GET", "/api/admin/config", { token: admin.accessToken }))
-    .json();
+  const current = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
   const brand = `Brand ${crypto.randomUUID().slice(0, 6)}`;
   const response = await t.request("PUT", "/api/admin/config", {
     token: admin.accessToken,
@@ -268,8 +277,7 @@ test("[admin] PUT /api/admin/config writes a new version with a diff and keeps h
       expectedVersion: current.version,
     },
   });
-  assert.equal(response.status, 200);
-  const body = await response.json();
+  const body = await expectJson(response, 200);
   assert.equal(body.version, current.version + 1);
   assert.equal(body.config.whiteLabel.brandName, brand);
   assert.deepEqual(body.diff["whiteLabel.brandName"], {
@@ -285,7 +293,7 @@ test("[admin] PUT /api/admin/config writes a new version with a diff and keeps h
     .sql`select reason, changed_by from app.config_versions where version = ${body.version}`;
   assert.equal(row.reason, "rebrand");
   assert.equal(row.changed_by, admin.user.id);
-  const pub = await (await t.request("GET", "/api/config/public")).json();
+  const pub = await expectJson(await t.request("GET", "/api/config/public"), 200);
   assert.equal(pub.whiteLabel.brandName, brand);
 });
 
@@ -318,8 +326,10 @@ test("[admin] the configuration reads with every default filled in, and nested s
 });
 
 test("[admin] a stale expectedVersion gives 409 and writes nothing", async () => {
-  const current = await (await t.request("GET", "/api/admin/config", { token: admin.accessToken }))
-    .json();
+  const current = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
   const response = await t.request("PUT", "/api/admin/config", {
     token: admin.accessToken,
     body: {
@@ -333,14 +343,18 @@ test("[admin] a stale expectedVersion gives 409 and writes nothing", async () =>
     expectedVersion: current.version - 1,
     currentVersion: current.version,
   });
-  const after = await (await t.request("GET", "/api/admin/config", { token: admin.accessToken }))
-    .json();
+  const after = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
   assert.equal(after.version, current.version);
 });
 
 test("[admin] concurrent config writers at the same version: exactly one wins", async () => {
-  const current = await (await t.request("GET", "/api/admin/config", { token: admin.accessToken }))
-    .json();
+  const current = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
   const responses = await Promise.all(
     ["#111111", "#222222", "#333333", "#444444"].map((color) =>
       t.request("PUT", "/api/admin/config", {
@@ -395,8 +409,7 @@ test("[admin] the configuration is validated: unknown keys, wrong types and bad 
 
 test("[admin] GET /api/config/public holds white-label and features only, for anyone", async () => {
   const response = await t.request("GET", "/api/config/public");
-  assert.equal(response.status, 200);
-  const body = await response.json();
+  const body = await expectJson(response, 200);
   assert.deepEqual(Object.keys(body).sort(), ["features", "realtime", "version", "whiteLabel"]);
   for (const key of ["brandName", "logoUrl", "primaryColor", "customDomain", "supportEmail"]) {
     assert.ok(key in body.whiteLabel, key);
@@ -417,13 +430,19 @@ test("[admin] GET /api/config/public holds white-label and features only, for an
 // --- analytics --------------------------------------------------------------------------------
 
 test("[admin] GET /api/admin/analytics counts real sign-ups and sign-ins per interval", async () => {
-  const before = await (await t.request("GET", "/api/admin/analytics?interval=day", {
-    token: admin.accessToken,
-  })).json();
+  const before = await expectJson(
+    await t.request("GET", "/api/admin/analytics?interval=day", {
+      token: admin.accessToken,
+    }),
+    200,
+  );
   await signIn(t, uniqueEmail("analytics"));
-  const after = await (await t.request("GET", "/api/admin/analytics?interval=day", {
-    token: admin.accessToken,
-  })).json();
+  const after = await expectJson(
+    await t.request("GET", "/api/admin/analytics?interval=day", {
+      token: admin.accessToken,
+    }),
+    200,
+  );
   const last = (s: { value: number }[]) => s[s.length - 1].value;
   assert.equal(last(after.users.signups), last(before.users.signups) + 1);
   assert.equal(last(after.activity.signIns), last(before.activity.signIns) + 1);
@@ -464,8 +483,7 @@ test("[admin] analytics ranges are checked", async () => {
     "/api/admin/analytics?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&interval=week",
     { token },
   );
-  assert.equal(weekly.status, 200);
-  assert.equal((await weekly.json()).users.signups.length, 9);
+  assert.equal((await expectJson(weekly, 200)).users.signups.length, 9);
 });
 
 // --- monitoring -------------------------------------------------------------------------------
@@ -473,27 +491,36 @@ test("[admin] analytics ranges are checked", async () => {
 test("[admin] GET /api/admin/security-events filters by type, user and ip and pages by cursor", async () => {
   const user = await createUser(t.deps, "MEMBER");
   for (let i = 0; i < 3; i++) await signIn(t, user.email);
-  const first = await (await t.request(
-    "GET",
-    `/api/admin/security-events?type=auth.signin&userId=${user.id}&limit=2`,
-    { token: admin.accessToken },
-  )).json();
+  const first = await expectJson(
+    await t.request(
+      "GET",
+      `/api/admin/security-events?type=auth.signin&userId=${user.id}&limit=2`,
+      { token: admin.accessToken },
+    ),
+    200,
+  );
   assert.equal(first.items.length, 2);
   assert.ok(
     first.items.every((e: { type: string; userId: string }) =>
       e.type === "auth.signin" && e.userId === user.id
     ),
   );
-  const second = await (await t.request(
-    "GET",
-    `/api/admin/security-events?type=auth.signin&userId=${user.id}&limit=2&cursor=${first.nextCursor}`,
-    { token: admin.accessToken },
-  )).json();
+  const second = await expectJson(
+    await t.request(
+      "GET",
+      `/api/admin/security-events?type=auth.signin&userId=${user.id}&limit=2&cursor=${first.nextCursor}`,
+      { token: admin.accessToken },
+    ),
+    200,
+  );
   assert.equal(second.items.length, 1);
   assert.equal(second.nextCursor, null);
-  const byIp = await (await t.request("GET", `/api/admin/security-events?ip=127.0.0.1&limit=1`, {
-    token: admin.accessToken,
-  })).json();
+  const byIp = await expectJson(
+    await t.request("GET", `/api/admin/security-events?ip=127.0.0.1&limit=1`, {
+      token: admin.accessToken,
+    }),
+    200,
+  );
   assert.equal(byIp.items[0].ip, "127.0.0.1");
   await expectError(
     await t.request("GET", "/api/admin/security-events?ip=not-an-ip", { token: admin.accessToken }),
@@ -515,11 +542,14 @@ test("[admin] GET /api/admin/access-logs lists requests with route patterns, off
   });
   assert.equal(response.headers.get("x-request-id"), "req-test-123456");
   await t.deps.accessLog.flush();
-  const logs = await (await t.request(
-    "GET",
-    `/api/admin/access-logs?userId=${member.user.id}&route=/api/auth/session`,
-    { token: admin.accessToken },
-  )).json();
+  const logs = await expectJson(
+    await t.request(
+      "GET",
+      `/api/admin/access-logs?userId=${member.user.id}&route=/api/auth/session`,
+      { token: admin.accessToken },
+    ),
+    200,
+  );
   const entry = logs.items.find((e: { requestId: string }) => e.requestId === "req-test-123456");
   assert.ok(entry, "the request is in the access log");
   assert.equal(entry.method, "GET");
@@ -531,31 +561,41 @@ test("[admin] GET /api/admin/access-logs lists requests with route patterns, off
     body: { role: "MEMBER", reason: "same" },
   });
   await t.deps.accessLog.flush();
-  const pattern = await (await t.request(
-    "GET",
-    `/api/admin/access-logs?route=${encodeURIComponent("/api/admin/users/:id/role")}&limit=1`,
-    { token: admin.accessToken },
-  )).json();
+  const pattern = await expectJson(
+    await t.request(
+      "GET",
+      `/api/admin/access-logs?route=${encodeURIComponent("/api/admin/users/:id/role")}&limit=1`,
+      { token: admin.accessToken },
+    ),
+    200,
+  );
   assert.equal(pattern.items[0].route, "/api/admin/users/:id/role");
 });
 
 test("[admin] analytics count messaging across every conversation, not only the admin's", async () => {
   const a = await signInAs(t, "MEMBER");
   const b = await signInAs(t, "MEMBER");
-  const before =
-    await (await t.request("GET", "/api/admin/analytics", { token: admin.accessToken })).json();
-  const conv = await (await t.request("POST", "/api/conversations", {
-    token: a.accessToken,
-    body: { type: "direct", participantIds: [b.user.id] },
-  })).json();
+  const before = await expectJson(
+    await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
+    200,
+  );
+  const conv = await expectJson(
+    await t.request("POST", "/api/conversations", {
+      token: a.accessToken,
+      body: { type: "direct", participantIds: [b.user.id] },
+    }),
+    201,
+  );
   for (const who of [a, b, a]) {
     await t.request("POST", `/api/conversations/${conv.id}/messages`, {
       token: who.accessToken,
       body: { content: "count me" },
     });
   }
-  const after = await (await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }))
-    .json();
+  const after = await expectJson(
+    await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
+    200,
+  );
   const last = (s: { value: number }[]) => s[s.length - 1].value;
   assert.equal(after.messaging.totals.messages, before.messaging.totals.messages + 3);
   assert.equal(after.messaging.totals.conversations, before.messaging.totals.conversations + 1);

@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createUser, expectError, signInAs, test, type TestApp, testApp } from "../helpers.ts";
+import {
+  createUser,
+  expectError,
+  expectJson,
+  signInAs,
+  test,
+  type TestApp,
+  testApp,
+} from "../helpers.ts";
 import { drain } from "../../functions/api/jobs/queue.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
 
@@ -60,8 +68,7 @@ async function uploaded(
   type = "text/plain",
 ): Promise<Uploaded> {
   const response = await upload(t, token, bytes, name, type);
-  assert.equal(response.status, 201, await response.clone().text());
-  return await response.json();
+  return await expectJson(response, 201);
 }
 
 interface Part {
@@ -173,8 +180,7 @@ async function directConversationWith(token: string, otherUserId: string): Promi
     token,
     body: { type: "direct", participantIds: [otherUserId] },
   });
-  assert.ok([200, 201].includes(response.status), await response.clone().text());
-  return (await response.json()).id;
+  return (await expectJson(response, [200, 201])).id;
 }
 
 async function send(
@@ -200,8 +206,7 @@ async function messageCount(conversationId: string): Promise<number> {
 test("[attachments] an upload is 201 { id, name, contentType, size }; the bytes are on disk under the storage dir", async () => {
   const bytes = bytesOf(3000);
   const response = await upload(t, alice.accessToken, bytes, "report.pdf", "application/pdf");
-  assert.equal(response.status, 201, await response.clone().text());
-  const body = await response.json();
+  const body = await expectJson(response, 201);
   assert.deepEqual(Object.keys(body).sort(), ["contentType", "id", "name", "size"]);
   assert.match(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   assert.equal(body.name, "report.pdf");
@@ -247,8 +252,7 @@ test("[attachments] the content type is lowercased without parameters; names are
       headers: form.headers,
       rawBody: form.body,
     });
-    assert.equal(response.status, 201, `${JSON.stringify(raw)}: ${await response.clone().text()}`);
-    const body = await response.json();
+    const body = await expectJson(response, 201);
     assert.equal(body.name, expected, JSON.stringify(raw));
     assert.equal(body.contentType, "text/plain");
     assert.ok(Array.from(body.name as string).length <= 255);
@@ -503,7 +507,7 @@ test("[attachments] a row whose file is missing from storage is 404", async () =
 });
 
 test("[attachments] the OpenAPI document describes the upload (multipart) and the download", async () => {
-  const doc = await (await t.request("GET", "/api/openapi.json")).json();
+  const doc = await expectJson(await t.request("GET", "/api/openapi.json"), 200);
   const post = doc.paths["/api/attachments"]?.post;
   assert.ok(post, "POST /api/attachments is documented");
   const schema = post.requestBody.content["multipart/form-data"].schema;
@@ -524,8 +528,7 @@ test("[attachments] once attached, the other participant downloads it through th
   const file = await uploaded(alice.accessToken, bytes, "photo.png", "image/png");
   const conversationId = await directConversationWith(alice.accessToken, bob.user.id);
   const sent = await send(alice.accessToken, conversationId, "look", [file.id]);
-  assert.equal(sent.status, 201, await sent.clone().text());
-  const message = await sent.json();
+  const message = await expectJson(sent, 201);
   assert.deepEqual(message.attachments, [{
     id: file.id,
     name: "photo.png",
@@ -558,8 +561,7 @@ test("[attachments] a file is attached once: a second message with it fails and 
   const file = await uploaded(alice.accessToken, bytesOf(10));
   const conversationId = await directConversationWith(alice.accessToken, bob.user.id);
   const first = await send(alice.accessToken, conversationId, "first", [file.id]);
-  assert.equal(first.status, 201, await first.clone().text());
-  const firstId = (await first.json()).id;
+  const firstId = (await expectJson(first, 201)).id;
   const before = await messageCount(conversationId);
 
   const again = await send(alice.accessToken, conversationId, "again", [file.id]);
@@ -609,8 +611,7 @@ test("[attachments] deleting the message removes the attachment row and its file
   assert.ok(await exists(join(storageDir, key)));
   const conversationId = await directConversationWith(alice.accessToken, bob.user.id);
   const sent = await send(alice.accessToken, conversationId, "soon gone", [file.id]);
-  assert.equal(sent.status, 201, await sent.clone().text());
-  const message = await sent.json();
+  const message = await expectJson(sent, 201);
 
   const deleted = await t.request("DELETE", `/api/messages/${message.id}`, {
     token: alice.accessToken,
@@ -628,9 +629,12 @@ test("[attachments] deleting the message removes the attachment row and its file
       "not_found",
     );
   }
-  const page = await (await t.request("GET", `/api/conversations/${conversationId}/messages`, {
-    token: bob.accessToken,
-  })).json();
+  const page = await expectJson(
+    await t.request("GET", `/api/conversations/${conversationId}/messages`, {
+      token: bob.accessToken,
+    }),
+    200,
+  );
   const tombstone = page.items.find((m: { id: string }) => m.id === message.id);
   assert.deepEqual(tombstone.attachments, []);
 });

@@ -3,6 +3,7 @@ import { SignJWT } from "jose";
 import {
   createUser,
   expectError,
+  expectJson,
   latestMagicToken,
   setCookies,
   signIn,
@@ -32,8 +33,7 @@ async function browserSignIn(email: string, app = t) {
 
 async function csrfFor(cookies: Record<string, string>) {
   const response = await t.request("GET", "/api/auth/csrf", { cookies });
-  assert.equal(response.status, 200);
-  return (await response.json()).csrfToken as string;
+  return (await expectJson(response, 200)).csrfToken as string;
 }
 
 // --- magic links ------------------------------------------------------------------------------
@@ -46,10 +46,8 @@ test("[auth] POST /api/auth/signin answers the same for known and unknown addres
   const b = await t.request("POST", "/api/auth/signin", {
     body: { provider: "email", email: uniqueEmail() },
   });
-  assert.equal(a.status, 202);
-  assert.equal(b.status, 202);
-  assert.deepEqual(await a.json(), { sent: true });
-  assert.deepEqual(await b.json(), { sent: true });
+  assert.deepEqual(await expectJson(a, 202), { sent: true });
+  assert.deepEqual(await expectJson(b, 202), { sent: true });
 });
 
 test("[auth] magic-link tokens are stored hashed, never in plain text", async () => {
@@ -223,8 +221,7 @@ test("[auth] GET /api/auth/session reads the session from cookies", async () => 
   const email = uniqueEmail();
   const { cookies } = await browserSignIn(email);
   const response = await t.request("GET", "/api/auth/session", { cookies });
-  assert.equal(response.status, 200);
-  const body = await response.json();
+  const body = await expectJson(response, 200);
   assert.equal(body.user.email, email);
   assert.equal(body.user.role, "SUBSCRIBER");
   assert.ok(Date.parse(body.expiresAt) > Date.now());
@@ -232,8 +229,7 @@ test("[auth] GET /api/auth/session reads the session from cookies", async () => 
 
 test("[auth] GET /api/auth/session answers { user: null } when signed out", async () => {
   const response = await t.request("GET", "/api/auth/session");
-  assert.equal(response.status, 200);
-  assert.deepEqual(await response.json(), { user: null, expiresAt: null });
+  assert.deepEqual(await expectJson(response, 200), { user: null, expiresAt: null });
 });
 
 test("[auth] an expired access cookie is refreshed by the middleware while the refresh cookie is valid", async () => {
@@ -249,8 +245,7 @@ test("[auth] an expired access cookie is refreshed by the middleware while the r
   const response = await t.request("GET", "/api/auth/session", {
     cookies: { ...cookies, "agora-access-token": expired },
   });
-  assert.equal(response.status, 200);
-  assert.equal((await response.json()).user.email, email);
+  assert.equal((await expectJson(response, 200)).user.email, email);
   const renewed = setCookies(response);
   assert.ok(renewed["agora-access-token"].value && renewed["agora-access-token"].value !== expired);
   assert.notEqual(renewed["agora-refresh-token"].value, cookies["agora-refresh-token"]);
@@ -266,7 +261,7 @@ test("[auth] a cookie-authenticated unsafe request without X-CSRF-Token is refus
   });
   await expectError(refused, 403, "forbidden");
   const still = await t.request("GET", "/api/auth/session", { cookies });
-  assert.notEqual((await still.json()).user, null, "the session is still alive");
+  assert.notEqual((await expectJson(still, 200)).user, null, "the session is still alive");
 });
 
 test("[auth] a wrong CSRF token or a foreign Origin is refused", async () => {
@@ -316,12 +311,11 @@ test("[auth] with the session's CSRF token and an allowed Origin, signout by coo
     cookies,
     headers: { origin: "http://app.example.test", "x-csrf-token": csrf },
   });
-  assert.equal(response.status, 200);
-  assert.deepEqual(await response.json(), { signedOut: true });
+  assert.deepEqual(await expectJson(response, 200), { signedOut: true });
   const cleared = setCookies(response);
   assert.equal(cleared["agora-access-token"].value, "");
   const after = await t.request("GET", "/api/auth/session", { cookies });
-  assert.equal((await after.json()).user, null);
+  assert.equal((await expectJson(after, 200)).user, null);
 });
 
 test("[auth] bearer requests need no CSRF token", async () => {
@@ -340,8 +334,7 @@ test("[auth] POST /api/auth/refresh rotates the refresh token", async () => {
   const response = await t.request("POST", "/api/auth/refresh", {
     body: { refreshToken: session.refreshToken },
   });
-  assert.equal(response.status, 200);
-  const next = await response.json();
+  const next = await expectJson(response, 200);
   assert.notEqual(next.refreshToken, session.refreshToken);
   assert.equal(next.user.id, session.user.id);
   const again = await t.request("POST", "/api/auth/refresh", {
@@ -353,10 +346,12 @@ test("[auth] POST /api/auth/refresh rotates the refresh token", async () => {
 test("[auth] reusing a spent refresh token revokes the whole session", async () => {
   const strict = testApp({ AGORA_REFRESH_GRACE_SECONDS: "0" });
   const session = await signInAs(strict, "MEMBER");
-  const rotated = await (await strict.request("POST", "/api/auth/refresh", {
-    body: { refreshToken: session.refreshToken },
-  }))
-    .json();
+  const rotated = await expectJson(
+    await strict.request("POST", "/api/auth/refresh", {
+      body: { refreshToken: session.refreshToken },
+    }),
+    200,
+  );
   await expectError(
     await strict.request("POST", "/api/auth/refresh", {
       body: { refreshToken: session.refreshToken },
@@ -372,7 +367,7 @@ test("[auth] reusing a spent refresh token revokes the whole session", async () 
     401,
   );
   const me = await strict.request("GET", "/api/auth/session", { token: rotated.accessToken });
-  assert.equal((await me.json()).user, null);
+  assert.equal((await expectJson(me, 200)).user, null);
   const [event] = await strict.deps.sql`
     select severity from app.security_events where type = 'auth.refresh_token_reuse' and user_id = ${session.user.id}`;
   assert.equal(event.severity, "critical");
@@ -387,9 +382,8 @@ test("[auth] within the grace period the immediate parent gets the same successo
         t.request("POST", "/api/auth/refresh", { body: { refreshToken: session.refreshToken } }),
     ),
   );
-  assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200]);
   const tokens = new Set(
-    await Promise.all(answers.map(async (r) => (await r.json()).refreshToken)),
+    await Promise.all(answers.map(async (r) => (await expectJson(r, 200)).refreshToken)),
   );
   assert.equal(tokens.size, 1, "every concurrent refresh got the same successor");
   const [successor] = [...tokens];
@@ -428,7 +422,10 @@ test("[auth] signout kills the same access token at once, before it expires", as
     401,
   );
   assert.equal(
-    (await (await t.request("GET", "/api/auth/session", { token: session.accessToken })).json())
+    (await expectJson(
+      await t.request("GET", "/api/auth/session", { token: session.accessToken }),
+      200,
+    ))
       .user,
     null,
   );
@@ -448,7 +445,7 @@ test("[auth] signout revokes only that session", async () => {
   const second = await signIn(t, user.email);
   await t.request("POST", "/api/auth/signout", { token: first.accessToken });
   const alive = await t.request("GET", "/api/auth/session", { token: second.accessToken });
-  assert.equal((await alive.json()).user.id, user.id);
+  assert.equal((await expectJson(alive, 200)).user.id, user.id);
 });
 
 test("[auth] a suspended user is refused at once", async () => {
@@ -459,7 +456,10 @@ test("[auth] a suspended user is refused at once", async () => {
     401,
   );
   assert.equal(
-    (await (await t.request("GET", "/api/auth/session", { token: session.accessToken })).json())
+    (await expectJson(
+      await t.request("GET", "/api/auth/session", { token: session.accessToken }),
+      200,
+    ))
       .user,
     null,
   );
@@ -532,8 +532,7 @@ test("[auth] refreshes per session are rate-limited", async () => {
     const r = await limited.request("POST", "/api/auth/refresh", {
       body: { refreshToken: session.refreshToken },
     });
-    assert.equal(r.status, 200);
-    session = await r.json();
+    session = await expectJson(r, 200);
   }
   await expectError(
     await limited.request("POST", "/api/auth/refresh", {

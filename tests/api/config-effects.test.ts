@@ -1,6 +1,14 @@
 /** What the system configuration switches, seen through the API. */
 import assert from "node:assert/strict";
-import { createUser, expectError, signInAs, test, testApp, uniqueEmail } from "../helpers.ts";
+import {
+  createUser,
+  expectError,
+  expectJson,
+  signInAs,
+  test,
+  testApp,
+  uniqueEmail,
+} from "../helpers.ts";
 
 const t = testApp();
 const admin = await signInAs(t, "ADMIN");
@@ -8,9 +16,11 @@ const member = await signInAs(t, "MEMBER");
 
 /** Applies a config patch for the duration of `fn`, then restores the previous values. */
 async function withConfig(patch: Record<string, Record<string, unknown>>, fn: () => Promise<void>) {
-  const before =
-    (await (await t.request("GET", "/api/admin/config", { token: admin.accessToken })).json())
-      .config;
+  const before = (await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  ))
+    .config;
   const restore = Object.fromEntries(
     Object.entries(patch).map((
       [section, values],
@@ -92,8 +102,7 @@ test("[config] with sign-ups closed, only existing accounts get a link; the answ
   await withConfig({ system: { signupsOpen: false } }, async () => {
     for (const email of [known.email, unknown]) {
       const r = await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
-      assert.equal(r.status, 202);
-      assert.deepEqual(await r.json(), { sent: true });
+      assert.deepEqual(await expectJson(r, 202), { sent: true });
     }
   });
   const mail = await t.deps

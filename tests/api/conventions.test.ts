@@ -1,6 +1,6 @@
 /** Conventions every response keeps: request ids, security headers, CORS, logs without secrets. */
 import assert from "node:assert/strict";
-import { signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { toApiError } from "../../functions/_shared/errors.ts";
 
 const t = testApp();
@@ -88,8 +88,7 @@ test("[conventions] an unexpected error is a bare 500 with the request id logged
       throw new Error("secret internal detail: relation app.x");
     });
     const response = await broken.request("GET", "/api/_boom");
-    assert.equal(response.status, 500);
-    const body = await response.json();
+    const body = await expectJson(response, 500);
     assert.deepEqual(body, { error: { code: "internal", message: "Something went wrong." } });
     const logged = lines.map((l) => JSON.parse(l)).find((e) => e.msg === "unexpected error");
     assert.equal(logged.requestId, response.headers.get("x-request-id"));
@@ -104,13 +103,12 @@ test("[conventions] the API is also reachable under /functions/v1 on the stack s
   try {
     const base = `http://127.0.0.1:${server.port}`;
     const viaFunctions = await fetch(`${base}/functions/v1/api/auth/session`);
-    assert.equal(viaFunctions.status, 200);
-    assert.deepEqual(await viaFunctions.json(), { user: null, expiresAt: null });
+    assert.deepEqual(await expectJson(viaFunctions, 200), { user: null, expiresAt: null });
     const health = await fetch(`${base}/health`);
     assert.equal(health.status, 200);
     await health.body?.cancel();
     const mail = await fetch(`${base}/_dev/mail?to=nobody@nowhere.test`);
-    assert.deepEqual(await mail.json(), { items: [] });
+    assert.deepEqual(await expectJson(mail, 200), { items: [] });
   } finally {
     await server.shutdown();
   }

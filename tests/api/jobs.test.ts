@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { SignJWT } from "jose";
-import { createUser, expectError, signInAs, test, testApp } from "../helpers.ts";
+import { createUser, expectError, expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { createPool } from "../../functions/_shared/db.ts";
 import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
 import {
@@ -462,8 +462,7 @@ test("[jobs] POST /api/internal/jobs/drain with the service role key runs due jo
   await t.deps.sql`
     select app_private.enqueue_job('storage.delete', jsonb_build_object('key', ${key}::text))`;
   const response = await t.request("POST", DRAIN, { token: serviceKey });
-  assert.equal(response.status, 200, await response.clone().text());
-  const body = await response.json();
+  const body = await expectJson(response, 200);
   assert.deepEqual(Object.keys(body).sort(), ["claimed", "dead", "done", "lost", "retried"]);
   assert.ok(body.done >= 1);
   assert.equal(await Deno.stat(`${storageDir}/${key}`).then(() => true, () => false), false);
@@ -554,7 +553,7 @@ test("[jobs] the drain route refuses everyone but the service key: 401 without o
 });
 
 test("[jobs] the drain route is in the OpenAPI document with the service-key security scheme", async () => {
-  const doc = await (await t.request("GET", "/api/openapi.json")).json();
+  const doc = await expectJson(await t.request("GET", "/api/openapi.json"), 200);
   const op = doc.paths[DRAIN]?.post;
   assert.ok(op, "documented");
   assert.deepEqual(op.security, [{ serviceRole: [] }]);

@@ -4,7 +4,7 @@
  * 500), and the whole suite must write nothing.
  */
 import assert from "node:assert/strict";
-import { signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { encodeCursor } from "../../functions/api/openapi.ts";
 
 const t = testApp({ AGORA_MAX_BODY_BYTES: "4096" });
@@ -20,7 +20,7 @@ interface Operation {
   freeText: string[];
 }
 
-const doc = await (await t.request("GET", "/api/openapi.json")).json();
+const doc = await expectJson(await t.request("GET", "/api/openapi.json"), 200);
 
 function operations(): Operation[] {
   const out: Operation[] = [];
@@ -272,24 +272,21 @@ test("[input] an oversized body is 413 payload_too_large", async () => {
     headers: { "content-type": "application/json" },
     rawBody: JSON.stringify({ provider: "email", email: "a@b.test", pad: "x".repeat(10_000) }),
   });
-  assert.equal(response.status, 413);
-  assert.equal((await response.json()).error.code, "payload_too_large");
+  assert.equal((await expectJson(response, 413)).error.code, "payload_too_large");
 });
 
 test("[input] field errors name the field", async () => {
   const response = await t.request("POST", "/api/auth/signin", {
     body: { provider: "email", email: "nope" },
   });
-  assert.equal(response.status, 400);
-  const body = await response.json();
+  const body = await expectJson(response, 400);
   assert.equal(body.error.code, "invalid_request");
   assert.ok(body.error.details.some((d: { path: string }) => d.path === "email"));
 });
 
 test("[input] an unknown route is a 404 in the error shape", async () => {
   const response = await t.request("GET", "/api/nope");
-  assert.equal(response.status, 404);
-  assert.equal((await response.json()).error.code, "not_found");
+  assert.equal((await expectJson(response, 404)).error.code, "not_found");
 });
 
 test("[input] a JSON route given another content type is 415 in the error shape", async () => {
@@ -297,6 +294,5 @@ test("[input] a JSON route given another content type is 415 in the error shape"
     headers: { "content-type": "text/plain" },
     rawBody: JSON.stringify({ provider: "email", email: "a@b.test" }),
   });
-  assert.equal(response.status, 415);
-  assert.equal((await response.json()).error.code, "unsupported_media_type");
+  assert.equal((await expectJson(response, 415)).error.code, "unsupported_media_type");
 });

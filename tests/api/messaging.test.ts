@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   createUser,
   expectError,
+  expectJson,
   type SignedIn,
   signIn,
   signInAs,
@@ -23,8 +24,7 @@ async function direct(a: SignedIn, b: SignedIn) {
     token: a.accessToken,
     body: { type: "direct", participantIds: [b.user.id] },
   });
-  assert.ok(response.status === 201 || response.status === 200, await response.clone().text());
-  return await response.json();
+  return await expectJson(response, [200, 201]);
 }
 
 async function group(creator: SignedIn, others: SignedIn[], title = "Team") {
@@ -32,8 +32,7 @@ async function group(creator: SignedIn, others: SignedIn[], title = "Team") {
     token: creator.accessToken,
     body: { type: "group", participantIds: others.map((o) => o.user.id), title },
   });
-  assert.equal(response.status, 201, await response.clone().text());
-  return await response.json();
+  return await expectJson(response, 201);
 }
 
 async function send(
@@ -46,8 +45,7 @@ async function send(
     token: who.accessToken,
     body: { content, ...extra },
   });
-  assert.equal(response.status, 201, await response.clone().text());
-  return await response.json();
+  return await expectJson(response, 201);
 }
 
 // --- conversations ----------------------------------------------------------------------------
@@ -59,8 +57,7 @@ test("[messaging] POST /api/conversations creates a direct conversation once per
     token: a.accessToken,
     body: { type: "direct", participantIds: [b.user.id] },
   });
-  assert.equal(first.status, 201);
-  const created = await first.json();
+  const created = await expectJson(first, 201);
   assert.equal(created.type, "direct");
   assert.equal(created.title, null);
   assert.deepEqual(
@@ -75,8 +72,7 @@ test("[messaging] POST /api/conversations creates a direct conversation once per
     token: b.accessToken,
     body: { type: "direct", participantIds: [a.user.id] },
   });
-  assert.equal(again.status, 200);
-  assert.equal((await again.json()).id, created.id);
+  assert.equal((await expectJson(again, 200)).id, created.id);
 });
 
 test("[messaging] concurrent direct creations of the same pair give one conversation", async () => {
@@ -89,7 +85,9 @@ test("[messaging] concurrent direct creations of the same pair give one conversa
         body: { type: "direct", participantIds: [(i % 2 ? b : a).user.id] },
       })),
   );
-  const ids = new Set(await Promise.all(responses.map(async (r) => (await r.json()).id)));
+  const ids = new Set(
+    await Promise.all(responses.map(async (r) => (await expectJson(r, [200, 201])).id)),
+  );
   assert.equal(ids.size, 1);
   assert.equal(responses.filter((r) => r.status === 201).length, 1);
 });
@@ -165,40 +163,52 @@ test("[messaging] GET /api/conversations lists newest activity first with previe
   await send(x, dx.id, "first to me");
   await send(y, gy.id, "hello group");
   await send(y, gy.id, "second in group");
-  const list = await (await t.request("GET", "/api/conversations", { token: me.accessToken }))
-    .json();
+  const list = await expectJson(
+    await t.request("GET", "/api/conversations", { token: me.accessToken }),
+    200,
+  );
   assert.deepEqual(list.items.map((c: { id: string }) => c.id), [gy.id, dx.id]);
   assert.equal(list.items[0].lastMessage.content, "second in group");
   assert.equal(list.items[0].unreadCount, 2);
   assert.equal(list.items[1].unreadCount, 1);
   assert.equal(list.items[0].participants.length, 3);
   const mine = await send(me, dx.id, "my reply");
-  const after = await (await t.request("GET", "/api/conversations", { token: me.accessToken }))
-    .json();
+  const after = await expectJson(
+    await t.request("GET", "/api/conversations", { token: me.accessToken }),
+    200,
+  );
   assert.equal(after.items[0].id, dx.id, "activity moves a conversation to the top");
   assert.equal(after.items[0].unreadCount, 1, "one's own messages are never unread");
   assert.equal(after.items[0].lastMessage.id, mine.id);
-  const groups =
-    await (await t.request("GET", "/api/conversations?type=group", { token: me.accessToken }))
-      .json();
+  const groups = await expectJson(
+    await t.request("GET", "/api/conversations?type=group", { token: me.accessToken }),
+    200,
+  );
   assert.deepEqual(groups.items.map((c: { id: string }) => c.id), [gy.id]);
-  const byTitle =
-    await (await t.request("GET", "/api/conversations?search=plann", { token: me.accessToken }))
-      .json();
+  const byTitle = await expectJson(
+    await t.request("GET", "/api/conversations?search=plann", { token: me.accessToken }),
+    200,
+  );
   assert.deepEqual(byTitle.items.map((c: { id: string }) => c.id), [gy.id]);
   const [{ name }] = await t.deps.sql`select name from app.users where id = ${x.user.id}`;
-  const byName =
-    await (await t.request("GET", `/api/conversations?search=${encodeURIComponent(name)}`, {
+  const byName = await expectJson(
+    await t.request("GET", `/api/conversations?search=${encodeURIComponent(name)}`, {
       token: me.accessToken,
-    })).json();
+    }),
+    200,
+  );
   assert.deepEqual(new Set(byName.items.map((c: { id: string }) => c.id)), new Set([dx.id, gy.id]));
-  const paged =
-    await (await t.request("GET", "/api/conversations?limit=1", { token: me.accessToken })).json();
+  const paged = await expectJson(
+    await t.request("GET", "/api/conversations?limit=1", { token: me.accessToken }),
+    200,
+  );
   assert.equal(paged.items.length, 1);
-  const next =
-    await (await t.request("GET", `/api/conversations?limit=1&cursor=${paged.nextCursor}`, {
+  const next = await expectJson(
+    await t.request("GET", `/api/conversations?limit=1&cursor=${paged.nextCursor}`, {
       token: me.accessToken,
-    })).json();
+    }),
+    200,
+  );
   assert.equal(next.items[0].id, gy.id);
   assert.equal(next.nextCursor, null);
 });
@@ -209,34 +219,49 @@ test("[messaging] messages page newest first, older by cursor, newer with after=
   const conv = await direct(alice, carol);
   const sent: { id: string; seq: number }[] = [];
   for (let i = 0; i < 5; i++) sent.push(await send(i % 2 ? carol : alice, conv.id, `m${i}`));
-  const first = await (await t.request("GET", `/api/conversations/${conv.id}/messages?limit=2`, {
-    token: alice.accessToken,
-  })).json();
+  const first = await expectJson(
+    await t.request("GET", `/api/conversations/${conv.id}/messages?limit=2`, {
+      token: alice.accessToken,
+    }),
+    200,
+  );
   assert.deepEqual(first.items.map((m: { content: string }) => m.content), ["m4", "m3"]);
-  const second = await (await t.request(
-    "GET",
-    `/api/conversations/${conv.id}/messages?limit=2&cursor=${first.nextCursor}`,
-    { token: alice.accessToken },
-  )).json();
+  const second = await expectJson(
+    await t.request(
+      "GET",
+      `/api/conversations/${conv.id}/messages?limit=2&cursor=${first.nextCursor}`,
+      { token: alice.accessToken },
+    ),
+    200,
+  );
   assert.deepEqual(second.items.map((m: { content: string }) => m.content), ["m2", "m1"]);
-  const third = await (await t.request(
-    "GET",
-    `/api/conversations/${conv.id}/messages?limit=2&cursor=${second.nextCursor}`,
-    { token: alice.accessToken },
-  )).json();
+  const third = await expectJson(
+    await t.request(
+      "GET",
+      `/api/conversations/${conv.id}/messages?limit=2&cursor=${second.nextCursor}`,
+      { token: alice.accessToken },
+    ),
+    200,
+  );
   assert.deepEqual(third.items.map((m: { content: string }) => m.content), ["m0"]);
   assert.equal(third.nextCursor, null);
-  const after = await (await t.request(
-    "GET",
-    `/api/conversations/${conv.id}/messages?after=${sent[1].id}&limit=2`,
-    { token: carol.accessToken },
-  )).json();
+  const after = await expectJson(
+    await t.request(
+      "GET",
+      `/api/conversations/${conv.id}/messages?after=${sent[1].id}&limit=2`,
+      { token: carol.accessToken },
+    ),
+    200,
+  );
   assert.deepEqual(after.items.map((m: { content: string }) => m.content), ["m2", "m3"]);
-  const rest = await (await t.request(
-    "GET",
-    `/api/conversations/${conv.id}/messages?limit=2&cursor=${after.nextCursor}`,
-    { token: carol.accessToken },
-  )).json();
+  const rest = await expectJson(
+    await t.request(
+      "GET",
+      `/api/conversations/${conv.id}/messages?limit=2&cursor=${after.nextCursor}`,
+      { token: carol.accessToken },
+    ),
+    200,
+  );
   assert.deepEqual(rest.items.map((m: { content: string }) => m.content), ["m4"]);
   assert.deepEqual(sent.map((m) => m.seq), [1, 2, 3, 4, 5].map((n) => n + sent[0].seq - 1));
 });
@@ -246,9 +271,12 @@ test("[messaging] the message limit defaults to 50 and is capped at 200", async 
   await t.deps.sql`
     insert into app.messages (conversation_id, sender_id, content)
     select ${conv.id}, ${alice.user.id}, 'bulk ' || n from generate_series(1, 60) n`;
-  const page = await (await t.request("GET", `/api/conversations/${conv.id}/messages`, {
-    token: alice.accessToken,
-  })).json();
+  const page = await expectJson(
+    await t.request("GET", `/api/conversations/${conv.id}/messages`, {
+      token: alice.accessToken,
+    }),
+    200,
+  );
   assert.equal(page.items.length, 50);
   await expectError(
     await t.request("GET", `/api/conversations/${conv.id}/messages?limit=201`, {
@@ -337,7 +365,7 @@ test("[messaging] a stranger gets 404 for the conversation, its messages, sends,
     await t.request("GET", `/api/conversations/${conv.id}/messages?after=${message.id}`, { token }),
     404,
   );
-  const list = await (await t.request("GET", "/api/conversations", { token })).json();
+  const list = await expectJson(await t.request("GET", "/api/conversations", { token }), 200);
   assert.ok(!list.items.some((c: { id: string }) => c.id === conv.id));
   const after = await t.deps
     .sql`select count(*)::int as n from app.messages where conversation_id = ${conv.id}`;
@@ -355,8 +383,7 @@ test("[messaging] PUT /api/messages/:id edits by the author, sets editedAt and k
     token: alice.accessToken,
     body: { content: "final" },
   });
-  assert.equal(response.status, 200);
-  const edited = await response.json();
+  const edited = await expectJson(response, 200);
   assert.equal(edited.content, "final");
   assert.ok(edited.editedAt);
   const versions = await t.deps
@@ -404,13 +431,15 @@ test("[messaging] DELETE /api/messages/:id leaves a tombstone that cannot be edi
   const response = await t.request("DELETE", `/api/messages/${message.id}`, {
     token: alice.accessToken,
   });
-  assert.equal(response.status, 200);
-  const body = await response.json();
+  const body = await expectJson(response, 200);
   assert.equal(body.id, message.id);
   assert.ok(body.deletedAt);
-  const page = await (await t.request("GET", `/api/conversations/${conv.id}/messages`, {
-    token: bob.accessToken,
-  })).json();
+  const page = await expectJson(
+    await t.request("GET", `/api/conversations/${conv.id}/messages`, {
+      token: bob.accessToken,
+    }),
+    200,
+  );
   const tombstone = page.items.find((m: { id: string }) => m.id === message.id);
   assert.equal(tombstone.content, "");
   assert.deepEqual(tombstone.attachments, []);
@@ -455,24 +484,29 @@ test("[messaging] PUT /api/messages/:id/read moves the watermark forward only an
   const m1 = await send(carol, conv.id, "one");
   const m2 = await send(carol, conv.id, "two");
   const m3 = await send(carol, conv.id, "three");
-  const read2 =
-    await (await t.request("PUT", `/api/messages/${m2.id}/read`, { token: alice.accessToken }))
-      .json();
+  const read2 = await expectJson(
+    await t.request("PUT", `/api/messages/${m2.id}/read`, { token: alice.accessToken }),
+    200,
+  );
   assert.deepEqual(read2, { conversationId: conv.id, lastReadMessageId: m2.id, unreadCount: 1 });
-  const back =
-    await (await t.request("PUT", `/api/messages/${m1.id}/read`, { token: alice.accessToken }))
-      .json();
+  const back = await expectJson(
+    await t.request("PUT", `/api/messages/${m1.id}/read`, { token: alice.accessToken }),
+    200,
+  );
   assert.deepEqual(
     back,
     { conversationId: conv.id, lastReadMessageId: m2.id, unreadCount: 1 },
     "never backward",
   );
-  const read3 =
-    await (await t.request("PUT", `/api/messages/${m3.id}/read`, { token: alice.accessToken }))
-      .json();
+  const read3 = await expectJson(
+    await t.request("PUT", `/api/messages/${m3.id}/read`, { token: alice.accessToken }),
+    200,
+  );
   assert.equal(read3.unreadCount, 0);
-  const list = await (await t.request("GET", "/api/conversations", { token: alice.accessToken }))
-    .json();
+  const list = await expectJson(
+    await t.request("GET", "/api/conversations", { token: alice.accessToken }),
+    200,
+  );
   assert.equal(list.items.find((c: { id: string }) => c.id === conv.id).unreadCount, 0);
 });
 
@@ -484,20 +518,25 @@ test("[messaging] POST .../typing answers 202 with an expiry and is throttled pe
     token: alice.accessToken,
     body: { isTyping: true },
   });
-  assert.equal(first.status, 202);
-  const body = await first.json();
+  const body = await expectJson(first, 202);
   assert.equal(body.sent, true);
   const expires = Date.parse(body.expiresAt) - Date.now();
   assert.ok(expires > 3_000 && expires <= 5_000, `expires in ${expires} ms`);
-  const second = await (await t.request("POST", `/api/conversations/${conv.id}/typing`, {
-    token: alice.accessToken,
-    body: { isTyping: true },
-  })).json();
+  const second = await expectJson(
+    await t.request("POST", `/api/conversations/${conv.id}/typing`, {
+      token: alice.accessToken,
+      body: { isTyping: true },
+    }),
+    202,
+  );
   assert.equal(second.sent, false, "throttled");
-  const bobs = await (await t.request("POST", `/api/conversations/${conv.id}/typing`, {
-    token: bob.accessToken,
-    body: { isTyping: true },
-  })).json();
+  const bobs = await expectJson(
+    await t.request("POST", `/api/conversations/${conv.id}/typing`, {
+      token: bob.accessToken,
+      body: { isTyping: true },
+    }),
+    202,
+  );
   assert.equal(bobs.sent, true, "the throttle is per user");
   const [{ n }] = await t.deps
     .sql`select count(*)::int as n from app.events where topic = ${`conversation:${conv.id}`} and event = 'typing'`;
@@ -523,11 +562,9 @@ test("[messaging] the same Idempotency-Key and body give back the first message;
       headers: { "idempotency-key": key },
     });
   const first = await post("once");
-  assert.equal(first.status, 201);
-  const firstBody = await first.json();
+  const firstBody = await expectJson(first, 201);
   const replay = await post("once");
-  assert.equal(replay.status, 201);
-  assert.deepEqual(await replay.json(), firstBody);
+  assert.deepEqual(await expectJson(replay, 201), firstBody);
   await expectError(await post("different"), 409, "conflict");
   const [{ n }] = await t.deps
     .sql`select count(*)::int as n from app.messages where conversation_id = ${conv.id}`;
@@ -553,8 +590,7 @@ test("[messaging] concurrent sends with one Idempotency-Key create one message",
         headers: { "idempotency-key": key },
       })),
   );
-  assert.deepEqual(responses.map((r) => r.status), Array(8).fill(201));
-  const ids = new Set(await Promise.all(responses.map(async (r) => (await r.json()).id)));
+  const ids = new Set(await Promise.all(responses.map(async (r) => (await expectJson(r, 201)).id)));
   assert.equal(ids.size, 1);
   const [{ n }] = await t.deps
     .sql`select count(*)::int as n from app.messages where conversation_id = ${conv.id}`;
@@ -594,10 +630,13 @@ test("[messaging] the group's creator adds and removes people; others may only l
     }),
     403,
   );
-  const added = await (await t.request("POST", `/api/conversations/${g.id}/participants`, {
-    token: alice.accessToken,
-    body: { userIds: [dave.user.id, bob.user.id] },
-  })).json();
+  const added = await expectJson(
+    await t.request("POST", `/api/conversations/${g.id}/participants`, {
+      token: alice.accessToken,
+      body: { userIds: [dave.user.id, bob.user.id] },
+    }),
+    200,
+  );
   assert.deepEqual(added.added, [dave.user.id]);
   assert.equal(
     (await t.request("GET", `/api/conversations/${g.id}/messages`, { token: dave.accessToken }))

@@ -3,7 +3,7 @@
  * app.attachments queues a `storage.delete` job per file, and the job queue's drain removes it.
  */
 import assert from "node:assert/strict";
-import { signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { drain } from "../../functions/api/jobs/queue.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
 import type { Deps } from "../../functions/api/context.ts";
@@ -24,8 +24,7 @@ async function upload(token: string, name: string) {
     body: form,
     headers: { authorization: `Bearer ${token}` },
   });
-  assert.equal(response.status, 201, await response.clone().text());
-  const body = await response.json();
+  const body = await expectJson(response, 201);
   const [row] = await t.deps.sql`select storage_key from app.attachments where id = ${body.id}`;
   return { id: body.id as string, key: row.storage_key as string };
 }
@@ -71,12 +70,13 @@ test("[storage] an upload never attached is removed with its file after a day", 
 test("[storage] files of a conversation deleted by cascade are removed too", async () => {
   const a = await signInAs(t, "MEMBER");
   const b = await signInAs(t, "MEMBER");
-  const created = await t.request("POST", "/api/conversations", {
-    token: a.accessToken,
-    body: { type: "group", participantIds: [b.user.id], title: "Cascade" },
-  });
-  assert.equal(created.status, 201, await created.clone().text());
-  const conv = await created.json();
+  const conv = await expectJson(
+    await t.request("POST", "/api/conversations", {
+      token: a.accessToken,
+      body: { type: "group", participantIds: [b.user.id], title: "Cascade" },
+    }),
+    201,
+  );
   const file = await upload(a.accessToken, "shared.txt");
   const sent = await t.request("POST", `/api/conversations/${conv.id}/messages`, {
     token: a.accessToken,

@@ -5,7 +5,7 @@
  * a bad bearer is `statusCode "403"` AccessDenied, a missing `apikey` is the gateway's 401.
  */
 import assert from "node:assert/strict";
-import { signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { supabaseStorage, SupabaseStorageError } from "../../functions/_shared/supabase-storage.ts";
 import { createStorage } from "../../functions/_shared/storage-factory.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
@@ -301,8 +301,7 @@ test("[supabase-storage] the API with AGORA_STORAGE=supabase stores uploads in t
     token: user.accessToken,
     rawBody: form,
   });
-  assert.equal(uploaded.status, 201, await uploaded.clone().text());
-  const { id } = await uploaded.json();
+  const { id } = await expectJson(uploaded, 201);
   const [{ storage_key: key }] = await t.deps.sql<{ storage_key: string }[]>`
     select storage_key from app.attachments where id = ${id}`;
   const stored = standIn.objects.get(`${BUCKET}/${key}`);
@@ -316,6 +315,5 @@ test("[supabase-storage] the API with AGORA_STORAGE=supabase stores uploads in t
 
   standIn.objects.delete(`${BUCKET}/${key}`);
   const gone = await t.request("GET", `/api/attachments/${id}`, { token: user.accessToken });
-  assert.equal(gone.status, 404);
-  assert.equal((await gone.json()).error.code, "not_found");
+  assert.equal((await expectJson(gone, 404)).error.code, "not_found");
 });

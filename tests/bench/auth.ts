@@ -24,7 +24,22 @@
  *   --profile              also take a session request apart (diagnostic routes) to show where
  *                          its time goes
  */
-import { signInByMagicLink } from "./stats.ts";
+import {
+  cpuMicrosPer,
+  type CpuSample,
+  type CpuUse,
+  cpuUse,
+  int,
+  ms,
+  pct,
+  postgresTicks,
+  reapedTicksOf,
+  sampleCpu,
+  signInByMagicLink,
+  table,
+  ticksOf,
+  verdict,
+} from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { throwawayCluster } from "../../stack/database.ts";
@@ -269,105 +284,23 @@ async function signIn(bench: Bench, email: string): Promise<string> {
 // CPU accounting -----------------------------------------------------------------------------
 
 /**
- * Who used the CPU during a measurement, from /proc: the Deno server (this process; its main
- * thread, where all JavaScript runs, separately), our Postgres cluster, wrk and the rest. Two
- * reasons: on 2 shared cores a saturated Deno main thread (~100%) with idle CPU left says the
- * server's JavaScript is the bottleneck, not the database; and other work on the machine (a
- * test run next door) lowers every figure, so it is shown rather than silently folded in.
+ * Who used the CPU during a measurement (stats.ts reads /proc): the Deno server (this process;
+ * its main thread, where all JavaScript runs, separately), our Postgres cluster, wrk and the
+ * rest. Two reasons: on 2 shared cores a saturated Deno main thread (~100%) with idle CPU left
+ * says the server's JavaScript is the bottleneck, not the database; and other work on the
+ * machine (a test run next door) lowers every figure, so it is shown rather than silently folded
+ * in.
  */
-interface CpuSample {
-  at: number;
-  machineTotal: number;
-  machineIdle: number;
-  /** Interrupts and softirqs: mostly loopback networking, charged to no process. */
-  machineIrq: number;
-  server: number;
-  serverMain: number;
-  /** Reaped children: wrk (and nothing else runs while wrk does). */
-  children: number;
-  postgres: number;
-}
-
-interface CpuUse {
-  /** Percent of one core, so 2 cores make 200%. */
-  serverPct: number;
-  serverMainPct: number;
-  postgresPct: number;
-  wrkPct: number;
-  irqPct: number;
-  restPct: number;
-  idlePct: number;
-  /** CPU microseconds per answered request. */
-  serverUsPerRequest: number;
-  postgresUsPerRequest: number;
-}
-
-/** [ppid, utime, stime, cutime, cstime] from /proc/<pid>/stat (the name may contain spaces). */
-function statTicks(path: string): number[] | null {
-  try {
-    const text = Deno.readTextFileSync(path);
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    // fields[0] is the state (field 3); ppid is field 4, utime..cstime are fields 14..17.
-    return [Number(fields[1]), ...fields.slice(11, 15).map(Number)];
-  } catch {
-    return null; // the process is gone
-  }
-}
-
-/** The postmaster and its children (backends, walwriter, ...), summed. */
-function postgresTicks(postmasterPid: number | null): number {
-  if (postmasterPid === null) return 0;
-  const own = statTicks(`/proc/${postmasterPid}/stat`);
-  if (!own) return 0;
-  let total = own[1] + own[2] + own[3] + own[4]; // with the children it already reaped
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const ticks = statTicks(`/proc/${entry.name}/stat`);
-    if (ticks && ticks[0] === postmasterPid) total += ticks[1] + ticks[2];
-  }
-  return total;
-}
-
-function sampleCpu(postmasterPid: number | null): CpuSample {
-  const cpu = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1, 9)
-    .map(Number);
-  const self = statTicks("/proc/self/stat") ?? [0, 0, 0, 0, 0];
-  const main = statTicks(`/proc/self/task/${Deno.pid}/stat`) ?? [0, 0, 0, 0, 0];
-  return {
-    at: performance.now(),
-    machineTotal: cpu.reduce((a, b) => a + b, 0),
-    machineIdle: cpu[3] + cpu[4],
-    machineIrq: cpu[5] + cpu[6],
-    server: self[1] + self[2],
-    serverMain: main[1] + main[2],
-    children: self[3] + self[4],
-    postgres: postgresTicks(postmasterPid),
-  };
-}
-
-function cpuUse(before: CpuSample, after: CpuSample, requests: number): CpuUse {
-  const cores = navigator.hardwareConcurrency;
-  // Ticks per core over the interval: 100% of one core, whatever the clock tick rate is.
-  const perCore = (after.machineTotal - before.machineTotal) / cores;
-  const seconds = (after.at - before.at) / 1000;
-  const pct = (ticks: number) => perCore > 0 ? (ticks / perCore) * 100 : 0;
-  const us = (ticks: number) => requests ? (ticks / perCore) * seconds * 1e6 / requests : 0;
-  const server = after.server - before.server;
-  const postgres = after.postgres - before.postgres;
-  const wrk = after.children - before.children;
-  const irq = after.machineIrq - before.machineIrq;
-  const busy = after.machineTotal - before.machineTotal - (after.machineIdle - before.machineIdle);
-  return {
-    serverPct: pct(server),
-    serverMainPct: pct(after.serverMain - before.serverMain),
-    postgresPct: pct(postgres),
-    wrkPct: pct(wrk),
-    irqPct: pct(irq),
-    restPct: Math.max(0, pct(busy - irq - server - postgres - wrk)),
-    idlePct: pct(after.machineIdle - before.machineIdle),
-    serverUsPerRequest: us(server),
-    postgresUsPerRequest: us(postgres),
-  };
+function sampleMeasurement(postmasterPid: number | null): CpuSample {
+  return sampleCpu(
+    {
+      server: () => ticksOf("self"),
+      postgres: () => postgresTicks(postmasterPid),
+      // Reaped children: wrk (and nothing else runs while wrk does).
+      wrk: () => reapedTicksOf("self"),
+    },
+    { serverMain: () => ticksOf("self", Deno.pid) },
+  );
 }
 
 // Measuring ----------------------------------------------------------------------------------
@@ -432,16 +365,16 @@ async function measure(
   let result: WrkResult;
   let cpu: CpuUse;
   for (let attempt = 0;; attempt++) {
-    const before = sampleCpu(bench.postmasterPid);
+    const before = sampleMeasurement(bench.postmasterPid);
     result = await wrk(url, sent, connections, opts.duration);
-    cpu = cpuUse(before, sampleCpu(bench.postmasterPid), result.requests);
+    cpu = cpuUse(before, sampleMeasurement(bench.postmasterPid));
     runs.push(result);
     // Another process took CPU (on 2 cores, a test run next door halves the figures): such
     // work comes in bursts, so wait a little and measure again; at most twice, so the run stays
     // bounded, and the table warns if it never got quiet.
-    if (cpu.restPct <= BUSY_MACHINE_PCT || attempt === MAX_RETRIES) break;
+    if (cpu.rest <= BUSY_MACHINE_PCT || attempt === MAX_RETRIES) break;
     console.log(
-      `[bench] other work took ${cpu.restPct.toFixed(0)}% of a core while measuring ` +
+      `[bench] other work took ${cpu.rest.toFixed(0)}% of a core while measuring ` +
         `${endpoint.label.trim()}; measuring again in ${RETRY_PAUSE_SECONDS} s`,
     );
     await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_SECONDS * 1000));
@@ -472,17 +405,6 @@ async function measure(
 }
 
 // Printing -----------------------------------------------------------------------------------
-
-const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const ms = (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) =>
-    "  " + r.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
-      .join("   ").trimEnd()
-  ).join("\n");
-}
 
 /** Problems that make the run itself a failure (not a slow figure): printed, then counted. */
 function problemsOf(m: Measured): string[] {
@@ -526,7 +448,6 @@ function printRun(
   ]));
 
   const cores = navigator.hardwareConcurrency;
-  const pct = (n: number) => `${n.toFixed(0)}%`;
   console.log(
     `\n  CPU while measuring, in % of one core (${cores} cores = ${cores * 100}%); "JS thread" ` +
       `is the server's main thread,\n  "irq" mostly loopback networking, "rest" other processes`,
@@ -544,20 +465,20 @@ function printRun(
       "server/req",
       "pg/req",
     ],
-    ...results.map(({ endpoint, cpu }) => [
+    ...results.map(({ endpoint, cpu, requests }) => [
       endpoint.label,
-      pct(cpu.serverPct),
-      pct(cpu.serverMainPct),
-      pct(cpu.postgresPct),
-      pct(cpu.wrkPct),
-      pct(cpu.irqPct),
-      pct(cpu.restPct),
-      pct(cpu.idlePct),
-      `${cpu.serverUsPerRequest.toFixed(0)} us`,
-      `${cpu.postgresUsPerRequest.toFixed(0)} us`,
+      pct(cpu.pct.server),
+      pct(cpu.pct.serverMain),
+      pct(cpu.pct.postgres),
+      pct(cpu.pct.wrk),
+      pct(cpu.irq),
+      pct(cpu.rest),
+      pct(cpu.idle),
+      `${cpuMicrosPer(cpu, "server", requests).toFixed(0)} us`,
+      `${cpuMicrosPer(cpu, "postgres", requests).toFixed(0)} us`,
     ]),
   ]));
-  const busy = results.filter((r) => r.cpu.restPct > BUSY_MACHINE_PCT);
+  const busy = results.filter((r) => r.cpu.rest > BUSY_MACHINE_PCT);
   if (busy.length) {
     console.log(
       `  WARNING other work used the CPU during ${
@@ -568,7 +489,6 @@ function printRun(
   }
 
   const share = session.rps / ceiling.rps;
-  const verdict = (ok: boolean) => ok ? "PASS" : "MISS";
   console.log("\n  targets for GET /api/auth/session");
   console.log(table([
     [

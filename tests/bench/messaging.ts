@@ -55,7 +55,21 @@
  *                          cluster only), what the pool's connections do (pg_stat_activity
  *                          samples), and EXPLAIN ANALYZE of the send transaction's statements
  */
-import { signInByMagicLink } from "./stats.ts";
+import {
+  type CpuSample,
+  type CpuUse,
+  cpuUse,
+  int,
+  machineBusyPct,
+  ms,
+  pct,
+  postgresTicks,
+  sampleCpu,
+  signInByMagicLink,
+  table,
+  ticksOf,
+  verdict,
+} from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -256,103 +270,32 @@ async function createGroup(bench: Bench, observer: User, members: User[], title:
     headers: { authorization: `Bearer ${observer.token}`, "content-type": "application/json" },
     body: JSON.stringify({ type: "group", title, participantIds: members.map((m) => m.id) }),
   });
-  const body = await response.json();
+  const text = await response.text();
   if (response.status !== 201) {
-    throw new Error(`POST /api/conversations: ${response.status} ${JSON.stringify(body)}`);
+    throw new Error(`POST /api/conversations: ${response.status} ${text}`);
   }
-  return body.id as string;
+  return JSON.parse(text).id as string;
 }
 
 // CPU accounting -----------------------------------------------------------------------------
 
 /**
- * Who used the CPU during a phase, from /proc: the server (this process, its JavaScript thread
- * separately), our Postgres cluster, the load generator, the subscribers, interrupts (mostly
- * loopback networking) and the rest of the machine. On 2 cores this says what the bottleneck is.
+ * Who used the CPU during a phase (stats.ts reads /proc): the server (every server process, their
+ * JavaScript threads separately), our Postgres cluster, the load generator, the subscribers,
+ * interrupts (mostly loopback networking) and the rest of the machine. On 2 cores this says what
+ * the bottleneck is.
  */
-interface CpuSample {
-  at: number;
-  total: number;
-  idle: number;
-  irq: number;
-  server: number;
-  serverMain: number;
-  postgres: number;
-  load: number;
-  subscribers: number;
-}
-
-/** [ppid, utime + stime] from /proc/<pid>/stat (the name may contain spaces), or null. */
-function statTicks(path: string): [number, number] | null {
-  try {
-    const text = Deno.readTextFileSync(path);
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return [Number(fields[1]), Number(fields[11]) + Number(fields[12])];
-  } catch {
-    return null;
-  }
-}
-
-/** The postmaster (with the children it reaped) and its live children: backends, walwriter... */
-function postgresTicks(postmasterPid: number | null): number {
-  if (postmasterPid === null) return 0;
-  let total = 0;
-  try {
-    const text = Deno.readTextFileSync(`/proc/${postmasterPid}/stat`);
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    total = fields.slice(11, 15).reduce((a, b) => a + Number(b), 0); // utime..cstime
-  } catch {
-    return 0;
-  }
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const ticks = statTicks(`/proc/${entry.name}/stat`);
-    if (ticks && ticks[0] === postmasterPid) total += ticks[1];
-  }
-  return total;
-}
-
-function sampleCpu(bench: Bench, loadPid: number, subscribersPid: number): CpuSample {
-  const cpu = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1, 9)
-    .map(Number);
-  return {
-    at: performance.now(),
-    total: cpu.reduce((a, b) => a + b, 0),
-    idle: cpu[3] + cpu[4],
-    irq: cpu[5] + cpu[6],
-    // Every server process, and the JavaScript (main) thread of each.
-    server: [Deno.pid, ...bench.extra.map((c) => c.pid)]
-      .reduce((n, pid) => n + (statTicks(`/proc/${pid}/stat`)?.[1] ?? 0), 0),
-    serverMain: [Deno.pid, ...bench.extra.map((c) => c.pid)]
-      .reduce((n, pid) => n + (statTicks(`/proc/${pid}/task/${pid}/stat`)?.[1] ?? 0), 0),
-    postgres: postgresTicks(bench.postmasterPid),
-    load: statTicks(`/proc/${loadPid}/stat`)?.[1] ?? 0,
-    subscribers: statTicks(`/proc/${subscribersPid}/stat`)?.[1] ?? 0,
-  };
-}
-
-/** Percent of one core (2 cores make 200%) per consumer between two samples. */
-type CpuUse = Record<
-  "server" | "serverMain" | "postgres" | "load" | "subscribers" | "irq" | "rest" | "idle",
-  number
->;
-
-function cpuUse(a: CpuSample, b: CpuSample): CpuUse {
-  const perCore = (b.total - a.total) / navigator.hardwareConcurrency;
-  const pct = (ticks: number) => perCore > 0 ? (ticks / perCore) * 100 : 0;
-  const busy = (b.total - a.total) - (b.idle - a.idle);
-  const known = (b.server - a.server) + (b.postgres - a.postgres) + (b.load - a.load) +
-    (b.subscribers - a.subscribers) + (b.irq - a.irq);
-  return {
-    server: pct(b.server - a.server),
-    serverMain: pct(b.serverMain - a.serverMain),
-    postgres: pct(b.postgres - a.postgres),
-    load: pct(b.load - a.load),
-    subscribers: pct(b.subscribers - a.subscribers),
-    irq: pct(b.irq - a.irq),
-    rest: Math.max(0, pct(busy - known)),
-    idle: pct(b.idle - a.idle),
-  };
+function samplePhase(bench: Bench, loadPid: number, subscribersPid: number): CpuSample {
+  const servers = [Deno.pid, ...bench.extra.map((c) => c.pid)];
+  return sampleCpu(
+    {
+      server: () => servers.reduce((n, pid) => n + ticksOf(pid), 0),
+      postgres: () => postgresTicks(bench.postmasterPid),
+      load: () => ticksOf(loadPid),
+      subscribers: () => ticksOf(subscribersPid),
+    },
+    { serverMain: () => servers.reduce((n, pid) => n + ticksOf(pid, pid), 0) },
+  );
 }
 
 // Profiling (--profile) ----------------------------------------------------------------------
@@ -503,12 +446,6 @@ const QUIET_WAIT_MS = 180_000;
 const disturbance = (run: LayoutRun) =>
   Math.max(0, ...Object.values(run.cpu).map((c) => c?.rest ?? 0));
 
-function machineTicks(): { total: number; idle: number } {
-  const cpu = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1, 9)
-    .map(Number);
-  return { total: cpu.reduce((a, b) => a + b, 0), idle: cpu[3] + cpu[4] };
-}
-
 /**
  * Waits (up to 3 minutes) until the machine's other work uses at most BUSY_MACHINE_PCT of a
  * core over 2 s. Between layouts nothing of the benchmark runs, so what is busy is someone else.
@@ -517,11 +454,7 @@ async function waitForQuietMachine(say: (line: string) => void): Promise<void> {
   const deadline = Date.now() + QUIET_WAIT_MS;
   let told = 0;
   while (true) {
-    const a = machineTicks();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const b = machineTicks();
-    const perCore = (b.total - a.total) / navigator.hardwareConcurrency;
-    const busy = perCore > 0 ? ((b.total - a.total) - (b.idle - a.idle)) / perCore * 100 : 0;
+    const busy = await machineBusyPct(2_000);
     if (busy <= BUSY_MACHINE_PCT) return;
     if (Date.now() > deadline) {
       say(`other work still uses ${busy.toFixed(0)}% of a core; measuring anyway`);
@@ -671,7 +604,7 @@ async function runLayout(
     );
     if (!next) break;
     if ("mark" in next) {
-      samples[next.mark] = sampleCpu(bench, load.pid, subscribers.pid);
+      samples[next.mark] = samplePhase(bench, load.pid, subscribers.pid);
       wall[next.mark] = next.at;
       if (opts.profile && primary && next.mark === "full-start") {
         await bench.admin`select extensions.pg_stat_statements_reset()`;
@@ -779,20 +712,6 @@ async function runLayout(
 
 // Printing -----------------------------------------------------------------------------------
 
-const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const ms = (n: number | undefined) =>
-  n === undefined ? "-" : `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
-const pct = (n: number) => `${n.toFixed(0)}%`;
-const verdict = (ok: boolean) => ok ? "PASS" : "MISS";
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) =>
-    "  " + r.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
-      .join("   ").trimEnd()
-  ).join("\n");
-}
-
 const rate = (run: LayoutRun) => run.load.fullCompleted / (run.load.fullWindowMs / 1000);
 
 function latencyRow(label: string, s: Summary | null, received: number, sent: number): string[] {
@@ -895,11 +814,11 @@ function printRun(run: LayoutRun, opts: Options, primary: boolean): void {
       ["phase", "server", "JS thread", "postgres", "senders", "subscribers", "irq", "rest", "idle"],
       ...cpuRows.map(([phase, c]) => [
         phase,
-        pct(c.server),
-        pct(c.serverMain),
-        pct(c.postgres),
-        pct(c.load),
-        pct(c.subscribers),
+        pct(c.pct.server),
+        pct(c.pct.serverMain),
+        pct(c.pct.postgres),
+        pct(c.pct.load),
+        pct(c.pct.subscribers),
         pct(c.irq),
         pct(c.rest),
         pct(c.idle),

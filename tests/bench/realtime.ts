@@ -65,7 +65,21 @@ import {
   wallClock,
 } from "./realtime-shared.ts";
 import type { ServerProfile, ServerStats } from "./realtime-server.ts";
-import { postmasterPid } from "./stats.ts";
+import {
+  type CpuSample,
+  type CpuUse,
+  cpuUse,
+  int,
+  mb,
+  ms,
+  pct,
+  postgresTicks,
+  postmasterPid,
+  sampleCpu,
+  table,
+  ticksOf,
+  verdict,
+} from "./stats.ts";
 
 const IDLE_TARGET = 5_000;
 const P50_TARGET_MS = 10;
@@ -291,104 +305,21 @@ async function clockOffset(clients: Child): Promise<{ offset: number; rtt: numbe
 
 // CPU accounting ----------------------------------------------------------------------------------
 
-interface CpuSample {
-  at: number;
-  machineTotal: number;
-  machineIdle: number;
-  machineIowait: number;
-  machineIrq: number;
-  machineSteal: number;
-  /** utime + stime, by role. */
-  ticks: Record<string, number>;
-  serverMain: number;
-}
-
-interface CpuUse {
-  /** Percent of one core (2 cores = 200%). */
-  pct: Record<string, number>;
-  serverMainPct: number;
-  irqPct: number;
-  /** Other processes (and steal: the hypervisor's). */
-  restPct: number;
-  idlePct: number;
-  iowaitPct: number;
-  stealPct: number;
-}
-
-/** [utime + stime, cutime + cstime] from /proc/<pid>/stat, or null once the process is gone. */
-function statOf(path: string): [number, number] | null {
-  try {
-    const text = Deno.readTextFileSync(path);
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return [Number(fields[11]) + Number(fields[12]), Number(fields[13]) + Number(fields[14])];
-  } catch {
-    return null;
-  }
-}
-
 /**
- * The postmaster and the processes it runs now (backends, walwriter, autovacuum, ...), plus those
- * that ended (its reaped children's time): cheap enough to sample every second.
+ * Who used the CPU (stats.ts reads /proc): the gateway's server process (its JavaScript thread
+ * separately), our Postgres cluster, the subscribers' process, this publishing process, and the
+ * rest of the machine.
  */
-function postgresTicks(postmaster: number | null): number {
-  if (postmaster === null) return 0;
-  const own = statOf(`/proc/${postmaster}/stat`);
-  if (!own) return 0;
-  let total = own[0] + own[1];
-  let children: string[] = [];
-  try {
-    children = Deno.readTextFileSync(`/proc/${postmaster}/task/${postmaster}/children`).trim()
-      .split(/\s+/).filter(Boolean);
-  } catch {
-    // no children list on this kernel: the postmaster alone
-  }
-  for (const pid of children) total += statOf(`/proc/${pid}/stat`)?.[0] ?? 0;
-  return total;
-}
-
-function sampleCpu(server: number, clients: number, postmaster: number | null): CpuSample {
-  const cpu = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1, 9)
-    .map(Number);
-  return {
-    at: performance.now(),
-    machineTotal: cpu.reduce((a, b) => a + b, 0),
-    machineIdle: cpu[3],
-    machineIowait: cpu[4],
-    machineIrq: cpu[5] + cpu[6],
-    machineSteal: cpu[7],
-    ticks: {
-      server: statOf(`/proc/${server}/stat`)?.[0] ?? 0,
-      postgres: postgresTicks(postmaster),
-      subscribers: statOf(`/proc/${clients}/stat`)?.[0] ?? 0,
-      publisher: statOf("/proc/self/stat")?.[0] ?? 0,
+function sampleFanOut(server: number, clients: number, postmaster: number | null): CpuSample {
+  return sampleCpu(
+    {
+      server: () => ticksOf(server),
+      postgres: () => postgresTicks(postmaster),
+      subscribers: () => ticksOf(clients),
+      publisher: () => ticksOf("self"),
     },
-    serverMain: statOf(`/proc/${server}/task/${server}/stat`)?.[0] ?? 0,
-  };
-}
-
-function cpuUse(before: CpuSample, after: CpuSample): CpuUse {
-  const perCore = (after.machineTotal - before.machineTotal) / navigator.hardwareConcurrency;
-  const pct = (ticks: number) => perCore > 0 ? (ticks / perCore) * 100 : 0;
-  const use: Record<string, number> = {};
-  let accounted = 0;
-  for (const role of Object.keys(before.ticks)) {
-    const ticks = after.ticks[role] - before.ticks[role];
-    use[role] = pct(ticks);
-    accounted += ticks;
-  }
-  const irq = after.machineIrq - before.machineIrq;
-  const idle = after.machineIdle - before.machineIdle;
-  const iowait = after.machineIowait - before.machineIowait;
-  const busy = after.machineTotal - before.machineTotal - idle - iowait;
-  return {
-    pct: use,
-    serverMainPct: pct(after.serverMain - before.serverMain),
-    irqPct: pct(irq),
-    restPct: Math.max(0, pct(busy - irq - accounted)),
-    idlePct: pct(idle + iowait),
-    iowaitPct: pct(iowait),
-    stealPct: pct(after.machineSteal - before.machineSteal),
-  };
+    { serverMain: () => ticksOf(server, server) },
+  );
 }
 
 // Publishing --------------------------------------------------------------------------------------
@@ -544,7 +475,7 @@ async function measureFanOut(
   beforeAttempt: () => Promise<void> = () => Promise.resolve(),
   afterAttempt: (result: FanOutResult) => Promise<void> = () => Promise.resolve(),
 ): Promise<FanOutResult> {
-  const busy = (r: FanOutResult) => r.published.cpu?.restPct ?? 0;
+  const busy = (r: FanOutResult) => r.published.cpu?.rest ?? 0;
   let best: FanOutResult | null = null;
   for (let attempt = 1;; attempt++) {
     await beforeAttempt();
@@ -593,7 +524,7 @@ async function fanOutOnce(
     const published = await pace(
       opts,
       publish,
-      () => sampleCpu(serverPid, clients.pid, postmaster),
+      () => sampleFanOut(serverPid, clients.pid, postmaster),
     );
     const delivery = await clients.ask<DeliveryResult>(
       {
@@ -642,20 +573,6 @@ async function webSocketPublisher(url: string, opts: Options) {
 }
 
 // Printing ----------------------------------------------------------------------------------------
-
-const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const ms = (n: number | undefined) =>
-  n === undefined ? "-" : `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const verdict = (ok: boolean) => ok ? "PASS" : "MISS";
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows.map((r) =>
-    "  " + r.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
-      .join("   ").trimEnd()
-  ).join("\n");
-}
 
 function idleProblems(idle: IdleResult): string[] {
   const out: string[] = [];
@@ -781,7 +698,6 @@ function printReport(opts: Options, idle: IdleResult, fanOuts: FanOutResult[]): 
   }
 
   const cores = navigator.hardwareConcurrency;
-  const pct = (n: number | undefined) => `${(n ?? 0).toFixed(0)}%`;
   console.log(
     `\n  CPU during the measured window, % of one core (${cores} cores = ${cores * 100}%); ` +
       `"JS thread" is the server's main thread`,
@@ -807,20 +723,20 @@ function printReport(opts: Options, idle: IdleResult, fanOuts: FanOutResult[]): 
       return [
         r.label,
         pct(c?.pct.server),
-        pct(c?.serverMainPct),
+        pct(c?.pct.serverMain),
         pct(c?.pct.postgres),
         pct(c?.pct.subscribers),
         pct(c?.pct.publisher),
-        pct(c?.irqPct),
-        pct(c?.restPct),
-        pct(c?.idlePct),
+        pct(c?.irq),
+        pct(c?.rest),
+        pct(c?.idle),
         perMessage(c?.pct.server),
         perMessage(c?.pct.postgres),
         `${r.attempt} of ${r.attempts}`,
       ];
     }),
   ]));
-  const busy = fanOuts.filter((r) => (r.published.cpu?.restPct ?? 0) > BUSY_MACHINE_PCT);
+  const busy = fanOuts.filter((r) => (r.published.cpu?.rest ?? 0) > BUSY_MACHINE_PCT);
   if (busy.length) {
     console.log(
       `  WARNING other processes used the CPU during ${busy.map((r) => r.label).join(", ")}: ` +
@@ -855,7 +771,6 @@ function printReport(opts: Options, idle: IdleResult, fanOuts: FanOutResult[]): 
 
 /** Latency and CPU second by second: shows whether a tail is spread out or one burst. */
 function printSeconds(r: FanOutResult): void {
-  const pct = (n: number | undefined) => `${(n ?? 0).toFixed(0)}%`;
   console.log(
     `\n  ${r.label}, second by second (by the messages' due time; CPU in % of one core)`,
   );
@@ -885,9 +800,9 @@ function printSeconds(r: FanOutResult): void {
         pct(c?.pct.server),
         pct(c?.pct.postgres),
         pct(c?.pct.subscribers),
-        pct(c?.restPct),
-        pct(c?.iowaitPct),
-        pct(c?.stealPct),
+        pct(c?.rest),
+        pct(c?.iowait),
+        pct(c?.steal),
       ];
     }),
   ]));

@@ -1,7 +1,8 @@
 /**
- * Small pieces every benchmark uses: latency summaries, a logger that only counts errors, the
- * settings that keep rate limits out of the load, the real magic-link sign-in, and the cluster's
- * postmaster (for CPU accounting).
+ * What every benchmark shares: latency summaries, a logger that only counts errors, the settings
+ * that keep rate limits out of the load, the real magic-link sign-in, CPU accounting from /proc
+ * (who used the CPU during a measurement) and the printing of figures and tables. One copy, so
+ * the three benchmarks count and print alike.
  */
 import type { Logger } from "../../functions/_shared/logger.ts";
 import type { Sql } from "../../functions/_shared/db.ts";
@@ -102,4 +103,195 @@ export async function postmasterPid(dataDir: string): Promise<number | null> {
   } catch {
     return null;
   }
+}
+
+// CPU accounting ---------------------------------------------------------------------------------
+
+/**
+ * Fields 14 to 17 of /proc/<pid>/stat (utime, stime, cutime, cstime, in clock ticks) and field 4
+ * (ppid), or null once the process is gone. The name (field 2) may contain spaces and brackets:
+ * the fields after it are counted from its last ")".
+ */
+function statFields(path: string): { ppid: number; own: number; reaped: number } | null {
+  try {
+    const text = Deno.readTextFileSync(path);
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return {
+      ppid: Number(fields[1]),
+      own: Number(fields[11]) + Number(fields[12]),
+      reaped: Number(fields[13]) + Number(fields[14]),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system, clock ticks) a process has used, or one of its threads (the
+ * JavaScript thread of a Deno process is the one whose id is the pid); 0 once it is gone.
+ */
+export function ticksOf(pid: number | "self", thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  return statFields(path)?.own ?? 0;
+}
+
+/** CPU time the children a process has waited for used (wrk, once it has exited). */
+export function reapedTicksOf(pid: number | "self"): number {
+  return statFields(`/proc/${pid}/stat`)?.reaped ?? 0;
+}
+
+/**
+ * Our Postgres cluster: the postmaster with the children it reaped, and the processes it runs
+ * now (backends, walwriter, autovacuum, ...). Cheap enough to sample every second.
+ */
+export function postgresTicks(postmaster: number | null): number {
+  if (postmaster === null) return 0;
+  const own = statFields(`/proc/${postmaster}/stat`);
+  if (!own) return 0;
+  let total = own.own + own.reaped;
+  let children: string[];
+  try {
+    children = Deno.readTextFileSync(`/proc/${postmaster}/task/${postmaster}/children`).trim()
+      .split(/\s+/).filter(Boolean);
+  } catch {
+    // No children list on this kernel: look for them by parent.
+    children = [];
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (/^\d+$/.test(entry.name) && statFields(`/proc/${entry.name}/stat`)?.ppid === postmaster) {
+        children.push(entry.name);
+      }
+    }
+  }
+  for (const pid of children) total += statFields(`/proc/${pid}/stat`)?.own ?? 0;
+  return total;
+}
+
+/** The machine's counters (first line of /proc/stat) and what the named consumers used. */
+export interface CpuSample {
+  at: number;
+  machine: { total: number; idle: number; iowait: number; irq: number; steal: number };
+  /** Ticks of the consumers, which do not overlap. */
+  consumers: Record<string, number>;
+  /** Ticks of parts of consumers (a server's JavaScript thread): shown, not added up. */
+  parts: Record<string, number>;
+}
+
+/**
+ * A reading of the machine and of each consumer (a function giving its ticks, e.g.
+ * `() => ticksOf(pid)`). Consumers must not overlap: what the machine spent beyond them (and
+ * interrupts) is "rest", other work on the machine. `parts` are inside a consumer.
+ *
+ * @example
+ * const before = sampleCpu({ server: () => ticksOf("self"), postgres: () => postgresTicks(pm) });
+ * … measure …
+ * const use = cpuUse(before, sampleCpu(…the same…)); // use.pct.server, use.rest, …
+ */
+export function sampleCpu(
+  consumers: Record<string, () => number>,
+  parts: Record<string, () => number> = {},
+): CpuSample {
+  const cpu = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1, 9)
+    .map(Number);
+  const read = (fns: Record<string, () => number>) =>
+    Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, fn()]));
+  return {
+    at: performance.now(),
+    machine: {
+      total: cpu.reduce((a, b) => a + b, 0),
+      idle: cpu[3],
+      iowait: cpu[4],
+      irq: cpu[5] + cpu[6],
+      steal: cpu[7],
+    },
+    consumers: read(consumers),
+    parts: read(parts),
+  };
+}
+
+/** CPU use between two samples, in % of one core (2 cores make 200%). */
+export interface CpuUse {
+  /** Seconds between the samples. */
+  seconds: number;
+  /** Each consumer and part, by name. */
+  pct: Record<string, number>;
+  /** Interrupts and softirqs: mostly loopback networking, charged to no process. */
+  irq: number;
+  /** Other processes (and steal, the hypervisor's): other work on the machine. */
+  rest: number;
+  /** Idle, iowait included. */
+  idle: number;
+  iowait: number;
+  steal: number;
+}
+
+export function cpuUse(before: CpuSample, after: CpuSample): CpuUse {
+  const m0 = before.machine;
+  const m1 = after.machine;
+  // Ticks per core over the interval: 100% of one core, whatever the clock tick rate is.
+  const perCore = (m1.total - m0.total) / navigator.hardwareConcurrency;
+  const pct = (ticks: number) => perCore > 0 ? (ticks / perCore) * 100 : 0;
+  const use: Record<string, number> = {};
+  let accounted = 0;
+  for (const name of Object.keys(before.consumers)) {
+    const ticks = after.consumers[name] - before.consumers[name];
+    use[name] = pct(ticks);
+    accounted += ticks;
+  }
+  for (const name of Object.keys(before.parts)) {
+    use[name] = pct(after.parts[name] - before.parts[name]);
+  }
+  const idle = m1.idle - m0.idle;
+  const iowait = m1.iowait - m0.iowait;
+  const irq = m1.irq - m0.irq;
+  const busy = m1.total - m0.total - idle - iowait;
+  return {
+    seconds: (after.at - before.at) / 1000,
+    pct: use,
+    irq: pct(irq),
+    rest: Math.max(0, pct(busy - irq - accounted)),
+    idle: pct(idle + iowait),
+    iowait: pct(iowait),
+    steal: pct(m1.steal - m0.steal),
+  };
+}
+
+/** CPU microseconds a consumer spent per unit of work (request, message) over the interval. */
+export function cpuMicrosPer(use: CpuUse, name: string, units: number): number {
+  return units ? (use.pct[name] ?? 0) / 100 * use.seconds * 1e6 / units : 0;
+}
+
+/** How busy the machine is, in % of one core, over `ms`: for waiting until it is quiet. */
+export async function machineBusyPct(ms: number): Promise<number> {
+  const before = sampleCpu({});
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const use = cpuUse(before, sampleCpu({}));
+  return use.rest + use.irq;
+}
+
+// Printing ---------------------------------------------------------------------------------------
+
+/** 12,345 */
+export const int = (n: number) => Math.round(n).toLocaleString("en-US");
+/** "1.23 ms" (two decimals below 10 ms, one above); "-" without a figure. */
+export const ms = (n: number | undefined) =>
+  n === undefined ? "-" : `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
+/** "42%"; "-" without a figure. */
+export const pct = (n: number | undefined) => n === undefined ? "-" : `${n.toFixed(0)}%`;
+/** "12.3 MB" */
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+export const verdict = (ok: boolean) => ok ? "PASS" : "MISS";
+
+/**
+ * Rows as an indented table: the first column left-aligned, the others right-aligned, each as
+ * wide as its widest cell.
+ *
+ * @example
+ * console.log(table([["endpoint", "req/s"], ["GET /api/auth/session", int(17_000)]]));
+ */
+export function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) =>
+    "  " + r.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
+      .join("   ").trimEnd()
+  ).join("\n");
 }

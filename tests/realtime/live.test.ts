@@ -3,7 +3,7 @@
  * refusals, resume, typing, and closing a stream when access ends.
  */
 import assert from "node:assert/strict";
-import { expectError, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectError, expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse } from "./sse-client.ts";
 
@@ -21,7 +21,7 @@ async function conversationOf(a: SignedIn, b: SignedIn, type: "direct" | "group"
       ? { type, participantIds: [b.user.id] }
       : { type, participantIds: [b.user.id], title: "Live" },
   });
-  return (await response.json()).id as string;
+  return (await expectJson(response, [200, 201])).id as string;
 }
 
 const auth = (s: SignedIn) => ({ authorization: `Bearer ${s.accessToken}` });
@@ -31,8 +31,7 @@ async function post(s: SignedIn, conversationId: string, content: string) {
     token: s.accessToken,
     body: { content },
   });
-  assert.equal(response.status, 201);
-  return await response.json();
+  return await expectJson(response, 201);
 }
 
 test("[realtime] SSE delivers a new message to the other participant within 1 s", async () => {
@@ -63,10 +62,12 @@ test("[realtime] SSE delivers a new message to the other participant within 1 s"
 
 test("[realtime] long-poll delivers a new message to the other participant within 1 s", async () => {
   const conv = await conversationOf(alice, bob);
-  const first =
-    await (await fetch(`${base}/api/realtime/poll?topics=conversation:${conv}&timeout=0`, {
+  const first = await expectJson(
+    await fetch(`${base}/api/realtime/poll?topics=conversation:${conv}&timeout=0`, {
       headers: auth(bob),
-    })).json();
+    }),
+    200,
+  );
   assert.deepEqual(first.events, []);
   assert.ok(first.cursor);
   const waiting = fetch(
@@ -76,33 +77,41 @@ test("[realtime] long-poll delivers a new message to the other participant withi
   await new Promise((r) => setTimeout(r, 100));
   const sentAt = performance.now();
   const message = await post(alice, conv, "poll hello");
-  const answer = await (await waiting).json();
+  const answer = await expectJson(await waiting, 200);
   const elapsed = performance.now() - sentAt;
   assert.ok(elapsed < 1_000, `${elapsed} ms`);
   assert.equal(answer.events.length, 1);
   assert.equal(answer.events[0].event, "message.created");
   assert.equal(answer.events[0].payload.id, message.id);
   assert.equal(answer.cursor, answer.events[0].id);
-  const again = await (await fetch(
-    `${base}/api/realtime/poll?topics=conversation:${conv}&cursor=${answer.cursor}&timeout=0`,
-    { headers: auth(bob) },
-  )).json();
+  const again = await expectJson(
+    await fetch(
+      `${base}/api/realtime/poll?topics=conversation:${conv}&cursor=${answer.cursor}&timeout=0`,
+      { headers: auth(bob) },
+    ),
+    200,
+  );
   assert.deepEqual(again.events, [], "nothing is delivered twice");
 });
 
 test("[realtime] long-poll answers at once when events wait after the cursor", async () => {
   const conv = await conversationOf(alice, bob, "group");
-  const start =
-    await (await fetch(`${base}/api/realtime/poll?topics=conversation:${conv}&timeout=0`, {
+  const start = await expectJson(
+    await fetch(`${base}/api/realtime/poll?topics=conversation:${conv}&timeout=0`, {
       headers: auth(bob),
-    })).json();
+    }),
+    200,
+  );
   await post(alice, conv, "one");
   await post(alice, conv, "two");
   const began = performance.now();
-  const answer = await (await fetch(
-    `${base}/api/realtime/poll?topics=conversation:${conv}&cursor=${start.cursor}&timeout=30`,
-    { headers: auth(bob) },
-  )).json();
+  const answer = await expectJson(
+    await fetch(
+      `${base}/api/realtime/poll?topics=conversation:${conv}&cursor=${start.cursor}&timeout=30`,
+      { headers: auth(bob) },
+    ),
+    200,
+  );
   assert.ok(performance.now() - began < 1_000);
   assert.deepEqual(answer.events.map((e: { payload: { content: string } }) => e.payload.content), [
     "one",
@@ -213,7 +222,7 @@ test("[realtime] typing reaches live subscribers without an id and is never stor
       token: typer.accessToken,
       body: { isTyping: true },
     });
-    assert.equal((await response.json()).sent, true);
+    assert.equal((await expectJson(response, 202)).sent, true);
     let frame = await stream.next(1_000);
     while (frame && frame.event !== "typing") frame = await stream.next(1_000);
     assert.ok(frame, "the typing event arrived");

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { decodeJwt, SignJWT } from "jose";
-import { type SignedIn, signIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../helpers.ts";
 import { type StackServer, startStackServer } from "../../stack/server.ts";
 import type { GatewayLimits } from "../../stack/realtime/settings.ts";
 import { RawClient, type RawFrame } from "./raw-client.ts";
@@ -346,8 +346,7 @@ async function conversation(creator: SignedIn, ...others: SignedIn[]): Promise<s
     token: creator.accessToken,
     body: { type: "group", participantIds: others.map((o) => o.user.id), title: "Protocol" },
   });
-  const body = await response.json();
-  assert.ok(response.ok, JSON.stringify(body));
+  const body = await expectJson(response, 201);
   return body.id;
 }
 

@@ -5,7 +5,7 @@
  * the log in the database.
  */
 import assert from "node:assert/strict";
-import { type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse } from "./sse-client.ts";
 
@@ -30,7 +30,7 @@ async function setup() {
       title: "Storm",
     },
   });
-  const conversationId = (await response.json()).id as string;
+  const conversationId = (await expectJson(response, 201)).id as string;
   return { members, reader, conversationId, topic: `conversation:${conversationId}` };
 }
 
@@ -107,8 +107,10 @@ test("[realtime] SSE: a client that keeps disconnecting and resuming receives ev
 test("[realtime] long-poll: a client that keeps abandoning requests receives every event once, in order", async () => {
   const { members, reader, conversationId, topic } = await setup();
   const headers = { authorization: `Bearer ${reader.accessToken}` };
-  const initial =
-    await (await fetch(`${base}/api/realtime/poll?topics=${topic}&timeout=0`, { headers })).json();
+  const initial = await expectJson(
+    await fetch(`${base}/api/realtime/poll?topics=${topic}&timeout=0`, { headers }),
+    200,
+  );
   const start = initial.cursor as string;
   let cursor = start;
   const received: string[] = [];
@@ -141,11 +143,13 @@ test("[realtime] long-poll: a client that keeps abandoning requests receives eve
           signal: abort.signal,
         },
       );
-      const body = await response.json();
+      const body = await expectJson(response, 200);
       for (const event of body.events) received.push(event.id);
       cursor = body.cursor;
       quiet = finished && body.events.length === 0 ? quiet + 1 : 0;
-    } catch {
+    } catch (err) {
+      // Only a request given up on may fail; any other failure is the server's.
+      if (!abort.signal.aborted) throw err;
       abandoned++;
     } finally {
       clearTimeout(timer);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createClient, type RealtimeChannel, type SupabaseClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
-import { type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 
 const t = testApp();
@@ -59,7 +59,7 @@ async function conversation(a: SignedIn, b: SignedIn): Promise<string> {
     token: a.accessToken,
     body: { type: "group", participantIds: [b.user.id], title: "Realtime" },
   });
-  return (await response.json()).id;
+  return (await expectJson(response, 201)).id;
 }
 
 for (const vsn of ["1.0.0", "2.0.0"]) {
@@ -87,7 +87,7 @@ for (const vsn of ["1.0.0", "2.0.0"]) {
         token: alice.accessToken,
         body: { content: `hello over ${vsn}` },
       });
-      const message = await post.json();
+      const message = await expectJson(post, 201);
       const got = await received;
       assert.ok(got, "the broadcast arrived");
       assert.ok(performance.now() - sentAt < 1_000);

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
-import { type SignedIn, signIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import {
   createTransport,
@@ -44,8 +44,7 @@ async function conversation(creator: SignedIn, others: SignedIn[]): Promise<stri
     token: creator.accessToken,
     body: { type: "group", participantIds: others.map((o) => o.user.id), title: "Transport" },
   });
-  assert.equal(response.status, 201);
-  return (await response.json()).id;
+  return (await expectJson(response, 201)).id;
 }
 
 async function post(sender: SignedIn, conversationId: string, content: string): Promise<void> {
@@ -61,7 +60,7 @@ async function cursorNow(reader: SignedIn, topic: string): Promise<string> {
   const response = await fetch(`${base}/api/realtime/poll?topics=${topic}&timeout=0`, {
     headers: { authorization: `Bearer ${reader.accessToken}` },
   });
-  return (await response.json()).cursor;
+  return (await expectJson(response, 200)).cursor;
 }
 
 /** The topic's durable events after `after`, in cursor order, straight from app.events. */
@@ -184,7 +183,7 @@ test("[transport] over the WebSocket, concurrent senders' events arrive in curso
       token: alice.accessToken,
       body: { isTyping: true },
     });
-    assert.equal((await typing.json()).sent, true);
+    assert.equal((await expectJson(typing, 202)).sent, true);
     const expected = await logIds(topic, before);
     assert.equal(expected.length, 120);
     await waitUntil(

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../stack/postgres.ts";
 import postgres from "postgres";
-import { setCookies, test } from "../helpers.ts";
+import { expectJson, setCookies, test } from "../helpers.ts";
 import { RawClient } from "../realtime/raw-client.ts";
 import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
 
@@ -99,7 +99,7 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
     });
     assert.equal(sent.status, 202);
     await sent.body?.cancel();
-    const mailbox = await (await fetch(`${base}/_dev/mail?to=admin@example.com`)).json();
+    const mailbox = await expectJson(await fetch(`${base}/_dev/mail?to=admin@example.com`), 200);
     assert.equal(mailbox.items.length, 1);
     assert.equal(mailbox.items[0].to, "admin@example.com");
     const link: string = mailbox.items[0].links[0];
@@ -112,8 +112,10 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
     const cookies = Object.entries(setCookies(callback)).map(([k, v]) => `${k}=${v.value}`).join(
       "; ",
     );
-    const session =
-      await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } })).json();
+    const session = await expectJson(
+      await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }),
+      200,
+    );
     assert.equal(session.user.email, "admin@example.com");
     assert.equal(session.user.role, "ADMIN");
     const landing = await fetch(`${base}/`);
@@ -129,18 +131,25 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
 
     // Second start: the data (and the session) are still there.
     running = await startStack(localDir, port, dbPort);
-    const again = await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }))
-      .json();
+    const again = await expectJson(
+      await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }),
+      200,
+    );
     assert.equal(again.user?.email, "admin@example.com", "the session survived the restart");
     status = await stopStack(running);
     assert.equal(status.code, 0);
 
     // --reset: a fresh, seeded database; the old session is gone, the seed is back.
     running = await startStack(localDir, port, dbPort, ["--reset"]);
-    const reset = await (await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }))
-      .json();
+    const reset = await expectJson(
+      await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }),
+      200,
+    );
     assert.equal(reset.user, null);
-    const mailAfterReset = await (await fetch(`${base}/_dev/mail?to=admin@example.com`)).json();
+    const mailAfterReset = await expectJson(
+      await fetch(`${base}/_dev/mail?to=admin@example.com`),
+      200,
+    );
     assert.deepEqual(mailAfterReset.items, []);
     status = await stopStack(running);
     assert.equal(status.code, 0);

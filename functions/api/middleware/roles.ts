@@ -1,7 +1,13 @@
 /**
- * Role gates. The role compared is the one just read from the database by the session
- * middleware. These gates give the right status early (401 or 403); the data itself is still
- * guarded by RLS inside `withUser`.
+ * Role gates. Each resource router declares its lowest role on itself, before its routes, so
+ * the gate runs before validation and the handler:
+ *
+ *     export const conversations = router();
+ *     conversations.use("*", requireRole("SUBSCRIBER"));
+ *
+ * The role compared is the one just read from the database by the session middleware. These
+ * gates give the right status early (401, then 403); the data itself is still guarded by RLS
+ * inside `asUser`.
  */
 import type { MiddlewareHandler } from "hono";
 import { type AppEnv, type Role, roleAtLeast } from "../context.ts";
@@ -18,7 +24,15 @@ export function requireRole(role: Role): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** ADMIN only, rate-limited per admin; refused attempts are security events. */
+/** 401 without a session, whatever the role: routes any signed-in user may call. */
+export function requireSignIn(): MiddlewareHandler<AppEnv> {
+  return requireRole("VISITOR");
+}
+
+/**
+ * ADMIN only, rate-limited per admin; refused attempts are security events. Declared once, on
+ * the admin router (routes/admin/index.ts).
+ */
 export function adminGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");

@@ -3,9 +3,12 @@
  * browser whose access token expired is refreshed here, transparently, while its refresh cookie
  * is valid. Either way the session row and the user are read from the database on every request,
  * so signout, suspension and role changes count at once.
+ *
+ * It also sets, once, the claims every database call of the request runs with (`claims`, read by
+ * `asUser` and `callerClaims` in as-user.ts).
  */
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../context.ts";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv, SessionUser } from "../context.ts";
 import {
   ACCESS_COOKIE,
   clearSessionCookies,
@@ -15,6 +18,20 @@ import {
 } from "../auth/cookies.ts";
 import { loadSessionUser, refreshOrThrow } from "../auth/sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
+import { claimsOf } from "../session-claims.ts";
+
+/** The caller of this request: the user, their database claims, how they came and until when. */
+function setCaller(
+  c: Context<AppEnv>,
+  user: SessionUser,
+  via: "cookie" | "bearer",
+  accessExpiresAt: number,
+): void {
+  c.set("user", user);
+  c.set("claims", claimsOf(user));
+  c.set("authVia", via);
+  c.set("accessExpiresAt", accessExpiresAt);
+}
 
 export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -25,11 +42,7 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
       const claims = match ? await deps.tokens.verify(match[1]) : null;
       if (claims) {
         const user = await loadSessionUser(deps, claims.session_id, claims.sub);
-        if (user) {
-          c.set("user", user);
-          c.set("authVia", "bearer");
-          c.set("accessExpiresAt", claims.exp);
-        }
+        if (user) setCaller(c, user, "bearer", claims.exp);
       }
       return next();
     }
@@ -41,13 +54,8 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
     const claims = accessCookie ? await deps.tokens.verify(accessCookie) : null;
     if (claims) {
       const user = await loadSessionUser(deps, claims.session_id, claims.sub);
-      if (user) {
-        c.set("user", user);
-        c.set("authVia", "cookie");
-        c.set("accessExpiresAt", claims.exp);
-      } else {
-        clearSessionCookies(c);
-      }
+      if (user) setCaller(c, user, "cookie", claims.exp);
+      else clearSessionCookies(c);
       return next();
     }
     if (refreshCookie) {
@@ -57,9 +65,7 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
           userAgent: c.get("userAgent"),
         });
         setSessionCookies(c, session);
-        c.set("user", session.user);
-        c.set("authVia", "cookie");
-        c.set("accessExpiresAt", session.expiresAt);
+        setCaller(c, session.user, "cookie", session.expiresAt);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === "rate_limited") throw err;
         clearSessionCookies(c);

@@ -6,6 +6,7 @@
  */
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { type Cursor, formatCursor } from "./cursor.ts";
+import { ifGiven, pageLimit, where } from "../queries/_helpers.ts";
 
 export interface RealtimeEvent {
   id: string;
@@ -43,7 +44,7 @@ export async function currentCursor(db: Sql | Tx): Promise<Cursor> {
 
 /**
  * Events after `after`, in order, up to `limit`; only `topics` when given (user reads go through
- * `withUser`, so RLS applies the topic rule to every row as well).
+ * `asUser`, so RLS applies the topic rule to every row as well).
  */
 export async function readEvents(
   db: Sql | Tx,
@@ -55,10 +56,14 @@ export async function readEvents(
     select e.xid::text as xid, e.id::text as id, e.topic, e.event, e.payload, e.created_at,
            e.xid >= pg_snapshot_xmin(pg_current_snapshot()) as pending
     from app.events e
-    where (e.xid, e.id) > (${after.xid.toString()}::text::xid8, ${after.id.toString()}::bigint)
-      and (${topics ?? null}::text[] is null or e.topic = any(${topics ?? null}::text[]))
+    ${
+    where(db, [
+      db`(e.xid, e.id) > (${after.xid.toString()}::text::xid8, ${after.id.toString()}::bigint)`,
+      ifGiven(topics, (list) => db`e.topic = any(${list}::text[])`),
+    ])
+  }
     order by e.xid, e.id
-    limit ${limit + 1}`;
+    limit ${pageLimit(limit)}`;
   const events: EventPage["events"] = [];
   let pending = false;
   for (const row of rows.slice(0, limit)) {

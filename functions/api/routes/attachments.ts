@@ -1,5 +1,6 @@
 /**
- * /api/attachments: uploads and downloads. SUBSCRIBER and above (see app.ts).
+ * /api/attachments: uploads and downloads. SUBSCRIBER and above (the gate below). Queries:
+ * queries/attachments.ts.
  *
  * An upload is stored under a server-made key, then recorded as the uploader's row (RLS decides);
  * it is attached later, once, by its uploader's message (POST /api/conversations/:id/messages).
@@ -12,11 +13,14 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, errorSchema, json, router, signedIn } from "../openapi.ts";
-import { withUser } from "../../_shared/db.ts";
 import { ApiError, badRequest, notFound } from "../../_shared/errors.ts";
-import { claimsOf } from "../session-claims.ts";
+import { asUser } from "../as-user.ts";
+import { requireRole } from "../middleware/roles.ts";
+import { attachmentMaxBytes, findAttachment, insertAttachment } from "../queries/attachments.ts";
 
 export const attachments = router();
+
+attachments.use("*", requireRole("SUBSCRIBER"));
 
 /** Room for the multipart framing around the file: boundaries, part headers, a long name. */
 export const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
@@ -144,7 +148,6 @@ attachments.openapi(
   async (c) => {
     const deps = c.get("deps");
     const user = c.get("user")!;
-    const claims = claimsOf(user);
     const body = c.req.raw.body;
     const contentType = c.req.header("content-type") ?? "";
     if (essence(contentType) !== "multipart/form-data") {
@@ -154,9 +157,7 @@ attachments.openapi(
         "Upload the file as multipart/form-data with a part named `file`.",
       );
     }
-    const [{ limit }] = await withUser(deps.sql, claims, (tx) =>
-      tx<{ limit: number }[]>`
-        select app.config_int('limits', 'attachmentMaxBytes') as limit`);
+    const limit = await asUser(c, (tx) => attachmentMaxBytes(tx));
     const maxBody = limit + MULTIPART_OVERHEAD_BYTES;
     const declared = Number(c.req.header("content-length"));
     if (Number.isFinite(declared) && declared > maxBody) {
@@ -190,12 +191,14 @@ attachments.openapi(
     await deps.storage.put(key, bytes, type);
     let id: string;
     try {
-      const [row] = await withUser(deps.sql, claims, (tx) =>
-        tx<{ id: string }[]>`
-          insert into app.attachments (uploader_id, name, content_type, size, storage_key)
-          values (${user.id}, ${name}, ${type}, ${bytes.byteLength}, ${key})
-          returning id`);
-      id = row.id;
+      id = await asUser(c, (tx) =>
+        insertAttachment(tx, {
+          uploaderId: user.id,
+          name,
+          contentType: type,
+          size: bytes.byteLength,
+          storageKey: key,
+        }));
     } catch (err) {
       // No row points to the file: remove it, and report the insert's failure.
       await deps.storage.remove([key]).catch((removeErr) =>
@@ -231,13 +234,7 @@ attachments.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const deps = c.get("deps");
-    const [row] = await withUser(
-      deps.sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ name: string; content_type: string; storage_key: string }[]>`
-        select name, content_type, storage_key from app.attachments where id = ${id}`,
-    );
+    const row = await asUser(c, (tx) => findAttachment(tx, id));
     if (!row) throw notFound("Attachment not found.");
     const file = await deps.storage.get(row.storage_key);
     if (!file) {

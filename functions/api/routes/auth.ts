@@ -8,7 +8,9 @@ import { type AppEnv, ROLES, type SessionUser } from "../context.ts";
 import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { badRequest, unauthenticated } from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
-import { withUser } from "../../_shared/db.ts";
+import { asUser } from "../as-user.ts";
+import { requireSignIn } from "../middleware/roles.ts";
+import { revokeOwnSession } from "../queries/auth.ts";
 import { sendMagicLink, signInWithMagicLink } from "../auth/magic-links.ts";
 import { type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
 import {
@@ -19,7 +21,6 @@ import {
   setSessionCookies,
 } from "../auth/cookies.ts";
 import { csrfTokenFor } from "../middleware/csrf.ts";
-import { claimsOf } from "../session-claims.ts";
 import { rateRecorder } from "../rate-headers.ts";
 
 export const auth = router();
@@ -252,22 +253,17 @@ auth.openapi(
     path: "/signout",
     summary: "Sign out: the session is revoked at once, cookies cleared",
     security: signedIn,
+    // The one route of this router that needs a session (the others start or read one).
+    middleware: [requireSignIn()] as const,
     responses: {
       200: json(z.object({ signedOut: z.literal(true) }), "Signed out"),
       ...errors(401, 403),
     },
   }),
   async (c) => {
-    const user = c.get("user");
-    if (!user) throw unauthenticated();
+    const user = c.get("user")!;
     const deps = c.get("deps");
-    await withUser(
-      deps.sql,
-      claimsOf(user),
-      (tx) =>
-        tx`update app.sessions set revoked_at = now(), revoked_reason = 'signout'
-         where id = ${user.sessionId} and revoked_at is null`,
-    );
+    await asUser(c, (tx) => revokeOwnSession(tx, user.sessionId));
     clearSessionCookies(c);
     await deps.security({
       type: "auth.signout",

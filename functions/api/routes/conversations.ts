@@ -1,27 +1,29 @@
 /**
  * /api/conversations: list and create conversations, read and send messages, typing, and the
- * group creator's participant changes. SUBSCRIBER and above (see app.ts); every query runs as the
- * user, so RLS decides what exists: a conversation the caller is not in is a 404.
+ * group creator's participant changes. SUBSCRIBER and above (the gate below); every query runs
+ * as the user, so RLS decides what exists: a conversation the caller is not in is a 404.
+ * Queries: queries/conversations.ts and queries/messages.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../context.ts";
-import {
-  decodeCursor,
-  encodeCursor,
-  errors,
-  json,
-  jsonBody,
-  limitParam,
-  router,
-  signedIn,
-} from "../openapi.ts";
-import { type Tx, withUser } from "../../_shared/db.ts";
-import { badRequest, notFound } from "../../_shared/errors.ts";
+import { decodeCursor, errors, json, jsonBody, limitParam, router, signedIn } from "../openapi.ts";
+import { badRequest } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
-import { claimsOf } from "../session-claims.ts";
-import { type MessageJson, messageSchema } from "./message-schema.ts";
+import { asUser, callerClaims } from "../as-user.ts";
+import { requireRole } from "../middleware/roles.ts";
+import {
+  addParticipants,
+  createConversation,
+  listConversations,
+  removeParticipant,
+  sendTyping,
+} from "../queries/conversations.ts";
+import { listMessages, type MessageCursor, sendMessageAs } from "../queries/messages.ts";
+import { messageSchema } from "./message-schema.ts";
 
 export const conversations = router();
+
+conversations.use("*", requireRole("SUBSCRIBER"));
 
 const uuidParam = z.object({ id: z.uuid() });
 
@@ -52,98 +54,6 @@ export const conversationSchema = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime().openapi({ description: "Time of the latest activity" }),
 }).openapi("Conversation");
-
-interface ConversationRow {
-  id: string;
-  type: "direct" | "group";
-  title: string | null;
-  created_by: string | null;
-  created_at: Date;
-  last_activity_at: Date;
-  activity_key: string;
-  last_message: MessageJson | null;
-  unread_count: number;
-}
-
-/**
- * The caller's conversations, newest activity first, as list items. `ids` narrows to given
- * conversations (the create route reads back the one it made).
- */
-async function listConversations(
-  tx: Tx,
-  opts: {
-    ids?: string[];
-    type?: "direct" | "group";
-    search?: string;
-    after?: [string, string] | null;
-    limit: number;
-  },
-) {
-  const pattern = opts.search ? `%${opts.search.toLowerCase().replace(/[\\%_]/g, "\\$&")}%` : null;
-  const [afterTime, afterId] = opts.after ?? [null, null];
-  const rows = await tx<ConversationRow[]>`
-    select c.id, c.type, c.title, c.created_by, c.created_at, c.last_activity_at,
-           c.last_activity_at::text as activity_key,
-           (select app.message_json(m) from app.messages m
-             where m.conversation_id = c.id order by m.seq desc limit 1) as last_message,
-           (select count(*)::int from app.messages m
-             where m.conversation_id = c.id and m.seq > p.last_read_seq and m.deleted_at is null
-               and m.sender_id is distinct from p.user_id) as unread_count
-    from app.conversation_participants p
-    join app.conversations c on c.id = p.conversation_id
-    where p.user_id = auth.uid()
-      and (${opts.ids ?? null}::uuid[] is null or c.id = any(${opts.ids ?? null}::uuid[]))
-      and (${opts.type ?? null}::app.conversation_type is null or c.type = ${opts.type ?? null})
-      and (${pattern}::text is null
-           or lower(coalesce(c.title, '')) like ${pattern}
-           or exists (select 1 from app.conversation_profiles(array[c.id]) pr
-                      where pr.user_id <> auth.uid() and lower(pr.name) like ${pattern}))
-      -- ::text first: a timestamptz parameter would lose its microseconds through a JS Date.
-      and (${afterTime}::text is null
-           or (c.last_activity_at, c.id) < (${afterTime}::text::timestamptz, ${afterId}::uuid))
-    order by c.last_activity_at desc, c.id desc
-    limit ${opts.limit + 1}`;
-  const page = rows.slice(0, opts.limit);
-  const profiles = page.length
-    ? await tx<
-      {
-        conversation_id: string;
-        user_id: string;
-        name: string;
-        image: string | null;
-        role: (typeof ROLES)[number];
-      }[]
-    >`
-      select * from app.conversation_profiles(${page.map((r) => r.id)}::uuid[])`
-    : [];
-  const items = page.map((row) => ({
-    id: row.id,
-    type: row.type,
-    title: row.title,
-    createdBy: row.created_by,
-    participants: profiles
-      .filter((p) => p.conversation_id === row.id)
-      .map((p) => ({ userId: p.user_id, name: p.name, image: p.image, role: p.role })),
-    lastMessage: row.last_message
-      ? {
-        id: row.last_message.id,
-        senderId: row.last_message.senderId,
-        content: row.last_message.content.slice(0, 280),
-        attachmentCount: row.last_message.attachments.length,
-        createdAt: row.last_message.createdAt,
-        deletedAt: row.last_message.deletedAt,
-      }
-      : null,
-    unreadCount: row.unread_count,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.last_activity_at.toISOString(),
-  }));
-  const last = page[page.length - 1];
-  const nextCursor = rows.length > opts.limit && last
-    ? encodeCursor([last.activity_key, last.id])
-    : null;
-  return { items, nextCursor };
-}
 
 // GET /api/conversations -----------------------------------------------------------------------
 
@@ -176,9 +86,8 @@ conversations.openapi(
     const after = q.cursor
       ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
       : null;
-    const page = await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
+    const page = await asUser(
+      c,
       (tx) => listConversations(tx, { type: q.type, search: q.search, after, limit: q.limit }),
     );
     return c.json(page, 200);
@@ -211,22 +120,17 @@ conversations.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    const result = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), async (tx) => {
-      const [made] = await tx<{ conversation_id: string; created: boolean }[]>`
-        select * from app.create_conversation(${body.type}, ${body.participantIds}::uuid[], ${
-        body.title ?? null
-      })`;
-      const { items } = await listConversations(tx, { ids: [made.conversation_id], limit: 1 });
-      return { conversation: items[0], created: made.created };
-    });
+    const result = await asUser(c, (tx) =>
+      createConversation(tx, {
+        type: body.type,
+        participantIds: body.participantIds,
+        title: body.title ?? null,
+      }));
     return c.json(result.conversation, result.created ? 201 : 200);
   },
 );
 
 // GET /api/conversations/:id/messages ----------------------------------------------------------
-
-/** Cursor kinds: older pages (newest first) and catch-up pages (`after`, oldest first). */
-type MessageCursor = ["before" | "after", number];
 
 conversations.openapi(
   createRoute({
@@ -262,35 +166,10 @@ conversations.openapi(
       if (decoded[0] !== "before" && decoded[0] !== "after") throw badRequest("Invalid cursor.");
       cursor = decoded;
     }
-    const page = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), async (tx) => {
-      const [conversation] = await tx`select id from app.conversations where id = ${id}`;
-      if (!conversation) throw notFound("Conversation not found.");
-      if (!cursor && q.after) {
-        const [anchor] = await tx<{ seq: number }[]>`
-          select seq::int from app.messages where id = ${q.after} and conversation_id = ${id}`;
-        if (!anchor) throw notFound("The `after` message is not in this conversation.");
-        cursor = ["after", anchor.seq];
-      }
-      const forward = cursor?.[0] === "after";
-      const bound = cursor?.[1] ?? null;
-      const rows = forward
-        ? await tx<{ json: MessageJson; seq: number }[]>`
-          select app.message_json(m) as json, m.seq::int as seq from app.messages m
-          where m.conversation_id = ${id} and m.seq > ${bound}
-          order by m.seq asc limit ${q.limit + 1}`
-        : await tx<{ json: MessageJson; seq: number }[]>`
-          select app.message_json(m) as json, m.seq::int as seq from app.messages m
-          where m.conversation_id = ${id} and (${bound}::bigint is null or m.seq < ${bound})
-          order by m.seq desc limit ${q.limit + 1}`;
-      const items = rows.slice(0, q.limit);
-      const last = items[items.length - 1];
-      return {
-        items: items.map((r) => r.json),
-        nextCursor: rows.length > q.limit && last
-          ? encodeCursor([forward ? "after" : "before", last.seq])
-          : null,
-      };
-    });
+    const page = await asUser(
+      c,
+      (tx) => listMessages(tx, id, { cursor, after: q.after, limit: q.limit }),
+    );
     return c.json(page, 200);
   },
 );
@@ -327,14 +206,15 @@ conversations.openapi(
     const hash = key
       ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
       : null;
-    // One call does the whole send (app.send_message): participation, idempotency, the length
-    // limit, the insert and the attachments, under RLS as the caller. One statement, so one round
-    // trip and a commit right on the server: app_private.send_message_as sets the role and the
-    // claims for that statement's transaction only (the migration explains why).
-    const [{ message }] = await c.get("deps").sql<{ message: MessageJson }[]>`
-      select app_private.send_message_as(
-        ${JSON.stringify(claimsOf(c.get("user")!))}, ${id}, ${body.content},
-        ${body.replyToId ?? null}, ${attachmentIds}::uuid[], ${key}, ${hash}) as message`;
+    // The hot path: one statement as the caller (queries/messages.ts says why).
+    const message = await sendMessageAs(c.get("deps").sql, callerClaims(c), {
+      conversationId: id,
+      content: body.content,
+      replyToId: body.replyToId ?? null,
+      attachmentIds,
+      idempotencyKey: key,
+      requestHash: hash,
+    });
     return c.json(message, 201);
   },
 );
@@ -359,16 +239,9 @@ conversations.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const { isTyping } = c.req.valid("json");
-    const deps = c.get("deps");
-    const [row] = await withUser(
-      deps.sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<
-          { sent: boolean }[]
-        >`select app.send_typing(${id}, ${isTyping}, ${deps.settings.typingThrottleMs}) as sent`,
-    );
-    return c.json({ expiresAt: new Date(Date.now() + 5_000).toISOString(), sent: row.sent }, 202);
+    const throttleMs = c.get("deps").settings.typingThrottleMs;
+    const sent = await asUser(c, (tx) => sendTyping(tx, id, isTyping, throttleMs));
+    return c.json({ expiresAt: new Date(Date.now() + 5_000).toISOString(), sent }, 202);
   },
 );
 
@@ -395,13 +268,8 @@ conversations.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const { userIds } = c.req.valid("json");
-    const rows = await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ id: string }[]>`select x as id from app.add_participants(${id}, ${userIds}::uuid[]) x`,
-    );
-    return c.json({ added: rows.map((r) => r.id) }, 200);
+    const added = await asUser(c, (tx) => addParticipants(tx, id, userIds));
+    return c.json({ added }, 200);
   },
 );
 
@@ -419,11 +287,7 @@ conversations.openapi(
   }),
   async (c) => {
     const { id, userId } = c.req.valid("param");
-    await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
-      (tx) => tx`select app.remove_participant(${id}, ${userId})`,
-    );
+    await asUser(c, (tx) => removeParticipant(tx, id, userId));
     return c.json({ removed: true as const }, 200);
   },
 );

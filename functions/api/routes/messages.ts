@@ -1,15 +1,18 @@
 /**
  * /api/messages/:id: edit (author, within the edit window), delete (author, group creator or
- * ADMIN; a tombstone stays) and read marks. SUBSCRIBER and above (see app.ts).
+ * ADMIN; a tombstone stays) and read marks. SUBSCRIBER and above (the gate below). Queries:
+ * queries/messages.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
-import { withUser } from "../../_shared/db.ts";
-
-import { claimsOf } from "../session-claims.ts";
-import { type MessageJson, messageSchema } from "./message-schema.ts";
+import { asUser } from "../as-user.ts";
+import { requireRole } from "../middleware/roles.ts";
+import { deleteMessage, editMessage, markRead } from "../queries/messages.ts";
+import { messageSchema } from "./message-schema.ts";
 
 export const messages = router();
+
+messages.use("*", requireRole("SUBSCRIBER"));
 
 const idParam = z.object({ id: z.uuid() });
 
@@ -34,12 +37,7 @@ messages.openapi(
     const { id } = c.req.valid("param");
     const { content } = c.req.valid("json");
     // app.edit_message checks the configured length, as app.send_message does for sends.
-    const message = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), async (tx) => {
-      const [row] = await tx<
-        { json: MessageJson }[]
-      >`select app.edit_message(${id}, ${content}) as json`;
-      return row.json;
-    });
+    const message = await asUser(c, (tx) => editMessage(tx, id, content));
     return c.json(message, 200);
   },
 );
@@ -63,11 +61,7 @@ messages.openapi(
     // The attachment rows go with the commit, and their trigger queues `storage.delete` jobs
     // for the files (removed by the job queue's next drain: at once locally, within seconds
     // hosted).
-    const [row] = await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
-      (tx) => tx<{ deleted_at: Date }[]>`select deleted_at from app.delete_message(${id})`,
-    );
+    const row = await asUser(c, (tx) => deleteMessage(tx, id));
     return c.json({ id, deletedAt: row.deleted_at.toISOString() }, 200);
   },
 );
@@ -95,17 +89,7 @@ messages.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const [row] = await withUser(
-      c.get("deps").sql,
-      claimsOf(c.get("user")!),
-      (tx) =>
-        tx<{ conversation_id: string; last_read_message_id: string; unread_count: number }[]>`
-        select conversation_id, last_read_message_id, unread_count::int from app.mark_read(${id})`,
-    );
-    return c.json({
-      conversationId: row.conversation_id,
-      lastReadMessageId: row.last_read_message_id,
-      unreadCount: row.unread_count,
-    }, 200);
+    const watermark = await asUser(c, (tx) => markRead(tx, id));
+    return c.json(watermark, 200);
   },
 );

@@ -1,8 +1,12 @@
-/** /api/config/public: what a web client needs before sign-in. No secrets. */
+/**
+ * /api/config/public: what a web client needs before sign-in. No secrets. Public: it runs as
+ * `anon` whoever calls. Queries: queries/public-config.ts.
+ */
 import { createRoute, z } from "@hono/zod-openapi";
 import { json, router } from "../openapi.ts";
-import { withAnon } from "../../_shared/db.ts";
 import { configDocument } from "../../_shared/config-document.ts";
+import { asAnonymous } from "../as-user.ts";
+import { readPublicConfig } from "../queries/public-config.ts";
 
 export const publicConfig = router();
 
@@ -31,18 +35,13 @@ publicConfig.openapi(
   }),
   async (c) => {
     const deps = c.get("deps");
-    const [row] = await withAnon(
-      deps.sql,
-      (tx) =>
-        tx<{ doc: { version: number; whiteLabel: unknown; features: unknown } | null }[]>`
-        select app.public_config() as doc`,
-    );
-    const { whiteLabel, features } = publicPart.parse(row.doc);
+    const doc = await asAnonymous(c, (tx) => readPublicConfig(tx));
+    const { whiteLabel, features } = publicPart.parse(doc);
     const site = new URL(deps.settings.siteUrl);
     site.protocol = site.protocol === "https:" ? "wss:" : "ws:";
     c.header("Cache-Control", "public, max-age=30");
     return c.json({
-      version: row.doc?.version ?? 0,
+      version: doc?.version ?? 0,
       whiteLabel,
       features,
       realtime: { url: `${site.origin}/realtime/v1`, anonKey: deps.settings.anonKey },

@@ -3,14 +3,18 @@
  * long-polling. Topics are authorized by the one SQL topic rule (`app.can_read_topic`); a topic
  * the caller may not read is 403. Both transports deliver in log order, once: history is read
  * through RLS from the caller's cursor, live events come from the process's event hub, and the
- * overlap between the two is dropped by cursor order.
+ * overlap between the two is dropped by cursor order. Any signed-in user (the gate below); the
+ * topic rule decides the rest. Queries: queries/realtime.ts and realtime/events.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv, Deps, SessionUser } from "../context.ts";
+import type { AppEnv, SessionUser } from "../context.ts";
 import { errors, json, router, signedIn } from "../openapi.ts";
 import { withUser } from "../../_shared/db.ts";
-import { badRequest, forbidden, unauthenticated } from "../../_shared/errors.ts";
+import { badRequest, forbidden } from "../../_shared/errors.ts";
+import { asUser } from "../as-user.ts";
+import { requireSignIn } from "../middleware/roles.ts";
+import { refusedTopics } from "../queries/realtime.ts";
 import { claimsOf } from "../session-claims.ts";
 import { compareCursors, type Cursor, formatCursor, parseCursor } from "../realtime/cursor.ts";
 import { currentCursor, readEvents, type RealtimeEvent } from "../realtime/events.ts";
@@ -18,6 +22,8 @@ import type { HubSubscriber } from "../realtime/hub.ts";
 import { loadSessionUser } from "../auth/sessions.ts";
 
 export const realtime = router();
+
+realtime.use("*", requireSignIn());
 
 const PAGE = 500;
 const MAX_TOPICS = 20;
@@ -49,28 +55,11 @@ function parseTopics(text: string): string[] {
   return topics;
 }
 
-/**
- * The topics among `topics` the user may not read now, by the SQL topic rule (the caller's
- * readable set, computed once for all of them).
- */
-async function refusedTopics(deps: Deps, user: SessionUser, topics: string[]): Promise<string[]> {
-  const rows = await withUser(
-    deps.sql,
-    claimsOf(user),
-    (tx) =>
-      tx<{ topic: string; allowed: boolean }[]>`
-      select t as topic, t in (select app.readable_topics()) as allowed
-      from unnest(${topics}::text[]) t`,
-  );
-  return rows.filter((r) => !r.allowed).map((r) => r.topic);
-}
-
+/** 403 unless the caller may read every one of `topics`; the caller. */
 async function authorize(c: Context<AppEnv>, topics: string[]): Promise<SessionUser> {
-  const user = c.get("user");
-  if (!user) throw unauthenticated();
-  const refused = await refusedTopics(c.get("deps"), user, topics);
+  const refused = await asUser(c, (tx) => refusedTopics(tx, topics));
   if (refused.length) throw forbidden(`You may not read ${refused.join(", ")}.`);
-  return user;
+  return c.get("user")!;
 }
 
 const envelope = (e: RealtimeEvent): RealtimeEvent => ({
@@ -124,7 +113,6 @@ realtime.openapi(
     const resumeFrom = c.req.header("last-event-id") || q.lastEventId;
     const start = resumeFrom ? parseCursor(resumeFrom, "Last-Event-ID") : null;
     const user = await authorize(c, topics);
-    const claims = claimsOf(user);
     const encoder = new TextEncoder();
 
     let last: Cursor = start ?? await currentCursor(deps.sql);
@@ -155,11 +143,17 @@ realtime.openapi(
             // already closed by the client
           }
         };
-        /** Closes the stream when the session or any topic is no longer readable. */
+        /**
+         * Closes the stream when the session or any topic is no longer readable. It outlives
+         * its request's middleware, so it reads the session again and runs with those claims.
+         */
         const recheck = async () => {
           try {
             const alive = await loadSessionUser(deps, user.sessionId, user.id);
-            if (!alive || (await refusedTopics(deps, alive, topics)).length) close();
+            const refused = alive
+              ? await withUser(deps.sql, claimsOf(alive), (tx) => refusedTopics(tx, topics))
+              : topics;
+            if (refused.length) close();
           } catch {
             // a passing database error: the next heartbeat checks again
           }
@@ -184,7 +178,7 @@ realtime.openapi(
           unsubscribe = await deps.hub.subscribe(subscriber);
           let page;
           do {
-            page = await withUser(deps.sql, claims, (tx) => readEvents(tx, last, PAGE, topics));
+            page = await asUser(c, (tx) => readEvents(tx, last, PAGE, topics));
             for (const e of page.events) send(e);
           } while (page.more && !closed);
           backlogDone = true;
@@ -257,8 +251,7 @@ realtime.openapi(
     const q = c.req.valid("query");
     const topics = parseTopics(q.topics);
     const from = q.cursor ? parseCursor(q.cursor) : null;
-    const user = await authorize(c, topics);
-    const claims = claimsOf(user);
+    await authorize(c, topics);
     const cursor = from ?? await currentCursor(deps.sql);
 
     // Subscribe before reading, so an event committed between the read and the wait wakes us.
@@ -281,7 +274,7 @@ realtime.openapi(
       const deadline = Date.now() + q.timeout * 1000;
       while (true) {
         woke = false;
-        const page = await withUser(deps.sql, claims, (tx) => readEvents(tx, cursor, PAGE, topics));
+        const page = await asUser(c, (tx) => readEvents(tx, cursor, PAGE, topics));
         if (page.events.length || ephemeral.length) {
           const events = [...page.events.map(envelope), ...ephemeral];
           const next = page.events.length ? page.events[page.events.length - 1].cursor : cursor;

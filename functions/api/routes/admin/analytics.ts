@@ -1,9 +1,12 @@
-/** /api/admin/analytics: platform figures from real data. ADMIN only (see app.ts). */
+/**
+ * /api/admin/analytics: platform figures from real data. ADMIN only (the gate is on the admin
+ * router, routes/admin/index.ts). Queries: queries/admin/analytics.ts.
+ */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, router, signedIn } from "../../openapi.ts";
-import { type Tx, withUser } from "../../../_shared/db.ts";
 import { badRequest } from "../../../_shared/errors.ts";
-import { claimsOf } from "../../session-claims.ts";
+import { asUser } from "../../as-user.ts";
+import { platformAnalytics } from "../../queries/admin/analytics.ts";
 
 export const adminAnalytics = router();
 
@@ -16,66 +19,6 @@ const query = z.object({
   to: z.iso.datetime({ offset: true }).optional(),
   interval: z.enum(["day", "week", "month"]).default("day"),
 });
-
-type Point = { t: string; value: number };
-
-/** A gap-free series: one point per bucket from `from` to `to`, zero where nothing happened. */
-async function bucketed(
-  tx: Tx,
-  interval: string,
-  from: Date,
-  to: Date,
-  source: "signups" | "active" | "signins",
-): Promise<Point[]> {
-  const rows = await tx<{ t: Date; value: number }[]>`
-    with buckets as (
-      select generate_series(date_trunc(${interval}, ${from}::timestamptz, 'UTC'),
-                             ${to}::timestamptz, ('1 ' || ${interval})::interval) as t
-    ), facts as (
-      select date_trunc(${interval}, created_at, 'UTC') as t, count(*)::int as value
-        from app.users where ${source} = 'signups' and created_at >= ${from} and created_at < ${to}
-        group by 1
-      union all
-      select date_trunc(${interval}, created_at, 'UTC'), count(*)::int
-        from app.security_events
-        where ${source} = 'signins' and type = 'auth.signin' and created_at >= ${from} and created_at < ${to}
-        group by 1
-      union all
-      select t, count(distinct user_id)::int from (
-        select date_trunc(${interval}, created_at, 'UTC') as t, user_id from app.sessions
-          where created_at >= ${from} and created_at < ${to}
-        union all
-        select date_trunc(${interval}, refreshed_at, 'UTC'), user_id from app.sessions
-          where refreshed_at >= ${from} and refreshed_at < ${to}
-        union all
-        select date_trunc(${interval}, created_at, 'UTC'), user_id from app.access_logs
-          where user_id is not null and created_at >= ${from} and created_at < ${to}
-      ) activity where ${source} = 'active' group by t
-    )
-    select b.t, coalesce(sum(f.value), 0)::int as value
-    from buckets b left join facts f on f.t = b.t
-    group by b.t order by b.t`;
-  return rows.map((r) => ({ t: r.t.toISOString(), value: r.value }));
-}
-
-/** Counts across every conversation, through the ADMIN-checked aggregate function. */
-async function messagingStats(tx: Tx, interval: string, from: Date, to: Date) {
-  const [row] = await tx<
-    { stats: { totals: { conversations: number; messages: number }; [k: string]: unknown } }[]
-  >`
-    select app.admin_messaging_stats(${interval}, ${from}, ${to}) as stats`;
-  const series = (name: string) =>
-    (row.stats[name] as { t: string; value: number }[]).map((p) => ({
-      t: new Date(p.t).toISOString(),
-      value: p.value,
-    }));
-  return {
-    totals: row.stats.totals,
-    messages: series("messages"),
-    activeSenders: series("activeSenders"),
-    conversationsCreated: series("conversationsCreated"),
-  };
-}
 
 adminAnalytics.openapi(
   createRoute({
@@ -128,36 +71,14 @@ adminAnalytics.openapi(
         { path: "interval", message: "use a longer interval or a shorter range" },
       ]);
     }
-    const user = c.get("user")!;
-    const body = await withUser(c.get("deps").sql, claimsOf(user), async (tx) => {
-      const byRoleRows = await tx<{ key: string; value: number }[]>`
-        select role::text as key, count(*)::int as value from app.users group by role`;
-      const byStatusRows = await tx<{ key: string; value: number }[]>`
-        select status::text as key, count(*)::int as value from app.users group by status`;
-      const byRole = Object.fromEntries(
-        ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"].map((r) => [r, 0]),
-      );
-      for (const r of byRoleRows) byRole[r.key] = r.value;
-      const byStatus: Record<string, number> = { active: 0, suspended: 0 };
-      for (const r of byStatusRows) byStatus[r.key] = r.value;
-      return {
-        range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
-        users: {
-          total: Object.values(byStatus).reduce((a, b) => a + b, 0),
-          byRole,
-          byStatus,
-          signups: await bucketed(tx, q.interval, from, to, "signups"),
-        },
-        activity: {
-          activeUsers: await bucketed(tx, q.interval, from, to, "active"),
-          signIns: await bucketed(tx, q.interval, from, to, "signins"),
-        },
-        messaging: await messagingStats(tx, q.interval, from, to),
-        store: {},
-        wallet: {},
-        notifications: {},
-      };
-    });
+    const figures = await asUser(c, (tx) => platformAnalytics(tx, q.interval, from, to));
+    const body = {
+      range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
+      ...figures,
+      store: {},
+      wallet: {},
+      notifications: {},
+    };
     return c.json(body, 200);
   },
 );

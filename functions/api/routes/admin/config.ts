@@ -1,7 +1,9 @@
-/** /api/admin/config: the versioned system configuration. ADMIN only (see app.ts). */
+/**
+ * /api/admin/config: the versioned system configuration. ADMIN only (the gate is on the admin
+ * router, routes/admin/index.ts). Queries: queries/admin/config.ts.
+ */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../../openapi.ts";
-import { withUser } from "../../../_shared/db.ts";
 import { conflict } from "../../../_shared/errors.ts";
 import {
   applyPatch,
@@ -9,8 +11,8 @@ import {
   configPatch,
   diffConfig,
 } from "../../../_shared/config-document.ts";
-import { currentConfig } from "../../config-store.ts";
-import { claimsOf } from "../../session-claims.ts";
+import { asUser } from "../../as-user.ts";
+import { currentConfig, insertConfigVersion } from "../../queries/admin/config.ts";
 
 export const adminConfig = router();
 
@@ -28,8 +30,7 @@ adminConfig.openapi(
     },
   }),
   async (c) => {
-    const user = c.get("user")!;
-    const current = await withUser(c.get("deps").sql, claimsOf(user), (tx) => currentConfig(tx));
+    const current = await asUser(c, (tx) => currentConfig(tx));
     return c.json(current, 200);
   },
 );
@@ -66,7 +67,7 @@ adminConfig.openapi(
     const { config: patch, reason, expectedVersion } = c.req.valid("json");
     const user = c.get("user")!;
     const deps = c.get("deps");
-    const result = await withUser(deps.sql, claimsOf(user), async (tx) => {
+    const result = await asUser(c, async (tx) => {
       const current = await currentConfig(tx);
       if (expectedVersion !== undefined && expectedVersion !== current.version) {
         throw conflict("The configuration has changed since you read it.", {
@@ -77,14 +78,14 @@ adminConfig.openapi(
       const next = applyPatch(current.config, patch);
       const diff = diffConfig(current.config, next);
       const version = current.version + 1;
-      const inserted = await tx`
-        insert into app.config_versions (version, config, diff, reason, changed_by)
-        values (${version}, ${tx.json(next as never)}, ${
-        tx.json(diff as never)
-      }, ${reason}, ${user.id})
-        on conflict (version) do nothing
-        returning version`;
-      if (!inserted.length) {
+      const saved = await insertConfigVersion(tx, {
+        version,
+        config: next,
+        diff,
+        reason,
+        changedBy: user.id,
+      });
+      if (!saved) {
         throw conflict("Another change was saved at the same time; reload and try again.", {
           currentVersion: version,
         });

@@ -1,19 +1,13 @@
 /**
- * Security monitoring: /api/admin/security-events and /api/admin/access-logs, newest first,
- * keyset-paginated, filterable by type (or route), user, ip and time. ADMIN only (see app.ts).
+ * Security monitoring: /api/admin/security-events and /api/admin/access-logs, newest first by
+ * `createdAt` (then `id`), keyset-paginated, filterable by type (or route), user, ip and time.
+ * ADMIN only (the gate is on the admin router, routes/admin/index.ts). Queries:
+ * queries/admin/monitoring.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  decodeCursor,
-  encodeCursor,
-  errors,
-  json,
-  limitParam,
-  router,
-  signedIn,
-} from "../../openapi.ts";
-import { withUser } from "../../../_shared/db.ts";
-import { claimsOf } from "../../session-claims.ts";
+import { decodeCursor, errors, json, limitParam, router, signedIn } from "../../openapi.ts";
+import { asUser } from "../../as-user.ts";
+import { listAccessLogs, listSecurityEvents } from "../../queries/admin/monitoring.ts";
 
 export const adminMonitoring = router();
 
@@ -26,6 +20,10 @@ const commonFilters = {
   limit: limitParam,
   cursor: z.string().max(200).optional(),
 };
+
+/** The cursor: the previous page's last [createdAt, id], both as text. */
+const cursorOf = (q: { cursor?: string }) =>
+  q.cursor ? decodeCursor(q.cursor, ["string", "string"]) as [string, string] : null;
 
 const page = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable() });
@@ -61,43 +59,8 @@ adminMonitoring.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const before = q.cursor ? String(decodeCursor(q.cursor, ["string"])[0]) : null;
-    const rows = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), (tx) =>
-      tx<{
-        id: string;
-        type: string;
-        severity: "info" | "warning" | "critical";
-        user_id: string | null;
-        ip: string | null;
-        user_agent: string | null;
-        details: Record<string, unknown>;
-        created_at: Date;
-      }[]>`
-        select id::text, type, severity, user_id, host(ip) as ip, user_agent, details, created_at
-        from app.security_events
-        where (${q.type ?? null}::text is null or type = ${q.type ?? null})
-          and (${q.severity ?? null}::app.security_severity is null or severity = ${
-        q.severity ?? null
-      })
-          and (${q.userId ?? null}::uuid is null or user_id = ${q.userId ?? null})
-          and (${q.ip ?? null}::inet is null or ip = ${q.ip ?? null}::inet)
-          and (${q.from ?? null}::timestamptz is null or created_at >= ${q.from ?? null})
-          and (${q.to ?? null}::timestamptz is null or created_at < ${q.to ?? null})
-          and (${before}::bigint is null or id < ${before}::bigint)
-        order by id desc
-        limit ${q.limit + 1}`);
-    const items = rows.slice(0, q.limit).map((r) => ({
-      id: r.id,
-      type: r.type,
-      severity: r.severity,
-      userId: r.user_id,
-      ip: r.ip,
-      userAgent: r.user_agent,
-      details: r.details,
-      createdAt: r.created_at.toISOString(),
-    }));
-    const nextCursor = rows.length > q.limit ? encodeCursor([items[items.length - 1].id]) : null;
-    return c.json({ items, nextCursor }, 200);
+    const page = await asUser(c, (tx) => listSecurityEvents(tx, { ...q, after: cursorOf(q) }));
+    return c.json(page, 200);
   },
 );
 
@@ -135,43 +98,7 @@ adminMonitoring.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const before = q.cursor ? String(decodeCursor(q.cursor, ["string"])[0]) : null;
-    const rows = await withUser(c.get("deps").sql, claimsOf(c.get("user")!), (tx) =>
-      tx<{
-        id: string;
-        request_id: string;
-        user_id: string | null;
-        method: string;
-        route: string;
-        status: number;
-        duration_ms: number;
-        ip: string | null;
-        created_at: Date;
-      }[]>`
-        select id::text, request_id, user_id, method, route, status, duration_ms, host(ip) as ip, created_at
-        from app.access_logs
-        where (${q.route ?? null}::text is null or route = ${q.route ?? null})
-          and (${q.method ?? null}::text is null or method = ${q.method ?? null})
-          and (${q.status ?? null}::int is null or status = ${q.status ?? null})
-          and (${q.userId ?? null}::uuid is null or user_id = ${q.userId ?? null})
-          and (${q.ip ?? null}::inet is null or ip = ${q.ip ?? null}::inet)
-          and (${q.from ?? null}::timestamptz is null or created_at >= ${q.from ?? null})
-          and (${q.to ?? null}::timestamptz is null or created_at < ${q.to ?? null})
-          and (${before}::bigint is null or id < ${before}::bigint)
-        order by id desc
-        limit ${q.limit + 1}`);
-    const items = rows.slice(0, q.limit).map((r) => ({
-      id: r.id,
-      requestId: r.request_id,
-      userId: r.user_id,
-      method: r.method,
-      route: r.route,
-      status: r.status,
-      durationMs: r.duration_ms,
-      ip: r.ip,
-      createdAt: r.created_at.toISOString(),
-    }));
-    const nextCursor = rows.length > q.limit ? encodeCursor([items[items.length - 1].id]) : null;
-    return c.json({ items, nextCursor }, 200);
+    const page = await asUser(c, (tx) => listAccessLogs(tx, { ...q, after: cursorOf(q) }));
+    return c.json(page, 200);
   },
 );

@@ -1,9 +1,11 @@
-/** /api/admin/users: the user list with counts, and role changes. ADMIN only (see app.ts). */
+/**
+ * /api/admin/users: the user list with counts, and role changes. ADMIN only (the gate is on the
+ * admin router, routes/admin/index.ts). Queries: queries/admin/users.ts.
+ */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../../context.ts";
 import {
   decodeCursor,
-  encodeCursor,
   errors,
   json,
   jsonBody,
@@ -11,8 +13,8 @@ import {
   router,
   signedIn,
 } from "../../openapi.ts";
-import { withUser } from "../../../_shared/db.ts";
-import { claimsOf } from "../../session-claims.ts";
+import { asUser } from "../../as-user.ts";
+import { changeUserRole, listUsers, toAdminUser } from "../../queries/admin/users.ts";
 
 export const adminUsers = router();
 
@@ -25,28 +27,6 @@ const adminUserSchema = z.object({
   createdAt: z.iso.datetime(),
   lastSignInAt: z.iso.datetime().nullable(),
 }).openapi("AdminUser");
-
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  role: (typeof ROLES)[number];
-  status: "active" | "suspended";
-  created_at: Date;
-  last_sign_in_at: Date | null;
-  /** created_at with full microsecond precision (a JS Date would truncate it), for cursors. */
-  created_at_key?: string;
-}
-
-const toAdminUser = (row: UserRow) => ({
-  id: row.id,
-  email: row.email,
-  name: row.name,
-  role: row.role,
-  status: row.status,
-  createdAt: row.created_at.toISOString(),
-  lastSignInAt: row.last_sign_in_at?.toISOString() ?? null,
-});
 
 const listUsersQuery = z.object({
   search: z.string().trim().max(200).optional(),
@@ -80,44 +60,11 @@ adminUsers.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const user = c.get("user")!;
     const after = q.cursor
       ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
       : null;
-    const [afterTime, afterId] = after ?? [null, null];
-    const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, "\\$&")}%` : null;
-    const { rows, counts } = await withUser(c.get("deps").sql, claimsOf(user), async (tx) => {
-      const rows = await tx<UserRow[]>`
-        select id, email, name, role, status, created_at, last_sign_in_at, created_at::text as created_at_key
-        from app.users
-        where (${pattern}::text is null or lower(email) || ' ' || lower(name) like ${pattern})
-          and (${q.role ?? null}::app.user_role is null or role = ${q.role ?? null})
-          and (${q.status ?? null}::app.user_status is null or status = ${q.status ?? null})
-          -- ::text first: postgres.js would serialize a timestamptz parameter through a JS Date,
-          -- dropping the microseconds the keyset needs.
-          and (${afterTime}::text is null
-               or (created_at, id) < (${afterTime}::text::timestamptz, ${afterId}::uuid))
-        order by created_at desc, id desc
-        limit ${q.limit + 1}`;
-      const counts = await tx<{ role: string; count: number }[]>`
-        select role::text, count(*)::int as count from app.users
-        where (${pattern}::text is null or lower(email) || ' ' || lower(name) like ${pattern})
-          and (${q.status ?? null}::app.user_status is null or status = ${q.status ?? null})
-        group by role`;
-      return { rows, counts };
-    });
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    const byRole = Object.fromEntries(ROLES.map((r) => [r, 0]));
-    for (const row of counts) byRole[row.role] = row.count;
-    const total = q.role ? byRole[q.role] : Object.values(byRole).reduce((a, b) => a + b, 0);
-    return c.json({
-      items: page.map(toAdminUser),
-      nextCursor: rows.length > q.limit && last
-        ? encodeCursor([last.created_at_key, last.id])
-        : null,
-      counts: { byRole, total },
-    }, 200);
+    const page = await asUser(c, (tx) => listUsers(tx, { ...q, after }));
+    return c.json(page, 200);
   },
 );
 
@@ -155,18 +102,7 @@ adminUsers.openapi(
     const { role, reason } = c.req.valid("json");
     const admin = c.get("user")!;
     const deps = c.get("deps");
-    const { change, row } = await withUser(deps.sql, claimsOf(admin), async (tx) => {
-      const [change] = await tx<{
-        previous_role: (typeof ROLES)[number];
-        new_role: (typeof ROLES)[number];
-        changed_by: string;
-        changed_at: Date;
-        reason: string;
-      }[]>`select * from app.change_user_role(${id}, ${role}, ${reason})`;
-      const [row] = await tx<UserRow[]>`
-        select id, email, name, role, status, created_at, last_sign_in_at from app.users where id = ${id}`;
-      return { change, row };
-    });
+    const { change, row } = await asUser(c, (tx) => changeUserRole(tx, id, role, reason));
     if (change.previous_role !== change.new_role) {
       await deps.security({
         type: "admin.role_changed",

@@ -1,0 +1,99 @@
+/**
+ * Queries of /api/admin/analytics (routes/admin/analytics.ts): platform figures from real data,
+ * run as the ADMIN (RLS lets an ADMIN read users, sessions, security events and the access log;
+ * messaging goes through the ADMIN-checked `app.admin_messaging_stats`).
+ */
+import type { Tx } from "../../../_shared/db.ts";
+import { ROLES } from "../../context.ts";
+
+export type Interval = "day" | "week" | "month";
+type Point = { t: string; value: number };
+
+/** A gap-free series: one point per bucket from `from` to `to`, zero where nothing happened. */
+async function bucketed(
+  tx: Tx,
+  interval: Interval,
+  from: Date,
+  to: Date,
+  source: "signups" | "active" | "signins",
+): Promise<Point[]> {
+  const rows = await tx<{ t: Date; value: number }[]>`
+    with buckets as (
+      select generate_series(date_trunc(${interval}, ${from}::timestamptz, 'UTC'),
+                             ${to}::timestamptz, ('1 ' || ${interval})::interval) as t
+    ), facts as (
+      select date_trunc(${interval}, created_at, 'UTC') as t, count(*)::int as value
+        from app.users where ${source} = 'signups' and created_at >= ${from} and created_at < ${to}
+        group by 1
+      union all
+      select date_trunc(${interval}, created_at, 'UTC'), count(*)::int
+        from app.security_events
+        where ${source} = 'signins' and type = 'auth.signin' and created_at >= ${from} and created_at < ${to}
+        group by 1
+      union all
+      select t, count(distinct user_id)::int from (
+        select date_trunc(${interval}, created_at, 'UTC') as t, user_id from app.sessions
+          where created_at >= ${from} and created_at < ${to}
+        union all
+        select date_trunc(${interval}, refreshed_at, 'UTC'), user_id from app.sessions
+          where refreshed_at >= ${from} and refreshed_at < ${to}
+        union all
+        select date_trunc(${interval}, created_at, 'UTC'), user_id from app.access_logs
+          where user_id is not null and created_at >= ${from} and created_at < ${to}
+      ) activity where ${source} = 'active' group by t
+    )
+    select b.t, coalesce(sum(f.value), 0)::int as value
+    from buckets b left join facts f on f.t = b.t
+    group by b.t order by b.t`;
+  return rows.map((r) => ({ t: r.t.toISOString(), value: r.value }));
+}
+
+/** Counts across every conversation, through the ADMIN-checked aggregate function. */
+async function messagingStats(tx: Tx, interval: Interval, from: Date, to: Date) {
+  const [row] = await tx<
+    { stats: { totals: { conversations: number; messages: number }; [k: string]: unknown } }[]
+  >`
+    select app.admin_messaging_stats(${interval}, ${from}, ${to}) as stats`;
+  const series = (name: string) =>
+    (row.stats[name] as { t: string; value: number }[]).map((p) => ({
+      t: new Date(p.t).toISOString(),
+      value: p.value,
+    }));
+  return {
+    totals: row.stats.totals,
+    messages: series("messages"),
+    activeSenders: series("activeSenders"),
+    conversationsCreated: series("conversationsCreated"),
+  };
+}
+
+/** Users by role and status, every role and status present (zero when none). */
+async function userCounts(tx: Tx) {
+  const byRoleRows = await tx<{ key: string; value: number }[]>`
+    select role::text as key, count(*)::int as value from app.users group by role`;
+  const byStatusRows = await tx<{ key: string; value: number }[]>`
+    select status::text as key, count(*)::int as value from app.users group by status`;
+  const byRole: Record<string, number> = Object.fromEntries(ROLES.map((r) => [r, 0]));
+  for (const r of byRoleRows) byRole[r.key] = r.value;
+  const byStatus: Record<string, number> = { active: 0, suspended: 0 };
+  for (const r of byStatusRows) byStatus[r.key] = r.value;
+  return { byRole, byStatus };
+}
+
+/** The users, activity and messaging sections of the analytics answer. */
+export async function platformAnalytics(tx: Tx, interval: Interval, from: Date, to: Date) {
+  const { byRole, byStatus } = await userCounts(tx);
+  return {
+    users: {
+      total: Object.values(byStatus).reduce((a, b) => a + b, 0),
+      byRole,
+      byStatus,
+      signups: await bucketed(tx, interval, from, to, "signups"),
+    },
+    activity: {
+      activeUsers: await bucketed(tx, interval, from, to, "active"),
+      signIns: await bucketed(tx, interval, from, to, "signins"),
+    },
+    messaging: await messagingStats(tx, interval, from, to),
+  };
+}

@@ -1,0 +1,91 @@
+/** Queries of /api/admin/users (routes/admin/users.ts), run as the ADMIN (RLS: users_select_admin). */
+import type { Tx } from "../../../_shared/db.ts";
+import { type Role, ROLES } from "../../context.ts";
+import { type Fragment, ifGiven, likePattern, pageLimit, slicePage, where } from "../_helpers.ts";
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: "active" | "suspended";
+  created_at: Date;
+  last_sign_in_at: Date | null;
+  /** created_at with full microsecond precision (a JS Date would truncate it), for cursors. */
+  created_at_key?: string;
+}
+
+/** A user as the admin API shows it. */
+export const toAdminUser = (row: UserRow) => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  status: row.status,
+  createdAt: row.created_at.toISOString(),
+  lastSignInAt: row.last_sign_in_at?.toISOString() ?? null,
+});
+
+/**
+ * A page of users, newest first, and the counts by role of those matching `search` and
+ * `status` (`total`: those matching every filter).
+ */
+export async function listUsers(
+  tx: Tx,
+  q: {
+    search?: string;
+    role?: Role;
+    status?: "active" | "suspended";
+    after: [string, string] | null;
+    limit: number;
+  },
+) {
+  const pattern = likePattern(q.search);
+  const matching = (extra: (Fragment | null)[]) =>
+    where(tx, [
+      ifGiven(pattern, (p) => tx`lower(email) || ' ' || lower(name) like ${p}`),
+      ifGiven(q.status, (status) => tx`status = ${status}::app.user_status`),
+      ...extra,
+    ]);
+  const rows = await tx<UserRow[]>`
+    select id, email, name, role, status, created_at, last_sign_in_at,
+           created_at::text as created_at_key
+    from app.users
+    ${
+    matching([
+      ifGiven(q.role, (role) => tx`role = ${role}::app.user_role`),
+      // ::text first: postgres.js would serialize a timestamptz parameter through a JS Date,
+      // dropping the microseconds the keyset needs.
+      ifGiven(q.after, ([time, id]) =>
+        tx`(created_at, id) < (${time}::text::timestamptz, ${id}::uuid)`),
+    ])
+  }
+    order by created_at desc, id desc
+    limit ${pageLimit(q.limit)}`;
+  const counts = await tx<{ role: Role; count: number }[]>`
+    select role::text, count(*)::int as count from app.users ${matching([])} group by role`;
+
+  const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at_key, r.id]);
+  const byRole = Object.fromEntries(ROLES.map((r) => [r, 0]));
+  for (const row of counts) byRole[row.role] = row.count;
+  const total = q.role ? byRole[q.role] : Object.values(byRole).reduce((a, b) => a + b, 0);
+  return { items: page.map(toAdminUser), nextCursor, counts: { byRole, total } };
+}
+
+export interface RoleChangeRow {
+  previous_role: Role;
+  new_role: Role;
+  changed_by: string;
+  changed_at: Date;
+  reason: string;
+}
+
+/** Changes a user's role through `app.change_user_role` (which checks the rules and records it). */
+export async function changeUserRole(tx: Tx, userId: string, role: Role, reason: string) {
+  const [change] = await tx<RoleChangeRow[]>`
+    select * from app.change_user_role(${userId}, ${role}, ${reason})`;
+  const [row] = await tx<UserRow[]>`
+    select id, email, name, role, status, created_at, last_sign_in_at
+    from app.users where id = ${userId}`;
+  return { change, row };
+}
