@@ -1,0 +1,134 @@
+/**
+ * Queries of /api/store/orders (routes/store/orders.ts), run as the caller: RLS shows an order
+ * to its buyer, its vendor's owner and ADMINs; every change goes through a function that checks
+ * its own rules (`app.create_checkout`, `app.attach_payment_intent`, `app.abandon_checkout`,
+ * `app.change_order_status`). The checkout's orchestration around the payment provider is in
+ * store/checkout.ts.
+ */
+import type { Tx } from "../../../_shared/db.ts";
+import { forbidden, notFound } from "../../../_shared/errors.ts";
+import type { CheckoutJson, OrderJson } from "../../routes/store/schemas.ts";
+import { ifGiven, pageLimit, slicePage, where } from "../_helpers.ts";
+
+export type OrderStatus = OrderJson["status"];
+
+/** The caller's orders as buyer, or as its vendor's owner (403 without a vendor), newest first. */
+export async function listOrders(
+  tx: Tx,
+  q: {
+    as: "buyer" | "vendor";
+    status?: OrderStatus;
+    after: [string, string] | null;
+    limit: number;
+  },
+) {
+  if (q.as === "vendor") {
+    const [mine] = await tx<{ has: boolean }[]>`
+      select exists (select 1 from app.my_vendor_ids()) as has`;
+    if (!mine.has) throw forbidden("You have no vendor.");
+  }
+  const rows = await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
+    select o.id, app.order_json(o) as order, o.created_at::text as created_at_key
+    from app.orders o
+    ${
+    where(tx, [
+      q.as === "buyer"
+        ? tx`o.buyer_id = (select auth.uid())`
+        : tx`o.vendor_id in (select app.my_vendor_ids())`,
+      ifGiven(q.status, (status) => tx`o.status = ${status}::app.order_status`),
+      ifGiven(q.after, ([time, id]) =>
+        tx`(o.created_at, o.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+    ])
+  }
+    order by o.created_at desc, o.id desc
+    limit ${pageLimit(q.limit)}`;
+  const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at_key, r.id]);
+  return { items: page.map((r) => r.order), nextCursor };
+}
+
+/** An order the caller may see (buyer, vendor owner, ADMIN), else 404. */
+export async function getOrder(tx: Tx, id: string): Promise<OrderJson> {
+  const [row] = await tx<{ order: OrderJson }[]>`
+    select app.order_json(o) as order from app.orders o where o.id = ${id}::uuid`;
+  if (!row) throw notFound("No such order.");
+  return row.order;
+}
+
+/** A move of the state machine by the caller (404, 403, 422, 400 decided in SQL, in that order). */
+export async function changeOrderStatus(
+  tx: Tx,
+  id: string,
+  change: { status: OrderStatus; reason?: string; trackingNumber?: string; carrier?: string },
+): Promise<OrderJson> {
+  const [row] = await tx<{ order: OrderJson }[]>`
+    select app.change_order_status(
+      ${id}::uuid, ${change.status}::app.order_status, ${change.reason ?? null},
+      ${change.trackingNumber ?? null}, ${change.carrier ?? null}
+    ) as order`;
+  return row.order;
+}
+
+export type CheckoutStart =
+  | { replay: CheckoutJson }
+  | { resume: string }
+  | { created: string };
+
+/** The checkout's transaction: reservation, orders, events (app.create_checkout). */
+export async function createCheckout(
+  tx: Tx,
+  input: {
+    items: { productId: string; quantity: number }[];
+    address: unknown;
+    idempotencyKey: string | null;
+    requestHash: string | null;
+    provider: "stripe" | "dev";
+  },
+): Promise<CheckoutStart> {
+  const [row] = await tx<{ result: CheckoutStart }[]>`
+    select app.create_checkout(
+      ${tx.json(input.items as never)}::jsonb,
+      ${input.address === null ? null : tx.json(input.address as never)}::jsonb,
+      ${input.idempotencyKey}, ${input.requestHash}, ${input.provider}
+    ) as result`;
+  return row.result;
+}
+
+/** What the provider needs to make (or find again) the checkout's payment intent. */
+export async function checkoutForPayment(tx: Tx, checkoutId: string) {
+  const [row] = await tx<
+    {
+      id: string;
+      total: string;
+      currency: string;
+      buyer_id: string;
+      payment_intent_id: string | null;
+    }[]
+  >`
+    select id, total::text, currency, buyer_id, payment_intent_id from app.checkouts
+    where id = ${checkoutId}::uuid`;
+  if (!row) throw notFound("No such checkout.");
+  return { ...row, total: Number(row.total) };
+}
+
+/** Attaches the payment intent and returns the checkout answer (stored for the key). */
+export async function attachPaymentIntent(
+  tx: Tx,
+  checkoutId: string,
+  intent: { id: string; clientSecret: string | null },
+  idempotencyKey: string | null,
+): Promise<CheckoutJson> {
+  const [row] = await tx<{ answer: CheckoutJson }[]>`
+    select app.attach_payment_intent(
+      ${checkoutId}::uuid, ${intent.id}, ${intent.clientSecret ?? ""}, ${idempotencyKey}
+    ) as answer`;
+  return row.answer;
+}
+
+/** The provider did not make the intent: cancel the checkout and free the key. */
+export async function abandonCheckout(
+  tx: Tx,
+  checkoutId: string,
+  idempotencyKey: string | null,
+): Promise<void> {
+  await tx`select app.abandon_checkout(${checkoutId}::uuid, ${idempotencyKey})`;
+}
