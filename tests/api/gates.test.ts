@@ -22,6 +22,10 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/attachments", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
   ["/api/auth/signout", "VISITOR"],
+  // The catalog and the vendor list are public (not signed-in routes); writes need SUBSCRIBER.
+  ["/api/store/products", "SUBSCRIBER"],
+  ["/api/store/orders", "SUBSCRIBER"],
+  ["/api/store/vendors", "SUBSCRIBER"],
 ];
 const BELOW: Record<Role, Role | null> = {
   VISITOR: null,

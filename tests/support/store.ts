@@ -114,7 +114,11 @@ export async function drainJobs(deps: Deps): Promise<void> {
 /** Takes an order from paid to delivered as its vendor. */
 export async function deliver(t: TestApp, vendor: VendorFixture, orderId: string) {
   await move(t, vendor.owner, orderId, { status: "processing" });
-  await move(t, vendor.owner, orderId, { status: "shipped", trackingNumber: "TRACK-1", carrier: "UPS" });
+  await move(t, vendor.owner, orderId, {
+    status: "shipped",
+    trackingNumber: "TRACK-1",
+    carrier: "UPS",
+  });
   return await move(t, vendor.owner, orderId, { status: "delivered" });
 }
 
@@ -122,11 +126,17 @@ export async function deliver(t: TestApp, vendor: VendorFixture, orderId: string
  * The local stack's `/_dev/payments/<id>/succeed|fail` (stack/dev-payments.ts), called as the
  * stack server calls it; then the queued webhook job runs. Returns the answer's body.
  */
-export async function devPay(t: TestApp, paymentIntentId: string, outcome: "succeed" | "fail" = "succeed") {
+export async function devPay(
+  t: TestApp,
+  paymentIntentId: string,
+  outcome: "succeed" | "fail" = "succeed",
+) {
   const response = await devPayments(
     t.deps,
     t.app,
-    new Request(`http://localhost:54321/_dev/payments/${paymentIntentId}/${outcome}`, { method: "POST" }),
+    new Request(`http://localhost:54321/_dev/payments/${paymentIntentId}/${outcome}`, {
+      method: "POST",
+    }),
     LOOPBACK,
   );
   const body = await expectJson(response!, 200);

@@ -72,7 +72,12 @@ class StripeError extends Error {
       error: {
         type: this.type,
         message: this.message,
-        ...(this.code ? { code: this.code, doc_url: `https://stripe.com/docs/error-codes/${this.code.replace(/_/g, "-")}` } : {}),
+        ...(this.code
+          ? {
+            code: this.code,
+            doc_url: `https://stripe.com/docs/error-codes/${this.code.replace(/_/g, "-")}`,
+          }
+          : {}),
         ...(this.param ? { param: this.param } : {}),
       },
     };
@@ -84,7 +89,13 @@ const invalid = (message: string, code: string | null = null, param: string | nu
 const missing = (param: string) =>
   invalid(`Missing required param: ${param}.`, "parameter_missing", param);
 const noSuch = (object: string, id: string, param: string) =>
-  new StripeError(404, "invalid_request_error", `No such ${object}: '${id}'`, "resource_missing", param);
+  new StripeError(
+    404,
+    "invalid_request_error",
+    `No such ${object}: '${id}'`,
+    "resource_missing",
+    param,
+  );
 
 /** `a[b][c]=v` form fields into nested objects (arrays as `a[0]`/`a[]`), as Stripe reads them. */
 function parseForm(text: string): Json {
@@ -142,13 +153,17 @@ function text(params: Json, name: string, required = false): string | null {
     if (required) throw missing(name);
     return null;
   }
-  if (typeof raw !== "string") throw invalid(`Invalid string: ${name}`, "parameter_invalid_string", name);
+  if (typeof raw !== "string") {
+    throw invalid(`Invalid string: ${name}`, "parameter_invalid_string", name);
+  }
   return raw;
 }
 
 function currency(params: Json): string {
   const value = text(params, "currency", true)!;
-  if (!/^[a-z]{3}$/.test(value)) throw invalid(`Invalid currency: ${value}.`, "parameter_invalid", "currency");
+  if (!/^[a-z]{3}$/.test(value)) {
+    throw invalid(`Invalid currency: ${value}.`, "parameter_invalid", "currency");
+  }
   return value;
 }
 
@@ -159,7 +174,7 @@ function metadata(params: Json): Record<string, string> {
   return raw as Record<string, string>;
 }
 
-export async function startStripeStandIn(): Promise<StripeStandIn> {
+export function startStripeStandIn(): StripeStandIn {
   const secretKey = `sk_test_standin_${crypto.randomUUID().replace(/-/g, "")}`;
   const webhookSecret = `whsec_standin_${crypto.randomUUID().replace(/-/g, "")}`;
   const signer = new Stripe("sk_test_signing_only");
@@ -176,7 +191,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
 
   function find(prefix: string, object: string, id: string, param: string): Json {
     const found = objects.get(id);
-    if (!found || found.object !== object || !id.startsWith(prefix)) throw noSuch(object, id, param);
+    if (!found || found.object !== object || !id.startsWith(prefix)) {
+      throw noSuch(object, id, param);
+    }
     return found;
   }
 
@@ -185,7 +202,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     let total = 0;
     for (const o of objects.values()) {
       if (o.currency !== currencyCode) continue;
-      if (o.object === "payment_intent" && o.status === "succeeded") total += o.amount_received as number;
+      if (o.object === "payment_intent" && o.status === "succeeded") {
+        total += o.amount_received as number;
+      }
       if (o.object === "refund" && o.status === "succeeded") total -= o.amount as number;
       if (o.object === "transfer") total -= o.amount as number;
     }
@@ -195,7 +214,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   function refunded(paymentIntentId: string): number {
     let total = 0;
     for (const o of objects.values()) {
-      if (o.object === "refund" && o.payment_intent === paymentIntentId && o.status === "succeeded") {
+      if (
+        o.object === "refund" && o.payment_intent === paymentIntentId && o.status === "succeeded"
+      ) {
         total += o.amount as number;
       }
     }
@@ -250,8 +271,15 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       only(params, ["cancellation_reason"]);
       const pi = find("pi_", "payment_intent", m[1], "intent");
       const reason = text(params, "cancellation_reason");
-      if (reason && !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].includes(reason)) {
-        throw invalid(`Invalid cancellation_reason: ${reason}`, "parameter_invalid", "cancellation_reason");
+      if (
+        reason &&
+        !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].includes(reason)
+      ) {
+        throw invalid(
+          `Invalid cancellation_reason: ${reason}`,
+          "parameter_invalid",
+          "cancellation_reason",
+        );
       }
       const cancellable = [
         "requires_payment_method",
@@ -262,7 +290,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       ];
       if (!cancellable.includes(pi.status as string)) {
         throw invalid(
-          `You cannot cancel this PaymentIntent because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancellable.join(", ")}.`,
+          `You cannot cancel this PaymentIntent because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${
+            cancellable.join(", ")
+          }.`,
           "payment_intent_unexpected_state",
         );
       }
@@ -284,7 +314,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const left = (pi.amount_received as number) - refunded(piId);
       const amount = integer(params, "amount", { min: 1 }) ?? left;
       if (left <= 0) {
-        throw invalid(`Charge ${pi.latest_charge} has already been refunded.`, "charge_already_refunded");
+        throw invalid(
+          `Charge ${pi.latest_charge} has already been refunded.`,
+          "charge_already_refunded",
+        );
       }
       if (amount > left) {
         throw invalid(
@@ -316,7 +349,11 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       only(params, ["type", "email", "country", "capabilities", "metadata", "business_type"]);
       const type = text(params, "type", true)!;
       if (!["express", "standard", "custom"].includes(type)) {
-        throw invalid(`Invalid type: must be one of custom, express, or standard`, "parameter_invalid", "type");
+        throw invalid(
+          `Invalid type: must be one of custom, express, or standard`,
+          "parameter_invalid",
+          "type",
+        );
       }
       const country = text(params, "country");
       if (country !== null && !/^[A-Z]{2}$/.test(country)) {
@@ -363,11 +400,21 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         object: "account_link",
         created: now(),
         expires_at: now() + 300,
-        url: `https://connect.stripe.com/setup/e/${account}/${crypto.randomUUID().replace(/-/g, "")}`,
+        url: `https://connect.stripe.com/setup/e/${account}/${
+          crypto.randomUUID().replace(/-/g, "")
+        }`,
       };
     }
     if (method === "POST" && path === "/v1/transfers") {
-      only(params, ["amount", "currency", "destination", "transfer_group", "metadata", "source_transaction", "description"]);
+      only(params, [
+        "amount",
+        "currency",
+        "destination",
+        "transfer_group",
+        "metadata",
+        "source_transaction",
+        "description",
+      ]);
       const amount = integer(params, "amount", { required: true, min: 1 })!;
       const code = currency(params);
       const destination = text(params, "destination", true)!;
@@ -400,7 +447,11 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       objects.set(id, transfer);
       return transfer;
     }
-    throw new StripeError(404, "invalid_request_error", `Unrecognized request URL (${method}: ${path}).`);
+    throw new StripeError(
+      404,
+      "invalid_request_error",
+      `Unrecognized request URL (${method}: ${path}).`,
+    );
   }
 
   function respond(status: number, body: string, replayed = false): Response {
@@ -441,7 +492,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       }
       params = parseForm(raw);
       if (method === "POST" && key) {
-        if (key.length > 255) throw invalid("Idempotency-Key is too long (255 characters at most).");
+        if (key.length > 255) {
+          throw invalid("Idempotency-Key is too long (255 characters at most).");
+        }
         const fingerprint = `${method} ${url.pathname} ${canonical(params)}`;
         const seen = idempotency.get(key);
         if (seen) {
@@ -496,7 +549,11 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     objects,
     confirm(id) {
       const pi = intent(id);
-      if (!["requires_payment_method", "requires_confirmation", "requires_action"].includes(pi.status as string)) {
+      if (
+        !["requires_payment_method", "requires_confirmation", "requires_action"].includes(
+          pi.status as string,
+        )
+      ) {
         throw new Error(`payment intent ${id} is ${pi.status}`);
       }
       return Object.assign(pi, {

@@ -42,7 +42,7 @@ const minorUnits = z.coerce.number().int().min(0).max(100_000_000_000);
 
 const searchQuery = z.object({
   q: z.string().trim().min(1).max(200).optional(),
-  category: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/).max(60).optional(),
+  category: z.string().trim().min(1).max(60).optional(),
   vendorId: z.uuid().optional(),
   minPrice: minorUnits.optional().openapi({ description: "Minor units, inclusive" }),
   maxPrice: minorUnits.optional().openapi({ description: "Minor units, inclusive" }),
