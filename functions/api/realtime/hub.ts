@@ -19,6 +19,8 @@ export interface HubSubscriber {
   durable(event: RealtimeEvent & { cursor: Cursor }): void;
   /** An ephemeral event (typing): no cursor, not stored. */
   ephemeral(event: RealtimeEvent): void;
+  /** The hub is closing (the process stops): end the stream or answer the poll now. */
+  closed?(): void;
 }
 
 export interface EventHub {
@@ -125,8 +127,18 @@ export function createEventHub(sql: Sql, log: Logger): EventHub {
       };
     },
     async close() {
+      if (closed) return;
       closed = true;
       if (retry !== undefined) clearTimeout(retry);
+      // Open SSE streams and waiting long-polls end now: a server shutting down waits for its
+      // in-flight responses, and a stream never finishes by itself.
+      for (const s of [...subscribers]) {
+        try {
+          s.closed?.();
+        } catch (err) {
+          log("warn", "subscriber failed to close", { error: String(err) });
+        }
+      }
       subscribers.clear();
       await Promise.all(unlisten.map((u) => u().catch(() => {})));
     },

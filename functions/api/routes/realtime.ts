@@ -174,6 +174,7 @@ realtime.openapi(
           topics: new Set(topics),
           durable: (e) => (backlogDone ? send(e) : buffered.push(e)),
           ephemeral: (e) => write(`event: ${e.event}\ndata: ${JSON.stringify(envelope(e))}\n\n`),
+          closed: close,
         };
         write(
           `retry: 2000\nid: ${formatCursor(last)}\nevent: ready\ndata: ${
@@ -207,12 +208,6 @@ realtime.openapi(
         unsubscribe?.();
         if (heartbeat !== undefined) clearInterval(heartbeat);
       },
-    });
-
-    c.req.raw.signal.addEventListener("abort", () => {
-      closed = true;
-      unsubscribe?.();
-      if (heartbeat !== undefined) clearInterval(heartbeat);
     });
 
     // Through the context, so the headers the middleware prepared (request id, security) go too.
@@ -264,11 +259,19 @@ realtime.openapi(
     // Subscribe before reading, so an event committed between the read and the wait wakes us.
     let wake: (() => void) | null = null;
     let woke = false;
+    let done = false;
     const ephemeral: RealtimeEvent[] = [];
     const signal = () => {
       woke = true;
       wake?.();
     };
+    const stop = () => {
+      done = true;
+      signal();
+    };
+    // The process stops: answer now. A client that leaves is not watched for (request.signal):
+    // Deno's Deno.serve also aborts that signal after every successful response, and warns in
+    // the log whenever it is read; the wait ends at its timeout (at most 30 s) instead.
     const unsubscribe = await deps.hub.subscribe({
       topics: new Set(topics),
       durable: signal,
@@ -276,6 +279,7 @@ realtime.openapi(
         ephemeral.push(envelope(e));
         signal();
       },
+      closed: stop,
     });
     try {
       const deadline = Date.now() + q.timeout * 1000;
@@ -288,7 +292,7 @@ realtime.openapi(
           return c.json({ events, cursor: formatCursor(next) }, 200);
         }
         const remaining = deadline - Date.now();
-        if (remaining <= 0 || c.req.raw.signal.aborted) {
+        if (remaining <= 0 || done) {
           return c.json({ events: [], cursor: formatCursor(cursor) }, 200);
         }
         if (!woke) {
@@ -298,7 +302,6 @@ realtime.openapi(
               clearTimeout(timer);
               resolve();
             };
-            c.req.raw.signal.addEventListener("abort", () => wake?.(), { once: true });
           });
           wake = null;
         }
