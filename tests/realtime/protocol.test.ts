@@ -1143,6 +1143,66 @@ test("[gateway] a kind-3 binary broadcast reaches 2.0.0 as kind 4 with the same 
   }
 });
 
+test("[gateway] a topic or event over 255 bytes still reaches every subscriber (2.0.0 in the JSON form)", async () => {
+  try {
+    // The binary user-broadcast frame has one byte for each length: these do not fit in it.
+    const sub = `long-${uid()}-${"t".repeat(260)}`;
+    const longEvent = `e${"v".repeat(300)}`;
+    const v2 = await connect("2.0.0");
+    await joined(v2, sub);
+    const v1 = await connect("1.0.0");
+    await joined(v1, sub);
+
+    await databaseSend({ n: 1 }, "db", sub, false);
+    await databaseSend({ n: 2 }, longEvent, sub, false);
+    const http = await fetch(
+      `http://127.0.0.1:${server.port}/realtime/v1/api/broadcast/${sub}/events/${longEvent}`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${serviceKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ n: 3 }),
+      },
+    );
+    assert.equal(http.status, 202, await http.text());
+    for (const c of [v2, v1]) {
+      const first = await received(c, sub, "db");
+      assert.deepEqual(first.payload.payload, { n: 1 }, `${c.vsn}: a long topic`);
+      assert.ok((first.payload.meta as { id?: string })?.id, "meta.id is the row id");
+      assert.deepEqual((await received(c, sub, longEvent)).payload.payload, { n: 2 });
+      assert.deepEqual((await received(c, sub, longEvent)).payload.payload, { n: 3 });
+    }
+    assertWire(v2, {
+      joinRef: null,
+      ref: null,
+      topic: `realtime:${sub}`,
+      event: "broadcast",
+      payload: { type: "broadcast", event: longEvent, payload: { n: 3 } },
+    });
+
+    // A binary payload has no JSON form: it reaches neither (as for 1.0.0 always), and the
+    // sockets carry on.
+    const binary = await fetch(
+      `http://127.0.0.1:${server.port}/realtime/v1/api/broadcast/${sub}/events/${longEvent}`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${serviceKey}`,
+          "content-type": "application/octet-stream",
+        },
+        body: new Uint8Array([1, 2, 3]),
+      },
+    );
+    assert.equal(binary.status, 202, await binary.text());
+    await databaseSend({ n: 4 }, "after", sub, false);
+    for (const c of [v2, v1]) {
+      assert.deepEqual((await received(c, sub, "after")).payload.payload, { n: 4 });
+      assert.deepEqual(takeBroadcasts(c, sub), [], `${c.vsn}: nothing else arrived`);
+    }
+  } finally {
+    closeAll();
+  }
+});
+
 // --- 11. the write policy ----------------------------------------------------------------------
 
 for (const vsn of VERSIONS) {
