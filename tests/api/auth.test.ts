@@ -256,6 +256,55 @@ test("[auth] an expired access cookie is refreshed by the middleware while the r
   assert.notEqual(renewed["agora-refresh-token"].value, cookies["agora-refresh-token"]);
 });
 
+test("[auth] POST /api/auth/refresh with an expired access cookie refreshes once: the refresh token is spent once", async () => {
+  // Without a grace period a second rotation of the same token would count as reuse.
+  const strict = testApp({ AGORA_REFRESH_GRACE_SECONDS: "0" });
+  const email = uniqueEmail();
+  const { cookies } = await browserSignIn(email, strict);
+  const csrf = cookies["agora-csrf"];
+  const [{ session_id: sessionId }] = await strict.deps.sql<{ session_id: string }[]>`
+    select rt.session_id from app_private.refresh_tokens rt
+    where rt.token_hash = ${await sha256Hex(cookies["agora-refresh-token"])}`;
+  const response = await strict.request("POST", "/api/auth/refresh", {
+    // The access cookie has expired (the browser dropped it): only the refresh cookie is sent.
+    cookies: { "agora-refresh-token": cookies["agora-refresh-token"], "agora-csrf": csrf },
+    headers: { origin: ORIGIN, "x-csrf-token": csrf },
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const body = await response.json();
+  assert.equal(body.user.email, email);
+  assert.equal(body.refreshToken, undefined, "browsers get the tokens in cookies only");
+  assert.ok(
+    response.headers.get("ratelimit-remaining"),
+    "the answer carries the refresh group's headers",
+  );
+  const renewed = setCookies(response);
+  assert.equal(
+    response.headers.getSetCookie().filter((c) => c.startsWith("agora-refresh-token=")).length,
+    1,
+    "one new refresh cookie",
+  );
+  const tokens = await strict.deps.sql<{ spent: boolean }[]>`
+    select spent_at is not null as spent from app_private.refresh_tokens
+    where session_id = ${sessionId} order by id`;
+  assert.deepEqual(
+    tokens.map((r) => r.spent),
+    [true, false],
+    "one rotation: the old token spent once",
+  );
+  const [{ hits }] = await strict.deps.sql<{ hits: number }[]>`
+    select coalesce(sum(hits), 0)::int as hits from app_private.rate_limits
+    where bucket = ${`refresh:session:${sessionId}`}`;
+  assert.equal(hits, 1, "counted once against the refresh limit");
+  const [{ revoked }] = await strict.deps.sql<{ revoked: boolean }[]>`
+    select revoked_at is not null as revoked from app.sessions where id = ${sessionId}`;
+  assert.equal(revoked, false, "the session lives on");
+  const next = await strict.request("GET", "/api/auth/session", {
+    cookies: { "agora-refresh-token": renewed["agora-refresh-token"].value },
+  });
+  assert.equal((await next.json()).user?.email, email, "the new refresh cookie works");
+});
+
 // --- CSRF -------------------------------------------------------------------------------------
 
 test("[auth] a cookie-authenticated unsafe request without X-CSRF-Token is refused and changes nothing", async () => {

@@ -15,6 +15,7 @@ import {
 } from "../auth/cookies.ts";
 import { loadSessionUser, refreshOrThrow } from "../auth/sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
+import { rateRecorder } from "../rate-headers.ts";
 
 export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -55,8 +56,10 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
         const session = await refreshOrThrow(deps, refreshCookie, {
           ip: c.get("ip"),
           userAgent: c.get("userAgent"),
+          rate: rateRecorder(c),
         });
         setSessionCookies(c, session);
+        c.set("refreshed", session);
         c.set("user", session.user);
         c.set("authVia", "cookie");
         c.set("accessExpiresAt", session.expiresAt);

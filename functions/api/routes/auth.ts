@@ -210,15 +210,18 @@ auth.openapi(
     const cookie = readCookie(c, REFRESH_COOKIE);
     const token = body.refreshToken ?? cookie;
     if (!token) throw unauthenticated("No refresh token.");
+    // The session middleware may have rotated this very token already (an expired access
+    // cookie): its successor is the answer, and the token is not spent a second time.
+    const refreshed = token === cookie ? c.get("refreshed") : null;
     let session: IssuedSession;
     try {
-      session = await refreshOrThrow(deps, token, requestCtx(c));
+      session = refreshed ?? await refreshOrThrow(deps, token, requestCtx(c));
     } catch (err) {
       if (!body.refreshToken) clearSessionCookies(c);
       throw err;
     }
     if (body.refreshToken) return c.json(sessionResponse(session), 200);
-    setSessionCookies(c, session);
+    if (!refreshed) setSessionCookies(c, session);
     const { accessToken: _a, refreshToken: _r, ...visible } = sessionResponse(session);
     return c.json(visible, 200);
   },
