@@ -305,6 +305,49 @@ test("[auth] POST /api/auth/refresh with an expired access cookie refreshes once
   assert.equal((await next.json()).user?.email, email, "the new refresh cookie works");
 });
 
+test("[auth] answers carrying tokens are never stored by caches (RFC 6749 5.1): verify, refresh, callback", async () => {
+  const email = uniqueEmail();
+  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
+  const verify = await t.request("POST", "/api/auth/verify", {
+    body: { token: await latestMagicToken(t.deps, email) },
+  });
+  assert.equal(verify.status, 200);
+  const session = await verify.json();
+  const refresh = await t.request("POST", "/api/auth/refresh", {
+    body: { refreshToken: session.refreshToken },
+  });
+  assert.equal(refresh.status, 200);
+  await refresh.body?.cancel();
+  const { response: callback, cookies } = await browserSignIn(uniqueEmail());
+  const csrf = cookies["agora-csrf"];
+  const byCookie = await t.request("POST", "/api/auth/refresh", {
+    cookies: { "agora-refresh-token": cookies["agora-refresh-token"], "agora-csrf": csrf },
+    headers: { origin: ORIGIN, "x-csrf-token": csrf },
+  });
+  assert.equal(byCookie.status, 200);
+  await byCookie.body?.cancel();
+  // Any answer that sets refreshed token cookies, even one cacheable otherwise.
+  const refreshedCookies = setCookies(byCookie);
+  const automatic = await t.request("GET", "/api/config/public", {
+    cookies: { "agora-refresh-token": refreshedCookies["agora-refresh-token"].value },
+  });
+  assert.equal(automatic.status, 200);
+  assert.ok(setCookies(automatic)["agora-access-token"], "the middleware refreshed");
+  await automatic.body?.cancel();
+  for (
+    const [name, response] of [
+      ["verify", verify],
+      ["refresh", refresh],
+      ["callback", callback],
+      ["refresh by cookie", byCookie],
+      ["an automatic refresh", automatic],
+    ] as const
+  ) {
+    assert.equal(response.headers.get("cache-control"), "no-store", name);
+    assert.equal(response.headers.get("pragma"), "no-cache", name);
+  }
+});
+
 // --- CSRF -------------------------------------------------------------------------------------
 
 test("[auth] a cookie-authenticated unsafe request without X-CSRF-Token is refused and changes nothing", async () => {

@@ -9,6 +9,7 @@ import type { AppEnv } from "../context.ts";
 import {
   ACCESS_COOKIE,
   clearSessionCookies,
+  noStore,
   readCookie,
   REFRESH_COOKIE,
   setSessionCookies,
@@ -66,7 +67,13 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === "rate_limited") throw err;
         clearSessionCookies(c);
+        return next();
       }
+      await next();
+      // The answer sets the new token cookies: no cache may keep it, whatever the handler said
+      // (the public configuration, for one, is cacheable otherwise).
+      noStore(c);
+      return;
     }
     return next();
   };

@@ -13,6 +13,7 @@ import { sendMagicLink, signInWithMagicLink } from "../auth/magic-links.ts";
 import { type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
 import {
   clearSessionCookies,
+  noStore,
   readCookie,
   REFRESH_COOKIE,
   setCsrfCookie,
@@ -171,6 +172,7 @@ auth.openapi(
   }),
   async (c) => {
     const { token } = c.req.valid("json");
+    noStore(c);
     const { session } = await signInWithMagicLink(c.get("deps"), token, requestCtx(c));
     return c.json(sessionResponse(session), 200);
   },
@@ -207,6 +209,7 @@ auth.openapi(
   async (c) => {
     const deps = c.get("deps");
     const body = c.req.valid("json") ?? {};
+    noStore(c);
     const cookie = readCookie(c, REFRESH_COOKIE);
     const token = body.refreshToken ?? cookie;
     if (!token) throw unauthenticated("No refresh token.");
