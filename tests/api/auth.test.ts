@@ -190,6 +190,128 @@ test("[auth] redirectTo must be a path or an allow-listed origin", async () => {
   assert.equal(callback.headers.get("location"), "http://app.example.test/welcome");
 });
 
+test("[auth] redirectTo is judged as the browser will follow it: control characters, backslashes and encoding tricks never leave the allowed origins", async () => {
+  // Refused outright (400, no link written): each would lead a browser off the allowed origins,
+  // or is not a plain path or http(s) URL.
+  const refused = [
+    "/\t/evil.example", // the review's finding: browsers drop the tab, leaving //evil.example
+    "/\n/evil.example",
+    "/\r/evil.example",
+    "/\r\n/evil.example",
+    "\t//evil.example",
+    "/\t\t/evil.example/x?y#z",
+    "/\u0000/evil.example",
+    "/\u0001/evil.example",
+    "/\u001f/evil.example",
+    "/\u007f/evil.example",
+    "\u0000//evil.example",
+    "/\\evil.example",
+    "/\\/evil.example",
+    "\\\\evil.example",
+    "\\/evil.example",
+    "//evil.example",
+    "///evil.example",
+    "////evil.example",
+    "//\tevil.example",
+    "/ /evil.example",
+    " //evil.example",
+    " /welcome", // leading space
+    "/welcome ", // trailing space
+    "\u00a0//evil.example",
+    "/\u00a0/evil.example",
+    "\u2028//evil.example",
+    "\u3000//evil.example",
+    "\ufeff//evil.example",
+    "/\u200b/evil.example",
+    "%2f%2fevil.example",
+    "%2F%2Fevil.example",
+    "https://evil.example/",
+    "http://evil.example",
+    "HTTP://EVIL.EXAMPLE/",
+    "http:evil.example",
+    "http:/evil.example",
+    "http:\\\\evil.example",
+    "//app.example.test@evil.example/",
+    "http://app.example.test@evil.example/",
+    "http://app.example.test:80@evil.example/",
+    "http://evil.example@app.example.test/", // credentials: refused even on an allowed origin
+    "http://user:pass@app.example.test/",
+    "http://evil.example\\@app.example.test/",
+    "http://evil.example%40app.example.test/",
+    "http://app.example.test.evil.example/",
+    "http://app.example.test%2eevil.example/",
+    "http://evil.example#@app.example.test/",
+    "http://evil.example?@app.example.test/",
+    "http://app.example.test:8080/",
+    "https://app.example.test/",
+    "ws://app.example.test/",
+    "ftp://app.example.test/",
+    "http://\u0430pp.example.test/", // Cyrillic a: a look-alike host (xn--...)
+    "http://xn--pp-8cd.example.test/",
+    "javascript:alert(1)",
+    "JavaScript:alert(1)",
+    "JAVASCRIPT:alert(1)",
+    "java\tscript:alert(1)",
+    "java\nscript:alert(1)",
+    " javascript:alert(1)",
+    "javascript://app.example.test/%0aalert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "DATA:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "vbscript:msgbox(1)",
+    "blob:http://app.example.test/1",
+    "file:///etc/passwd",
+    "welcome", // not a path
+    "evil.example",
+    "",
+  ];
+  for (const redirectTo of refused) {
+    const email = uniqueEmail("redirect");
+    const response = await t.request("POST", "/api/auth/signin", {
+      body: { provider: "email", email, redirectTo },
+    });
+    await expectError(response, 400, "invalid_request").catch((err) => {
+      throw new Error(`${JSON.stringify(redirectTo)}: ${err.message}`);
+    });
+    const [{ n }] = await t.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app_private.magic_links where email = ${email}`;
+    assert.equal(n, 0, `${JSON.stringify(redirectTo)}: no link was written`);
+  }
+
+  // Accepted: the 303 goes to exactly this place on an allowed origin.
+  const accepted: [string, string][] = [
+    ["/welcome", `${ORIGIN}/welcome`],
+    ["/welcome?x=1#top", `${ORIGIN}/welcome?x=1#top`],
+    ["/%2f%2fevil.example", `${ORIGIN}/%2f%2fevil.example`],
+    ["/%09/evil.example", `${ORIGIN}/%09/evil.example`],
+    ["/%5cevil.example", `${ORIGIN}/%5cevil.example`],
+    ["/.evil.example", `${ORIGIN}/.evil.example`],
+    ["/a/../welcome", `${ORIGIN}/welcome`],
+    ["http://app.example.test/welcome", "http://app.example.test/welcome"],
+    ["HTTP://APP.EXAMPLE.TEST/welcome", "http://app.example.test/welcome"],
+    ["http://app.example.test:80/welcome", "http://app.example.test/welcome"],
+    ["http://localhost:54321/x", `${ORIGIN}/x`],
+    // Ideographic full stops are dots to the URL parser (IDNA), so to browsers: the same host.
+    ["http://app\u3002example\u3002test/", "http://app.example.test/"],
+  ];
+  for (const [redirectTo, expected] of accepted) {
+    const email = uniqueEmail("redirect");
+    const sent = await t.request("POST", "/api/auth/signin", {
+      body: { provider: "email", email, redirectTo },
+    });
+    assert.equal(sent.status, 202, `${JSON.stringify(redirectTo)}: ${await sent.text()}`);
+    const token = await latestMagicToken(t.deps, email);
+    const callback = await t.request("GET", `/api/auth/callback/email?token=${token}`);
+    assert.equal(callback.status, 303);
+    const location = callback.headers.get("location")!;
+    assert.equal(location, expected, JSON.stringify(redirectTo));
+    // What a browser makes of the header is what was checked.
+    assert.ok(
+      ["http://app.example.test", ORIGIN].includes(new URL(location, ORIGIN).origin),
+      location,
+    );
+  }
+});
+
 // --- cookies ----------------------------------------------------------------------------------
 
 test("[auth] the callback sets httpOnly SameSite=Lax cookies, without Secure on local http", async () => {

@@ -20,6 +20,7 @@ import {
   setSessionCookies,
 } from "../auth/cookies.ts";
 import { csrfTokenFor } from "../middleware/csrf.ts";
+import { safeRedirect } from "../auth/redirects.ts";
 import { claimsOf } from "../session-claims.ts";
 import { rateRecorder } from "../rate-headers.ts";
 
@@ -65,17 +66,11 @@ function requestCtx(c: Context<AppEnv>) {
   return { ip: c.get("ip"), userAgent: c.get("userAgent"), rate: rateRecorder(c) };
 }
 
-/** A redirect target must be a local path or a URL on an allow-listed origin. */
+/** A redirect target must be a local path or a URL on an allow-listed origin (auth/redirects.ts). */
 function checkRedirect(c: Context<AppEnv>, redirectTo: string | undefined): string | null {
   if (redirectTo === undefined) return null;
-  const { allowedOrigins, siteUrl } = c.get("deps").settings;
-  if (/^\/(?![/\\])/.test(redirectTo)) return new URL(redirectTo, siteUrl).toString();
-  try {
-    const url = new URL(redirectTo);
-    if (allowedOrigins.includes(url.origin)) return url.toString();
-  } catch {
-    // not a URL: refused below
-  }
+  const safe = safeRedirect(redirectTo, c.get("deps").settings);
+  if (safe) return safe;
   throw badRequest("redirectTo is not an allowed destination.", [
     { path: "redirectTo", message: "use a path or a URL on an allowed origin" },
   ]);
@@ -156,7 +151,10 @@ auth.openapi(
     const { session, redirectTo } = await signInWithMagicLink(c.get("deps"), token, requestCtx(c));
     setSessionCookies(c, session);
     setCsrfCookie(c, await csrfTokenFor(c.get("deps"), session.user.sessionId));
-    return c.redirect(redirectTo ?? `${c.get("deps").settings.siteUrl}/`, 303);
+    // Checked again: the allowed origins may have changed since the link was sent.
+    const settings = c.get("deps").settings;
+    const target = (redirectTo && safeRedirect(redirectTo, settings)) ?? `${settings.siteUrl}/`;
+    return c.redirect(target, 303);
   },
 );
 
