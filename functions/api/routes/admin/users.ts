@@ -12,6 +12,7 @@ import {
   signedIn,
 } from "../../openapi.ts";
 import { withUser } from "../../../_shared/db.ts";
+import { forbidden } from "../../../_shared/errors.ts";
 import { claimsOf } from "../../session-claims.ts";
 
 export const adminUsers = router();
@@ -155,7 +156,11 @@ adminUsers.openapi(
     const { role, reason } = c.req.valid("json");
     const admin = c.get("user")!;
     const deps = c.get("deps");
+    // One transaction: the change, its record and security event (written by SQL, with this
+    // request's address and user agent), and the read-back, all as the ADMIN the function checked.
     const { change, row } = await withUser(deps.sql, claimsOf(admin), async (tx) => {
+      await tx`select set_config('agora.client_ip', ${c.get("ip") ?? ""}, true),
+                      set_config('agora.user_agent', ${c.get("userAgent") ?? ""}, true)`;
       const [change] = await tx<{
         previous_role: (typeof ROLES)[number];
         new_role: (typeof ROLES)[number];
@@ -165,20 +170,10 @@ adminUsers.openapi(
       }[]>`select * from app.change_user_role(${id}, ${role}, ${reason})`;
       const [row] = await tx<UserRow[]>`
         select id, email, name, role, status, created_at, last_sign_in_at from app.users where id = ${id}`;
+      // Cannot happen while the function holds the caller's row; should it, nothing commits.
+      if (!row) throw forbidden("You are not allowed to do this.");
       return { change, row };
     });
-    if (change.previous_role !== change.new_role) {
-      await deps.security({
-        type: "admin.role_changed",
-        severity: change.new_role === "ADMIN" || change.previous_role === "ADMIN"
-          ? "critical"
-          : "warning",
-        userId: id,
-        ip: c.get("ip"),
-        userAgent: c.get("userAgent"),
-        details: { by: admin.id, from: change.previous_role, to: change.new_role, reason },
-      });
-    }
     return c.json({
       user: toAdminUser(row),
       change: {
