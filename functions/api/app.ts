@@ -25,6 +25,7 @@ import { conversations } from "./routes/conversations.ts";
 import { messages } from "./routes/messages.ts";
 import { attachments } from "./routes/attachments.ts";
 import { realtime } from "./routes/realtime.ts";
+import { users } from "./routes/users.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -104,6 +105,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/messages", messages);
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
+  app.route("/api/users", users);
 
   app.get("/health", async (c) => {
     try {

@@ -1,9 +1,15 @@
 /*
- * Role changes that commit with their record and security event, or change nothing.
+ * The people directory, and role changes that commit with their record and security event, or
+ * change nothing.
  *
- * Tables touched: none created; app.role_changes and app.security_events receive rows from the
- * replaced trigger. Functions replaced (same signatures and grants): app.change_user_role,
- * app_private.record_role_change. Nothing destructive.
+ * People: a signed-in member must be able to find whom to message, and app.users shows a user
+ * only their own row (that stays). app.list_people returns the public fields of active users
+ * (id, name, image, role; never an e-mail) to SUBSCRIBER and up, searched by name, in keyset
+ * pages. New: two indexes on app.users, the function app.list_people.
+ *
+ * Role changes: tables touched: none created; app.role_changes and app.security_events receive
+ * rows from the replaced trigger. Functions replaced (same signatures and grants):
+ * app.change_user_role, app_private.record_role_change. Nothing destructive.
  *
  * What was wrong: an ADMIN demoted by another ADMIN while their own role change ran could pass
  * the admin check, have the demotion commit, and then read back the change and the user through
@@ -11,6 +17,15 @@
  * after the commit by the API, never written). Two admins demoting each other at once could both
  * pass their checks, an outcome no serial order of the two gives.
  */
+
+-- ---------------------------------------------------------------------------------------------
+-- Indexes
+-- ---------------------------------------------------------------------------------------------
+
+-- The directory's order and keyset (active users by lower(name), id), and its name search
+-- (a substring anywhere in the name: trigrams).
+create index users_directory_idx on app.users (lower(name), id) where status = 'active';
+create index users_name_search_idx on app.users using gin (lower(name) extensions.gin_trgm_ops);
 
 -- ---------------------------------------------------------------------------------------------
 -- Triggers
@@ -125,6 +140,52 @@ comment on function app.change_user_role(uuid, app.user_role, text) is
   'other role changes; the caller''s own row stays share-locked until commit.';
 revoke execute on function app.change_user_role(uuid, app.user_role, text) from public, anon;
 grant execute on function app.change_user_role(uuid, app.user_role, text) to authenticated;
+
+/*
+ * The people directory: active users other than the caller, by name (case-insensitive), with only
+ * their public fields. security definer because app.users shows a user only their own row (the
+ * e-mail, status and sign-in times stay private); this function returns nothing else than id,
+ * name, image and role, of active users, to a signed-in SUBSCRIBER or above, checked inside.
+ * `search` is a substring of the name (LIKE wildcards in it are literal). Keyset pages: pass the
+ * name and id of the last row seen as `after_name` and `after_id`.
+ */
+create function app.list_people(
+  search text default null,
+  after_name text default null,
+  after_id uuid default null,
+  max_rows integer default 50
+)
+returns table (id uuid, name text, image text, role app.user_role)
+language plpgsql stable security definer
+set search_path = ''
+as $$
+declare
+  caller uuid := (select auth.uid());
+  pattern text;
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'the people directory needs the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  if nullif(search, '') is not null then
+    pattern := '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'), '_', '\_') || '%';
+  end if;
+  return query
+    select u.id, u.name, u.image, u.role
+    from app.users u
+    where u.status = 'active'
+      and u.id <> caller
+      and (pattern is null or lower(u.name) like pattern)
+      and (after_id is null or (lower(u.name), u.id) > (lower(coalesce(after_name, '')), after_id))
+    order by lower(u.name), u.id
+    limit least(greatest(coalesce(max_rows, 50), 1), 201);
+end;
+$$;
+comment on function app.list_people(text, text, uuid, integer) is
+  'The people directory: id, name, image and role of active users other than the caller, for '
+  'SUBSCRIBER and above, searched by name, in keyset pages. security definer: app.users shows '
+  'a user only their own row; this returns public fields only, never an e-mail.';
+revoke execute on function app.list_people(text, text, uuid, integer) from public, anon;
+grant execute on function app.list_people(text, text, uuid, integer) to authenticated;
 
 -- Deny by default (see the foundation migration).
 revoke execute on all functions in schema app, app_private from public;
