@@ -3,8 +3,18 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { json, router } from "../openapi.ts";
 import { withAnon } from "../../_shared/db.ts";
 import { configDocument, readConfig } from "../../_shared/config-document.ts";
+import type { Settings } from "../../_shared/settings.ts";
 
 export const publicConfig = router();
+
+/**
+ * The project URL that `createClient(url, anonKey)` takes (supabase-js adds `/realtime/v1`
+ * itself): hosted, `SUPABASE_URL` (given to every function); locally, the site's origin, where
+ * the stack serves the Realtime gateway.
+ */
+function projectUrl(settings: Settings): string {
+  return (settings.storage.supabaseUrl ?? new URL(settings.siteUrl).origin).replace(/\/+$/, "");
+}
 
 publicConfig.openapi(
   createRoute({
@@ -17,7 +27,13 @@ publicConfig.openapi(
           version: z.number().int(),
           whiteLabel: configDocument.shape.whiteLabel,
           features: configDocument.shape.features,
-          realtime: z.object({ url: z.string(), anonKey: z.string() }),
+          realtime: z.object({
+            url: z.url().openapi({
+              description: "The project URL for createClient(url, anonKey), e.g. " +
+                "http://localhost:54321 (not the WebSocket URL)",
+            }),
+            anonKey: z.string(),
+          }),
         }),
         "The public configuration",
       ),
@@ -32,14 +48,12 @@ publicConfig.openapi(
         select app.public_config() as doc`,
     );
     const config = readConfig({ whiteLabel: row.doc?.whiteLabel, features: row.doc?.features });
-    const site = new URL(deps.settings.siteUrl);
-    site.protocol = site.protocol === "https:" ? "wss:" : "ws:";
     c.header("Cache-Control", "public, max-age=30");
     return c.json({
       version: row.doc?.version ?? 0,
       whiteLabel: config.whiteLabel,
       features: config.features,
-      realtime: { url: `${site.origin}/realtime/v1`, anonKey: deps.settings.anonKey },
+      realtime: { url: projectUrl(deps.settings), anonKey: deps.settings.anonKey },
     }, 200);
   },
 );
