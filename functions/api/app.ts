@@ -14,6 +14,7 @@ import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
 import { adminGate, requireRole } from "./middleware/roles.ts";
 import { featureGate } from "./middleware/features.ts";
+import { withJsonBodyErrors } from "./openapi.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { auth } from "./routes/auth.ts";
 import { adminUsers } from "./routes/admin/users.ts";
@@ -126,7 +127,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     in: "cookie",
     name: "agora-access-token",
   });
-  app.doc31("/api/openapi.json", {
+  const documentConfig = {
     openapi: "3.1.0",
     info: {
       title: "Agora API",
@@ -134,7 +135,13 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       description: "Errors always have the shape { error: { code, message, details? } }. " +
         "Cookie-authenticated unsafe requests need X-CSRF-Token (GET /api/auth/csrf).",
     },
-  });
+    // The base URL without /api: the paths carry it.
+    servers: [{ url: deps.settings.siteUrl, description: "This deployment (AGORA_SITE_URL)" }],
+  };
+  app.get(
+    "/api/openapi.json",
+    (c) => c.json(withJsonBodyErrors(app.getOpenAPI31Document(documentConfig)), 200),
+  );
 
   app.notFound((c) => c.json(errorBody(new ApiError("not_found", "No such endpoint.")), 404));
 

@@ -5,7 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, ROLES, type SessionUser } from "../context.ts";
-import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
+import { anyone, errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { badRequest, unauthenticated } from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
 import { withUser } from "../../_shared/db.ts";
@@ -97,6 +97,8 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/signin",
+    operationId: "signIn",
+    security: anyone,
     summary: "Start signing in with a provider",
     description:
       "Email sends a single-use magic link (the same answer whether or not the address " +
@@ -135,6 +137,8 @@ auth.openapi(
   createRoute({
     method: "get",
     path: "/callback/{provider}",
+    operationId: "finishSignIn",
+    security: anyone,
     summary: "Finish a browser sign-in",
     description: "For email, `token` is the magic-link token. Sets the session cookies and " +
       "redirects (303) to the `redirectTo` given at sign-in, or to the site.",
@@ -164,6 +168,8 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/verify",
+    operationId: "verifyMagicLink",
+    security: anyone,
     summary: "Exchange a magic-link token for a session (non-browser clients)",
     request: { body: jsonBody(z.object({ token: z.string().min(1).max(512) })) },
     responses: { 200: json(sessionSchema, "A new session"), ...errors(400, 401, 403, 429) },
@@ -182,6 +188,8 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/refresh",
+    operationId: "refreshSession",
+    security: anyone,
     summary: "Rotate a refresh token",
     description: "Send `refreshToken` (integrators) or the refresh cookie (browsers: the answer " +
       "then sets new cookies and leaves the tokens out). The old token is spent; presenting a " +
@@ -234,6 +242,8 @@ auth.openapi(
   createRoute({
     method: "get",
     path: "/csrf",
+    operationId: "getCsrfToken",
+    security: anyone,
     summary: "The CSRF token for cookie-authenticated unsafe requests",
     description: "Send it back as `X-CSRF-Token`. Bound to the session; also set as the " +
       "`agora-csrf` cookie.",
@@ -254,6 +264,7 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/signout",
+    operationId: "signOut",
     summary: "Sign out: the session is revoked at once, cookies cleared",
     security: signedIn,
     responses: {
@@ -290,10 +301,17 @@ auth.openapi(
   createRoute({
     method: "get",
     path: "/session",
+    operationId: "getSession",
+    security: anyone,
     summary: "The current session's user, or null when signed out",
     responses: {
       200: json(
-        z.object({ user: sessionUserSchema.nullable(), expiresAt: z.iso.datetime().nullable() }),
+        // A union, not .nullable(): that would put null beside the $ref in an allOf, which no
+        // null validates against.
+        z.object({
+          user: z.union([sessionUserSchema, z.null()]),
+          expiresAt: z.iso.datetime().nullable(),
+        }),
         "The session",
       ),
     },

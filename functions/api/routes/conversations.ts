@@ -151,6 +151,7 @@ conversations.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listConversations",
     summary: "The caller's conversations, newest activity first",
     description: "`search` matches the title or a participant's name. Each item has the last " +
       "message's preview and the caller's unread count.",
@@ -191,6 +192,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "createConversation",
     summary: "Create a conversation",
     description: "Direct: exactly one other person; creating it again, from either side, " +
       "returns the existing one (200). Group: a title and up to 100 participants; the caller " +
@@ -232,6 +234,7 @@ conversations.openapi(
   createRoute({
     method: "get",
     path: "/{id}/messages",
+    operationId: "listMessages",
     summary: "Messages of a conversation",
     description: "Newest first; `nextCursor` pages to older messages. With `after=<messageId>`, " +
       "the messages newer than that one, oldest first (`nextCursor` continues the catch-up). " +
@@ -307,6 +310,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/{id}/messages",
+    operationId: "sendMessage",
     summary: "Send a message",
     description: "With `Idempotency-Key`, the same key and body within 24 h replay the first " +
       "response; the same key with another body is 409. Attachments must be the caller's own " +
@@ -345,6 +349,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/{id}/typing",
+    operationId: "sendTyping",
     summary: "Say the caller is (or stopped) typing",
     description: "An ephemeral `typing` event to live subscribers, never stored, expiring after " +
       "about 5 s. Throttled per user and conversation: extra calls are accepted and dropped " +
@@ -378,6 +383,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/{id}/participants",
+    operationId: "addParticipants",
     summary: "Add people to a group (its creator only)",
     security: signedIn,
     request: {
@@ -409,6 +415,7 @@ conversations.openapi(
   createRoute({
     method: "delete",
     path: "/{id}/participants/{userId}",
+    operationId: "removeParticipant",
     summary: "Remove someone from a group (its creator), or leave it (oneself)",
     security: signedIn,
     request: { params: z.object({ id: z.uuid(), userId: z.uuid() }) },

@@ -1,6 +1,6 @@
 /** /api/config/public: what a web client needs before sign-in. No secrets. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { json, router } from "../openapi.ts";
+import { anyone, json, router } from "../openapi.ts";
 import { withAnon } from "../../_shared/db.ts";
 import { configDocument, readConfig } from "../../_shared/config-document.ts";
 import type { Settings } from "../../_shared/settings.ts";
@@ -20,6 +20,8 @@ publicConfig.openapi(
   createRoute({
     method: "get",
     path: "/public",
+    operationId: "getPublicConfig",
+    security: anyone,
     summary: "White-label settings, feature flags and where to find Realtime",
     responses: {
       200: json(

@@ -99,6 +99,7 @@ realtime.openapi(
   createRoute({
     method: "get",
     path: "/sse",
+    operationId: "streamEvents",
     summary: "Server-Sent Events for topics",
     description: "Frames carry `id:` (the resume cursor), `event:` (the event name) and `data:` " +
       "(the event as JSON). Reconnect with `Last-Event-ID` (or `lastEventId`) to resume without " +
@@ -226,6 +227,7 @@ realtime.openapi(
   createRoute({
     method: "get",
     path: "/poll",
+    operationId: "pollEvents",
     summary: "Long-poll for events after a cursor",
     description: "Answers at once when events wait after `cursor`, else holds up to `timeout` " +
       "seconds (at most 30) for the next one. Without `cursor`, starts from now. Always answers " +

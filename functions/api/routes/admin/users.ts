@@ -61,6 +61,7 @@ adminUsers.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listUsers",
     summary: "List users, newest first, with counts by role",
     description: "`search` matches email or name (case-insensitive, substring). " +
       "`counts.byRole` counts the users matching `search` and `status` per role; " +
@@ -126,6 +127,7 @@ adminUsers.openapi(
   createRoute({
     method: "put",
     path: "/{id}/role",
+    operationId: "changeUserRole",
     summary: "Change a user's role",
     description: "Recorded with the reason, before and after. Refused (422) for one's own role " +
       "and for demoting the last active ADMIN. Effective on the user's next request.",
