@@ -56,7 +56,22 @@ async function start(args: string[]): Promise<void> {
         // already gone
       }
     }
-    await Promise.all(children.map((c) => c.status.catch(() => {})));
+    // A server process gets a few seconds to finish its responses, then it is killed.
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const exited = await Promise.race([
+      Promise.all(children.map((c) => c.status.catch(() => {}))).then(() => true),
+      new Promise<false>((resolve) => grace = setTimeout(() => resolve(false), 5_000)),
+    ]);
+    clearTimeout(grace);
+    if (!exited) {
+      for (const child of children) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
     await server?.shutdown().catch(() => {});
     if (deps) await closeDeps(deps).catch(() => {});
     await cluster.stop().catch((e) => console.error(String(e)));

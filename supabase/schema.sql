@@ -335,10 +335,19 @@ CREATE FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role
     SET search_path TO ''
     AS $$
 declare
+  caller uuid := (select auth.uid());
+  caller_is_admin boolean;
   previous app.user_role;
   change app.role_changes;
 begin
-  if not app.is_admin() then
+  if caller is null then
+    raise exception 'only an ADMIN changes roles' using errcode = '42501';
+  end if;
+  perform pg_advisory_xact_lock(hashtext('app.change_user_role'));
+  select u.role = 'ADMIN' and u.status = 'active' into caller_is_admin
+  from app.users u where u.id = caller
+  for share;
+  if not coalesce(caller_is_admin, false) then
     raise exception 'only an ADMIN changes roles' using errcode = '42501';
   end if;
   if char_length(coalesce(trim(change_reason), '')) = 0 then
@@ -350,13 +359,14 @@ begin
   end if;
   if previous = new_role then
     -- Nothing changes, so nothing is recorded; the answer still describes the request.
-    return row(null, target_user_id, previous, new_role, auth.uid(), change_reason, now())::app.role_changes;
+    return row(null, target_user_id, previous, new_role, caller, change_reason, now())::app.role_changes;
   end if;
   perform set_config('agora.role_change_reason', change_reason, true);
   update app.users set role = new_role where id = target_user_id;
   perform set_config('agora.role_change_reason', '', true);
-  select * into change from app.role_changes rc
-  where rc.user_id = target_user_id order by rc.id desc limit 1;
+  select * into strict change from app.role_changes rc
+  where rc.user_id = target_user_id and rc.changed_by = caller
+  order by rc.id desc limit 1;
   return change;
 end;
 $$;
@@ -365,7 +375,7 @@ $$;
 -- Name: FUNCTION change_user_role(target_user_id uuid, new_role app.user_role, change_reason text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) IS 'Changes a user''s role and records it in one transaction, with the caller''s rights: the users policies and the guard trigger refuse non-admins, self-changes and removing the last ADMIN. AG404 for an unknown user (or one RLS hides).';
+COMMENT ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) IS 'An ADMIN changes another user''s role: recorded with its reason (and, through the trigger, its security event) in the same transaction, or refused with nothing changed. Serialized with other role changes; the caller''s own row stays share-locked until commit.';
 
 --
 -- Name: claim_idempotency_key(text, text, text); Type: FUNCTION; Schema: app; Owner: -
@@ -717,6 +727,42 @@ $$;
 --
 
 COMMENT ON FUNCTION app.is_participant(target_conversation_id uuid) IS 'Whether the current user takes part in one conversation (and may use it): one primary-key lookup, cheaper than the whole set for single-conversation checks. security definer as app.my_conversation_ids.';
+
+--
+-- Name: list_people(text, text, uuid, integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.list_people(search text DEFAULT NULL::text, after_name text DEFAULT NULL::text, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 50) RETURNS TABLE(id uuid, name text, image text, role app.user_role)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  caller uuid := (select auth.uid());
+  pattern text;
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'the people directory needs the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  if nullif(search, '') is not null then
+    pattern := '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'), '_', '\_') || '%';
+  end if;
+  return query
+    select u.id, u.name, u.image, u.role
+    from app.users u
+    where u.status = 'active'
+      and u.id <> caller
+      and (pattern is null or lower(u.name) like pattern)
+      and (after_id is null or (lower(u.name), u.id) > (lower(coalesce(after_name, '')), after_id))
+    order by lower(u.name), u.id
+    limit least(greatest(coalesce(max_rows, 50), 1), 201);
+end;
+$$;
+
+--
+-- Name: FUNCTION list_people(search text, after_name text, after_id uuid, max_rows integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) IS 'The people directory: id, name, image and role of active users other than the caller, for SUBSCRIBER and above, searched by name, in keyset pages. security definer: app.users shows a user only their own row; this returns public fields only, never an e-mail.';
 
 --
 -- Name: mark_read(uuid); Type: FUNCTION; Schema: app; Owner: -
@@ -1983,12 +2029,31 @@ CREATE FUNCTION app_private.record_role_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
+declare
+  actor uuid := (select auth.uid());
+  why text := coalesce(
+    nullif(current_setting('agora.role_change_reason', true), ''), 'changed by a server path'
+  );
+  client_ip inet;
 begin
   insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason)
-  values (
-    new.id, old.role, new.role, auth.uid(),
-    coalesce(nullif(current_setting('agora.role_change_reason', true), ''), 'changed by a server path')
-  );
+  values (new.id, old.role, new.role, actor, why);
+  if actor is not null then
+    begin
+      client_ip := nullif(current_setting('agora.client_ip', true), '')::inet;
+    exception when invalid_text_representation then
+      client_ip := null;
+    end;
+    insert into app.security_events (type, severity, user_id, ip, user_agent, details)
+    values (
+      'admin.role_changed',
+      case when 'ADMIN' in (old.role, new.role) then 'critical' else 'warning' end::app.security_severity,
+      new.id,
+      client_ip,
+      left(nullif(current_setting('agora.user_agent', true), ''), 1024),
+      jsonb_build_object('by', actor, 'from', old.role, 'to', new.role, 'reason', why)
+    );
+  end if;
   return null;
 end;
 $$;
@@ -1997,7 +2062,7 @@ $$;
 -- Name: FUNCTION record_role_change(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.record_role_change() IS 'The audit trail writes itself: every role change, by any path, lands in app.role_changes with the reason from agora.role_change_reason. security definer because nobody may insert audit rows directly: that is what makes the trail trustworthy.';
+COMMENT ON FUNCTION app_private.record_role_change() IS 'Writes the audit row of every role change and, for a change by a signed-in ADMIN, its admin.role_changed security event, in the same transaction. security definer: nobody writes these rows directly.';
 
 --
 -- Name: retry_dead_job(bigint); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2786,10 +2851,22 @@ CREATE INDEX sessions_user_id_idx ON app.sessions USING btree (user_id);
 CREATE INDEX users_created_at_id_idx ON app.users USING btree (created_at DESC, id DESC);
 
 --
+-- Name: users_directory_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX users_directory_idx ON app.users USING btree (lower(name), id) WHERE (status = 'active'::app.user_status);
+
+--
 -- Name: users_email_key; Type: INDEX; Schema: app; Owner: -
 --
 
 CREATE UNIQUE INDEX users_email_key ON app.users USING btree (lower(email));
+
+--
+-- Name: users_name_search_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX users_name_search_idx ON app.users USING gin (lower(name) extensions.gin_trgm_ops);
 
 --
 -- Name: users_role_idx; Type: INDEX; Schema: app; Owner: -
@@ -3539,6 +3616,13 @@ GRANT ALL ON FUNCTION app.is_admin() TO authenticated;
 
 REVOKE ALL ON FUNCTION app.is_participant(target_conversation_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_participant(target_conversation_id uuid) TO authenticated;
+
+--
+-- Name: FUNCTION list_people(search text, after_name text, after_id uuid, max_rows integer); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) TO authenticated;
 
 --
 -- Name: FUNCTION mark_read(target_message_id uuid); Type: ACL; Schema: app; Owner: -
