@@ -22,6 +22,7 @@ import {
   ensurePlatformContracts,
   fundSeededWallets,
   resetLocalChain,
+  stampFile,
   startLocalChain,
 } from "./chain/local.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
@@ -92,7 +93,7 @@ async function start(args: string[]): Promise<void> {
       AGORA_RPC_URL: chain.url,
     };
     deps = createDeps(loadSettings(serverEnv));
-    await prepareChain(deps, chain);
+    await prepareChain(deps, chain, localDir);
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
     server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });
     for (let i = 1; i < processes; i++) {
@@ -151,8 +152,15 @@ Ctrl-C stops everything. \`npm start -- --reset\` starts from a fresh, seeded da
  * a new chain (or when the recorded ones are gone), kept otherwise; then the seeded accounts'
  * wallets are funded once each.
  */
-async function prepareChain(deps: ReturnType<typeof createDeps>, chain: Chain): Promise<void> {
-  const ensured = await ensurePlatformContracts(deps.sql, chain.url, say);
+async function prepareChain(
+  deps: ReturnType<typeof createDeps>,
+  chain: Chain,
+  localDir: string,
+): Promise<void> {
+  const ensured = await ensurePlatformContracts(deps.sql, chain.url, {
+    log: say,
+    stampFile: stampFile(localDir),
+  });
   if (ensured.deployed) {
     say(`deployed the platform's contracts; recorded as configuration version ${ensured.version}`);
   } else {

@@ -99,42 +99,91 @@ export async function recordContracts(
 
 export interface EnsuredContracts {
   contracts: PlatformContracts;
-  /** True when this call deployed them (a new chain, or the recorded contracts were gone). */
+  /** True when this call deployed them (a new chain, lost state, or changed sources). */
   deployed: boolean;
   /** The configuration version that holds them. */
   version: number;
 }
 
 /**
+ * What was deployed from which sources (`<local dir>/chain/contracts.json`): lets a later start
+ * see that contracts/*.sol changed since and deploy the new code.
+ */
+interface Stamp {
+  key: string;
+  contracts: PlatformContracts;
+}
+
+async function readStamp(file: string): Promise<Stamp | null> {
+  try {
+    return JSON.parse(await Deno.readTextFile(file)) as Stamp;
+  } catch {
+    return null;
+  }
+}
+
+const sameAddresses = (a: PlatformContracts, b: PlatformContracts) =>
+  a.chainId === b.chainId &&
+  JSON.stringify(contractAddresses(a).map((x) => x.toLowerCase())) ===
+    JSON.stringify(contractAddresses(b).map((x) => x.toLowerCase()));
+
+export interface EnsureOptions {
+  log?: (line: string) => void;
+  /**
+   * The stack's record of what it deployed from which sources. With it, contracts this stack
+   * deployed from sources that have changed since are deployed again; contracts the
+   * configuration names that it did not deploy (an admin pointed elsewhere) are left alone.
+   */
+  stampFile?: string;
+}
+
+/**
  * The platform's contracts on the stack's chain: the recorded ones when the configuration names
- * all of them for this chain id and each still has code; otherwise freshly deployed (compiled
- * from the cache when possible) and recorded with the reason "local chain deployed".
+ * all of them for this chain id, each still has code, and (with a stamp file) they were not
+ * deployed from older sources; otherwise freshly deployed (compiled from the cache when possible)
+ * and recorded with the reason "local chain deployed".
  */
 export async function ensurePlatformContracts(
   sql: Sql,
   rpcUrl: string,
-  log: (line: string) => void = () => {},
+  opts: EnsureOptions = {},
 ): Promise<EnsuredContracts> {
+  const log = opts.log ?? (() => {});
   const { version, config } = await currentConfig(sql);
   const chainId = Number(await rpc<string>(rpcUrl, "eth_chainId"));
+  // From the cache this takes milliseconds; it is compiled only when the sources are new.
+  const compiled = await compileContracts();
   const existing = recorded(config, chainId);
   if (existing) {
     const missing = await missingCode(rpcUrl, contractAddresses(existing));
-    if (!missing.length) return { contracts: existing, deployed: false, version };
-    log(`the recorded contracts have no code on the chain (its state was lost): deploying again`);
+    const stamp = opts.stampFile ? await readStamp(opts.stampFile) : null;
+    const outdated = stamp !== null && sameAddresses(stamp.contracts, existing) &&
+      stamp.key !== compiled.artifacts.key;
+    if (!missing.length && !outdated) return { contracts: existing, deployed: false, version };
+    log(
+      missing.length
+        ? "the recorded contracts have no code on the chain (its state was lost): deploying again"
+        : "contracts/*.sol changed since the contracts were deployed: deploying the new code",
+    );
   }
-  const compiled = await compileContracts();
-  log(
-    compiled.cached
-      ? "contracts: compiled artifacts from the cache"
-      : `contracts: compiled with solc ${compiled.artifacts.compiler} in ${
+  if (!compiled.cached) {
+    log(
+      `contracts: compiled with solc ${compiled.artifacts.compiler} in ${
         (compiled.ms / 1000).toFixed(1)
       } s (cached in ${compiled.cacheFile})`,
-  );
+    );
+  }
   const contracts = await deployPlatform({ rpcUrl, artifacts: compiled.artifacts });
   const written = await recordContracts(sql, contracts);
+  if (opts.stampFile) {
+    const stamp: Stamp = { key: compiled.artifacts.key, contracts };
+    await Deno.writeTextFile(opts.stampFile, JSON.stringify(stamp, null, 2) + "\n");
+  }
   return { contracts, deployed: true, version: written };
 }
+
+/** Where the stack keeps its record of what it deployed (see `EnsureOptions.stampFile`). */
+export const stampFile = (localDir: string) => join(chainDir(localDir), "contracts.json");
 
 /**
  * The addresses of the seeded accounts' wallets, to be funded on the local chain.

@@ -5,6 +5,7 @@
  * their own version.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import postgres from "postgres";
 import { getAddress } from "viem";
 import {
@@ -13,6 +14,7 @@ import {
   ensurePlatformContracts,
   recordContracts,
 } from "../../stack/chain/local.ts";
+import { compileContracts } from "../../stack/chain/compile.ts";
 import { deployPlatform, missingCode, type PlatformContracts } from "../../stack/chain/deploy.ts";
 import { test } from "../helpers.ts";
 import { testRpcUrl } from "./support.ts";
@@ -50,7 +52,9 @@ test("[chain] recorded contracts without code are deployed again and the new add
     assert.equal((await missingCode(testRpcUrl(), contractAddresses(stale))).length, 6);
 
     const lines: string[] = [];
-    const ensured = await ensurePlatformContracts(sql, testRpcUrl(), (l) => lines.push(l));
+    const ensured = await ensurePlatformContracts(sql, testRpcUrl(), {
+      log: (l) => lines.push(l),
+    });
     assert.equal(ensured.deployed, true);
     assert.equal(ensured.version, staleVersion + 1);
     assert.ok(lines.some((l) => l.includes("no code on the chain")), lines.join("\n"));
@@ -102,5 +106,52 @@ test("[chain] recording the same contracts again writes nothing; concurrent reco
     await recordContracts(sql, contracts, "test: back to real contracts");
   } finally {
     await sql.end();
+  }
+});
+
+test("[chain] with a stamp file, contracts deployed from older sources are deployed again; others are kept", async () => {
+  const sql = database();
+  const dir = await Deno.makeTempDir({ prefix: "agora-chain-stamp-" });
+  const stamp = join(dir, "contracts.json");
+  try {
+    const current = await ensurePlatformContracts(sql, testRpcUrl());
+    // No stamp: the stack cannot know it deployed them, so they are kept.
+    assert.equal(
+      (await ensurePlatformContracts(sql, testRpcUrl(), { stampFile: stamp })).deployed,
+      false,
+    );
+    // A stamp of these contracts from other sources: deployed again, recorded, stamp renewed.
+    await Deno.writeTextFile(
+      stamp,
+      JSON.stringify({ key: "older sources", contracts: current.contracts }),
+    );
+    const lines: string[] = [];
+    const renewed = await ensurePlatformContracts(sql, testRpcUrl(), {
+      stampFile: stamp,
+      log: (l) => lines.push(l),
+    });
+    assert.equal(renewed.deployed, true);
+    assert.ok(lines.some((l) => l.includes("changed since the contracts were deployed")));
+    assert.notEqual(renewed.contracts.utility, current.contracts.utility, "new contracts");
+    assert.equal(renewed.version, current.version + 1);
+    const written = JSON.parse(await Deno.readTextFile(stamp));
+    assert.equal(written.key, (await compileContracts()).artifacts.key);
+    assert.deepEqual(written.contracts, renewed.contracts);
+    assert.equal(
+      (await ensurePlatformContracts(sql, testRpcUrl(), { stampFile: stamp })).deployed,
+      false,
+    );
+    // A stamp of other contracts than the recorded ones (the configuration was pointed elsewhere): kept.
+    await Deno.writeTextFile(
+      stamp,
+      JSON.stringify({ key: "older sources", contracts: nowhere(4) }),
+    );
+    assert.equal(
+      (await ensurePlatformContracts(sql, testRpcUrl(), { stampFile: stamp })).deployed,
+      false,
+    );
+  } finally {
+    await sql.end();
+    await Deno.remove(dir, { recursive: true });
   }
 });

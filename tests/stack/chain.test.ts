@@ -1,8 +1,9 @@
 /**
  * The chain in `npm start`: anvil on AGORA_CHAIN_PORT; on a new chain the platform's contracts
  * are deployed and recorded as a configuration version ("local chain deployed"); a restart keeps
- * the chain's state and the recorded contracts (no new version); a chain whose state file was
- * lost gets the contracts again; `--reset` starts the chain empty; Ctrl-C leaves no anvil behind.
+ * the chain's state and the recorded contracts (no new version); contracts deployed from older
+ * sources, or missing because the chain's state file was lost, are deployed again and recorded;
+ * `--reset` starts the chain empty; Ctrl-C leaves no anvil behind.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -27,7 +28,7 @@ interface Recorded {
   };
 }
 
-test("[stack] npm start: the chain's contracts are deployed and recorded, kept on restart, redeployed when the chain state is lost, reset by --reset", async () => {
+test("[stack] npm start: the chain's contracts are deployed and recorded, kept on restart, redeployed after a source change or a lost chain state, reset by --reset", async () => {
   const localDir = await Deno.makeTempDir({ prefix: "agora-stack-" });
   await Deno.chmod(localDir, 0o755); // the database server runs as the postgres user
   const ports = { port: freePort(), dbPort: freePort(), chainPort: freePort() };
@@ -116,16 +117,36 @@ test("[stack] npm start: the chain's contracts are deployed and recorded, kept o
     assert.equal(await chain.getBalance({ address: marker }), parseEther("1"), "state kept");
     await stop(running);
 
-    // The chain's state is lost (the database is not): deployed again, recorded as a new version.
+    // The sources changed since the deployment (the stamp says so): the new code is deployed on
+    // the same chain, at new addresses, recorded as a new version; the chain's state is kept.
+    const stampPath = join(localDir, "chain", "contracts.json");
+    const stamp = JSON.parse(await Deno.readTextFile(stampPath));
+    assert.equal(stamp.contracts.utility, first.contracts.utility);
+    await Deno.writeTextFile(stampPath, JSON.stringify({ ...stamp, key: "older sources" }));
+    running = await startStack(localDir, ports);
+    assert.match(
+      running.output(),
+      /changed since the contracts were deployed: deploying the new code/,
+    );
+    await connect();
+    const third = await recorded();
+    assert.equal(third.version, first.version + 1);
+    assert.equal(third.reason, "local chain deployed");
+    assert.notEqual(third.contracts.utility, first.contracts.utility);
+    assert.ok(await allHaveCode(third));
+    assert.equal(await chain.getBalance({ address: marker }), parseEther("1"), "state kept");
+    await stop(running);
+
+    // The chain's state is lost (the database is not): deployed again and recorded. The same
+    // account deploys at the same nonces on a new chain, so the addresses are the first ones.
     await Deno.remove(join(localDir, "chain", "state.json"));
     running = await startStack(localDir, ports);
     assert.match(running.output(), /have no code on the chain .*: deploying again/);
     await connect();
-    const third = await recorded();
-    // The same account deploys at the same nonces on a new chain, so the addresses are the same
-    // and the configuration needs no new version.
-    assert.deepEqual(third, first);
-    assert.ok(await allHaveCode(third), "the contracts are on the new chain");
+    const fourth = await recorded();
+    assert.equal(fourth.version, third.version + 1);
+    assert.deepEqual(fourth.contracts, first.contracts);
+    assert.ok(await allHaveCode(fourth), "the contracts are on the new chain");
     assert.equal(await chain.getBalance({ address: marker }), 0n, "a new chain");
     await sendMarker();
     await stop(running);
@@ -133,9 +154,9 @@ test("[stack] npm start: the chain's contracts are deployed and recorded, kept o
     // --reset: a fresh database and an empty chain, deployed and recorded once more.
     running = await startStack(localDir, ports, ["--reset"]);
     await connect();
-    const fourth = await recorded();
-    assert.equal(fourth.version, first.version, "the fresh database records it as before");
-    assert.ok(await allHaveCode(fourth));
+    const fifth = await recorded();
+    assert.deepEqual(fifth, first, "the fresh database records the same deployment as at first");
+    assert.ok(await allHaveCode(fifth));
     assert.equal(await chain.getBalance({ address: marker }), 0n, "the chain was reset");
     await stop(running);
   } finally {
