@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../stack/postgres.ts";
-import { test } from "../helpers.ts";
+import { expectJson, test } from "../helpers.ts";
+import { portOpen } from "./stack-process.ts";
 import { openSse } from "../realtime/sse-client.ts";
 
 const ROOT = join(fileURLToPath(new URL("../..", import.meta.url)));
@@ -49,21 +50,12 @@ async function alive(pid: number): Promise<boolean> {
   }
 }
 
-async function portOpen(port: number): Promise<boolean> {
-  try {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-    conn.close();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function signalScenario(signal: "SIGTERM" | "SIGINT", args: string[]) {
   const localDir = await Deno.makeTempDir({ prefix: "agora-signals-" });
   await Deno.chmod(localDir, 0o755); // the database server runs as the postgres user
   const port = freePort();
   const dbPort = freePort();
+  const chainPort = freePort();
   const base = `http://localhost:${port}`;
   const child = new Deno.Command("npm", {
     args: ["start", "--", ...args],
@@ -72,6 +64,7 @@ async function signalScenario(signal: "SIGTERM" | "SIGINT", args: string[]) {
       AGORA_LOCAL_DIR: localDir,
       AGORA_PORT: String(port),
       AGORA_DB_PORT: String(dbPort),
+      AGORA_CHAIN_PORT: String(chainPort),
       AGORA_LOG_LEVEL: "warn",
       NO_COLOR: "1",
     },
@@ -107,15 +100,14 @@ async function signalScenario(signal: "SIGTERM" | "SIGINT", args: string[]) {
     });
     assert.equal(sent.status, 202);
     await sent.body?.cancel();
-    const mail = await (await fetch(`${base}/_dev/mail?to=member@example.com`)).json();
+    const mail = await expectJson(await fetch(`${base}/_dev/mail?to=member@example.com`), 200);
     const token = new URL(mail.items[0].links[0]).searchParams.get("token");
     const verified = await fetch(`${base}/functions/v1/api/auth/verify`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ token }),
     });
-    assert.equal(verified.status, 200);
-    const session = await verified.json();
+    const session = await expectJson(verified, 200);
     const auth = { authorization: `Bearer ${session.accessToken}` };
     const topics = `user:${session.user.id}`;
 
@@ -126,8 +118,7 @@ async function signalScenario(signal: "SIGTERM" | "SIGINT", args: string[]) {
     const poll = await fetch(`${base}/api/realtime/poll?topics=${topics}&timeout=1`, {
       headers: auth,
     });
-    assert.equal(poll.status, 200);
-    await poll.json();
+    await expectJson(poll, 200);
     sse = await openSse(`${base}/api/realtime/sse?topics=${topics}`, auth);
     assert.equal((await sse.next(5_000))?.event, "ready");
     const pending = fetch(`${base}/api/realtime/poll?topics=${topics}&timeout=30`, {
@@ -158,10 +149,11 @@ async function signalScenario(signal: "SIGTERM" | "SIGINT", args: string[]) {
     assert.equal(await alive(postmaster), false, "the database server is down");
     assert.equal(await portOpen(port), false, "the HTTP port is closed");
     assert.equal(await portOpen(dbPort), false, "the database port is closed");
+    assert.equal(await portOpen(chainPort), false, "the chain's port is closed");
     assert.ok(took < STOP_WITHIN_MS, `stopped in ${took} ms`);
     await pending;
     await Promise.all(pumps);
-    assert.match(output, /stopped: the database server is down/);
+    assert.match(output, /stopped: the database server and the chain are down/);
     assert.doesNotMatch(output, /request\.signal/, "no warning about request.signal in the log");
   } finally {
     sse?.close();
