@@ -2,8 +2,9 @@
  * `npm start`, `npm test` and `npm run bench` (after stack/run.sh installed what was missing).
  *
  *   start [--reset] [--processes N]
- *                     the local stack on http://localhost:54321, database on 127.0.0.1:54322;
- *                     with N > 1, N server processes share the port (SO_REUSEPORT)
+ *                     the local stack on http://localhost:54321, database on 127.0.0.1:54322,
+ *                     chain (anvil) on 127.0.0.1:8545; with N > 1, N server processes share the
+ *                     port (SO_REUSEPORT); --reset starts from a fresh database and chain
  *   serve             one more server process of a running stack (used by start --processes)
  *   test              every check against a throwaway cluster, then one summary line
  *   bench [name]      benchmarks against a throwaway stack (tests/bench/)
@@ -15,6 +16,15 @@ import { startStackServer } from "./server.ts";
 import { prepareDatabase, ROOT, stackEnv, throwawayCluster } from "./database.ts";
 import { dumpSchema, SCHEMA_FILE } from "./schema-dump.ts";
 import { closeDeps, createDeps } from "../functions/api/deps.ts";
+import { type Chain, throwawayChain } from "./chain/anvil.ts";
+import {
+  chainDir,
+  ensurePlatformContracts,
+  fundSeededWallets,
+  resetLocalChain,
+  stampFile,
+  startLocalChain,
+} from "./chain/local.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
 
@@ -27,10 +37,12 @@ async function start(args: string[]): Promise<void> {
     port: Number(env.AGORA_DB_PORT ?? 54322),
     password: env.AGORA_DB_PASSWORD,
   });
+  const chainPort = Number(env.AGORA_CHAIN_PORT ?? 8545);
   if (args.includes("--reset")) {
-    say("--reset: removing the local database");
+    say("--reset: removing the local database and chain");
     await cluster.stop();
     await Deno.remove(cluster.dir, { recursive: true }).catch(() => {});
+    await resetLocalChain(localDir);
   }
   const created = await cluster.create();
   if (created) say(`created a Postgres cluster in ${cluster.dir}`);
@@ -44,6 +56,7 @@ async function start(args: string[]): Promise<void> {
   let stopping = false;
   let server: Awaited<ReturnType<typeof startStackServer>> | null = null;
   let deps: ReturnType<typeof createDeps> | null = null;
+  let chain: Chain | null = null;
   const children: Deno.ChildProcess[] = [];
   const stop = async (code: number) => {
     if (stopping) return;
@@ -56,25 +69,46 @@ async function start(args: string[]): Promise<void> {
         // already gone
       }
     }
-    await Promise.all(children.map((c) => c.status.catch(() => {})));
+    // A server process gets a few seconds to finish its responses, then it is killed.
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const exited = await Promise.race([
+      Promise.all(children.map((c) => c.status.catch(() => {}))).then(() => true),
+      new Promise<false>((resolve) => grace = setTimeout(() => resolve(false), 5_000)),
+    ]);
+    clearTimeout(grace);
+    if (!exited) {
+      for (const child of children) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
     await server?.shutdown().catch(() => {});
     if (deps) await closeDeps(deps).catch(() => {});
+    // The chain writes its state file as it stops.
+    await chain?.stop().catch((e) => console.error(String(e)));
     await cluster.stop().catch((e) => console.error(String(e)));
-    say("stopped: the database server is down");
+    say("stopped: the database server and the chain are down");
     Deno.exit(code);
   };
   Deno.addSignalListener("SIGINT", () => void stop(0));
   Deno.addSignalListener("SIGTERM", () => void stop(0));
 
   try {
+    chain = await startLocalChain(localDir, chainPort, (line) => console.error(`[anvil] ${line}`));
+    say(`chain: anvil on ${chain.url} (chain id ${chain.chainId}), state in ${chainDir(localDir)}`);
     await prepareDatabase(cluster, created);
     if (created) say("applied sql/local/, the migrations (supabase db push) and supabase/seed.sql");
     else say("applied sql/local/ and any new migrations (supabase db push); data kept");
     const serverEnv = {
       AGORA_STORAGE_DIR: join(localDir, "storage"),
       ...(await stackEnv(cluster, env, port)),
+      AGORA_RPC_URL: chain.url,
     };
     deps = createDeps(loadSettings(serverEnv));
+    await prepareChain(deps, chain, localDir);
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
     server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });
     for (let i = 1; i < processes; i++) {
@@ -100,6 +134,8 @@ async function start(args: string[]): Promise<void> {
     return;
   }
   const base = `http://localhost:${port}`;
+  const chainLine = `${chain!.url}  (anvil, chain id ${chain!.chainId}; ` +
+    "contract addresses in the configuration, wallet.contracts)";
   console.log(`
 Agora is running.
 
@@ -107,6 +143,7 @@ Agora is running.
   OpenAPI      ${base}/api/openapi.json
   Health       ${base}/health
   Dev mailbox  ${base}/_dev/mail?to=<address>
+  Chain        ${chainLine}
   Database     postgresql://postgres@127.0.0.1:${cluster.opts.port}/postgres  (password: AGORA_DB_PASSWORD in ${
     join(localDir, "agora.env")
   })
@@ -121,8 +158,32 @@ Sign in:
   curl '${base}/_dev/mail?to=admin@example.com'      # open the link in a browser, or:
   curl -X POST ${base}/api/auth/verify -H 'content-type: application/json' -d '{"token":"<token from the link>"}'
 
-Ctrl-C stops everything. \`npm start -- --reset\` starts from a fresh, seeded database.
+Ctrl-C stops everything. \`npm start -- --reset\` starts from a fresh, seeded database and chain.
 `);
+}
+
+/**
+ * The platform's contracts on the stack's chain: deployed and recorded in the configuration on
+ * a new chain (or when the recorded ones are gone), kept otherwise; then the seeded accounts'
+ * wallets are funded once each.
+ */
+async function prepareChain(
+  deps: ReturnType<typeof createDeps>,
+  chain: Chain,
+  localDir: string,
+): Promise<void> {
+  const ensured = await ensurePlatformContracts(deps.sql, chain.url, {
+    log: say,
+    stampFile: stampFile(localDir),
+  });
+  if (ensured.deployed) {
+    say(`deployed the platform's contracts; recorded as configuration version ${ensured.version}`);
+  } else {
+    say(`the platform's contracts are on the chain (configuration version ${ensured.version})`);
+  }
+  deps.config.invalidate();
+  const funded = await fundSeededWallets(deps.sql, chain.url, ensured.contracts);
+  if (funded.length) say(`funded ${funded.length} seeded wallet(s) on the chain`);
 }
 
 interface StepResult {
@@ -181,11 +242,19 @@ async function test(args: string[]): Promise<void> {
 
   say("creating a throwaway database for this run");
   const { cluster, secrets, dispose } = await throwawayCluster();
-  // An interrupted run (Ctrl-C, a CI timeout) still removes its database server.
+  // One throwaway chain for the whole run (anvil starts in well under a second).
+  let chain: Chain | null = null;
+  // An interrupted run (Ctrl-C, a CI timeout) still removes its database server and chain (the
+  // chain would also stop by itself once this process is gone: see stack/chain/anvil.ts).
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(signal, () => void dispose().finally(() => Deno.exit(130)));
+    Deno.addSignalListener(
+      signal,
+      () => void Promise.all([dispose(), chain?.stop()]).finally(() => Deno.exit(130)),
+    );
   }
   try {
+    chain = await throwawayChain();
+    say(`throwaway chain for this run: anvil on ${chain.url}`);
     results.push(await schemaStep(cluster));
     const url = new URL(cluster.url());
     results.push(
@@ -219,6 +288,7 @@ async function test(args: string[]): Promise<void> {
         ...secrets,
         AGORA_TEST_DB_URL: cluster.url(),
         AGORA_TEST_DB_PASSWORD: secrets.AGORA_DB_PASSWORD,
+        AGORA_TEST_RPC_URL: chain.url,
       }, (output, ok) => {
         const match = /\|\s*(\d+) passed.*?\|\s*(\d+) failed/.exec(output);
         const passed = match ? Number(match[1]) : 0;
@@ -227,6 +297,7 @@ async function test(args: string[]): Promise<void> {
       }),
     );
   } finally {
+    await chain?.stop();
     await dispose();
   }
   const passed = results.reduce((n, r) => n + r.passed, 0);

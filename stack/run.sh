@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Entry point of `npm start`, `npm test` and `npm run bench`: installs what is missing (Debian
 # packages, npm dependencies), quickly when nothing is, then hands over to the Deno CLI.
+#
+# Signals: npm passes SIGINT and SIGTERM sent to its own pid to its child, the `sh -c` it runs the
+# script with, which would die without passing them on. So the package.json scripts `exec` this
+# file, and this file `exec`s deno: npm's child is deno itself, and deno stops everything
+# (stack/cli.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,4 +43,5 @@ if [ ! -x node_modules/.bin/deno ] || [ "$(cat "$stamp" 2>/dev/null)" != "$lock_
 fi
 
 export PATH="$PWD/node_modules/.bin:$PATH"
+# exec: deno replaces this shell, so the signals npm passes on reach it (see the top).
 exec deno run --allow-all --quiet stack/cli.ts "$command_name" "$@"

@@ -39,6 +39,8 @@ export interface StackServerOptions {
 }
 
 const FUNCTIONS_PREFIX = "/functions/v1";
+/** How long a stopping server waits for responses still being written. */
+const SHUTDOWN_GRACE_MS = 2_000;
 
 /** `GET /_dev/mail?to=`: local mode only, newest first. */
 async function devMail(deps: Deps, url: URL): Promise<Response> {
@@ -104,7 +106,15 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
       url.pathname === `${FUNCTIONS_PREFIX}/api`
     ) {
       url.pathname = url.pathname.slice(FUNCTIONS_PREFIX.length);
-      return app.fetch(new Request(url, request), info);
+      // Not `new Request(url, request)`: that reads request.signal, which makes Deno warn that
+      // the signal aborts on successful responses (its legacy behaviour).
+      const moved = new Request(url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        redirect: request.redirect,
+      });
+      return app.fetch(moved, info);
     }
     return app.fetch(request, info);
   });
@@ -120,7 +130,15 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     async shutdown() {
       await jobs?.stop();
       await gateway.close();
-      await server.shutdown();
+      // SSE streams and long-polls end here; the server's shutdown waits for every response in
+      // flight, so it would otherwise wait for streams that never finish.
+      await deps.hub.close();
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.shutdown(),
+        new Promise((resolve) => grace = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+      ]);
+      clearTimeout(grace);
     },
   };
 }

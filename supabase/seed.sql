@@ -3,6 +3,10 @@
  * sessions, sign-in events, access logs, a role change, a configuration version) for the admin
  * views to show something. Loaded once into a new local database (`npm start`, `--reset`, tests).
  * Everything is deterministic: the same seed gives the same data, relative to now().
+ *
+ * The admin lists are newest first by time (then id), as the server writes them: so history is
+ * always in the past, and access-log rows and security events are inserted in time order, their
+ * ids following their times (tests/sql/012-seed.sql).
  */
 
 insert into app.users (id, email, name, role, created_at, last_sign_in_at) values
@@ -19,7 +23,8 @@ select
   (array['SUBSCRIBER', 'SUBSCRIBER', 'MEMBER', 'SUBSCRIBER', 'CONFIDENTIAL', 'MEMBER'])[1 + n % 6]::app.user_role,
   case when n % 7 = 0 then 'suspended' else 'active' end::app.user_status,
   now() - make_interval(days => 60 - (n * 5) / 3, hours => n % 24),
-  case when n % 3 = 0 then null else now() - make_interval(days => n % 10) end
+  -- At least an hour ago: the seeded access-log rows follow each sign-in by a few minutes.
+  case when n % 3 = 0 then null else now() - make_interval(days => n % 10, hours => 1 + n % 5, mins => n) end
 from generate_series(1, 36) as n;
 
 insert into app.identities (user_id, provider, provider_user_id, email, created_at)
@@ -31,22 +36,42 @@ select u.id, 'email', '127.0.0.1', 'seed', u.last_sign_in_at, u.last_sign_in_at 
        u.last_sign_in_at + interval '30 days', u.last_sign_in_at + interval '2 hours', 'signout'
 from app.users u where u.last_sign_in_at is not null;
 
-insert into app.security_events (type, severity, user_id, ip, user_agent, details, created_at)
-select 'auth.signin', 'info', s.user_id, s.ip, s.user_agent, jsonb_build_object('provider', 'email', 'seed', true), s.created_at
-from app.sessions s;
-
-insert into app.security_events (type, severity, user_id, ip, user_agent, details, created_at) values
-  ('auth.signin_failed', 'warning', null, '203.0.113.7', 'curl/8', '{"provider":"email","reason":"invalid_or_expired_token","seed":true}', now() - interval '5 days'),
-  ('admin.access_denied', 'warning', '00000000-0000-4000-8000-000000000004', '198.51.100.4', 'seed', '{"path":"/api/admin/users","role":"SUBSCRIBER","seed":true}', now() - interval '3 days'),
-  ('rate_limit.exceeded', 'warning', null, '203.0.113.7', 'curl/8', '{"group":"signin_ip","seed":true}', now() - interval '5 days');
-
-insert into app.access_logs (request_id, user_id, method, route, status, duration_ms, ip, created_at)
-select format('seed-%s', n), u.id, 'GET', '/api/auth/session', 200, 3.5, '127.0.0.1', u.last_sign_in_at + make_interval(mins => n)
-from app.users u, generate_series(1, 3) as n
-where u.last_sign_in_at is not null;
-
 insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason, changed_at) values
   ('00000000-0000-4000-8000-000000000003', 'SUBSCRIBER', 'MEMBER', '00000000-0000-4000-8000-000000000001', 'Seed: promoted after onboarding', now() - interval '65 days');
+
+-- Security events in time order: the sign-ins that opened the sessions above, the role change,
+-- and a few refusals.
+insert into app.security_events (type, severity, user_id, ip, user_agent, details, created_at)
+select type, severity::app.security_severity, user_id, ip::inet, user_agent, details, created_at
+from (
+  select 'auth.signin' as type, 'info' as severity, s.user_id, host(s.ip) as ip, s.user_agent,
+         jsonb_build_object('provider', 'email', 'seed', true) as details, s.created_at
+  from app.sessions s
+  union all
+  select 'admin.role_changed', 'warning', rc.user_id, '127.0.0.1', 'seed',
+         jsonb_build_object('by', rc.changed_by, 'from', rc.previous_role, 'to', rc.new_role,
+                            'reason', rc.reason, 'seed', true),
+         rc.changed_at
+  from app.role_changes rc
+  union all
+  values
+    ('auth.signin_failed', 'warning', null::uuid, '203.0.113.7', 'curl/8',
+     '{"provider":"email","reason":"invalid_or_expired_token","seed":true}'::jsonb, now() - interval '5 days 2 minutes'),
+    ('rate_limit.exceeded', 'warning', null::uuid, '203.0.113.7', 'curl/8',
+     '{"group":"signin_ip","seed":true}'::jsonb, now() - interval '5 days'),
+    ('admin.access_denied', 'warning', '00000000-0000-4000-8000-000000000004'::uuid, '198.51.100.4', 'seed',
+     '{"method":"GET","path":"/api/admin/users","role":"SUBSCRIBER","seed":true}'::jsonb, now() - interval '3 days')
+) as events
+order by created_at;
+
+-- Three requests a few minutes after each sign-in (every sign-in was at least an hour ago), in
+-- time order.
+insert into app.access_logs (request_id, user_id, method, route, status, duration_ms, ip, created_at)
+select format('seed-%s', row_number() over (order by u.last_sign_in_at + make_interval(mins => n), u.id)), u.id, 'GET',
+       '/api/auth/session', 200, 3.5, '127.0.0.1', u.last_sign_in_at + make_interval(mins => n)
+from app.users u, generate_series(1, 3) as n
+where u.last_sign_in_at is not null
+order by u.last_sign_in_at + make_interval(mins => n), u.id;
 
 insert into app.config_versions (version, config, diff, reason, changed_by, created_at) values
   (2, '{"whiteLabel":{"brandName":"Agora Local","supportEmail":"support@example.com"}}',

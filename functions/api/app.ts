@@ -17,6 +17,7 @@ import { requestContext } from "./middleware/request-context.ts";
 import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
 import { featureGate } from "./middleware/features.ts";
+import { withJsonBodyErrors } from "./openapi.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { auth } from "./routes/auth.ts";
 import { admin } from "./routes/admin/index.ts";
@@ -26,6 +27,7 @@ import { messages } from "./routes/messages.ts";
 import { attachments } from "./routes/attachments.ts";
 import { realtime } from "./routes/realtime.ts";
 import { internal } from "./routes/internal.ts";
+import { users } from "./routes/users.ts";
 import { store } from "./routes/store/index.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
@@ -93,6 +95,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/messages", messages);
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
+  app.route("/api/users", users);
   app.route("/api/store", store);
 
   app.get("/health", async (c) => {
@@ -114,7 +117,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     in: "cookie",
     name: "agora-access-token",
   });
-  app.doc31("/api/openapi.json", {
+  const documentConfig = {
     openapi: "3.1.0",
     info: {
       title: "Agora API",
@@ -122,7 +125,13 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       description: "Errors always have the shape { error: { code, message, details? } }. " +
         "Cookie-authenticated unsafe requests need X-CSRF-Token (GET /api/auth/csrf).",
     },
-  });
+    // The base URL without /api: the paths carry it.
+    servers: [{ url: deps.settings.siteUrl, description: "This deployment (AGORA_SITE_URL)" }],
+  };
+  app.get(
+    "/api/openapi.json",
+    (c) => c.json(withJsonBodyErrors(app.getOpenAPI31Document(documentConfig)), 200),
+  );
 
   app.notFound((c) => c.json(errorBody(new ApiError("not_found", "No such endpoint.")), 404));
 

@@ -14,6 +14,7 @@ import type { EventHub } from "./realtime/hub.ts";
 import type { ConfigCache } from "./config-store.ts";
 import type { SessionLookup } from "./auth/session-lookup.ts";
 import type { PaymentProvider } from "./store/payments.ts";
+import type { IssuedSession } from "./auth/sessions.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -66,6 +67,12 @@ export interface AppEnv {
     authVia: "cookie" | "bearer" | null;
     /** Access-token expiry (seconds since epoch) of the credentials in use. */
     accessExpiresAt: number | null;
+    /**
+     * The session the session middleware rotated the refresh cookie into during this request
+     * (the access cookie had expired); `POST /api/auth/refresh` answers with it instead of
+     * rotating the same token a second time.
+     */
+    refreshed: IssuedSession | null;
   };
 }
 

@@ -53,14 +53,45 @@ export function errors(...statuses: number[]) {
     404: "Not found (or not visible to the caller)",
     409: "Conflict",
     413: "Payload too large",
+    415: "Unsupported media type (send application/json)",
     422: "A domain rule refused the change",
     429: "Rate limited (see Retry-After)",
   };
   return Object.fromEntries(statuses.map((s) => [s, json(errorSchema, described[s] ?? "Error")]));
 }
 
+/**
+ * What holds for every operation with a JSON body, whatever its route declares: the app's
+ * middleware refuses an oversized body (413) and another content type (415), and the validation
+ * hook a malformed or invalid one (400). Added to the generated document here, once.
+ */
+export function withJsonBodyErrors<D extends { paths?: Record<string, unknown> }>(document: D): D {
+  const refusals = errors(400, 413, 415);
+  for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
+    for (
+      const operation of Object.values(item) as {
+        requestBody?: { content?: Record<string, unknown> };
+        responses?: Record<string, unknown>;
+      }[]
+    ) {
+      if (!operation?.requestBody?.content?.["application/json"]) continue;
+      operation.responses ??= {};
+      for (const [status, response] of Object.entries(refusals)) {
+        operation.responses[status] ??= {
+          description: response.description,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        };
+      }
+    }
+  }
+  return document;
+}
+
 /** Cookie or bearer security requirement, for the OpenAPI document. */
 export const signedIn: Record<string, string[]>[] = [{ bearer: [] }, { cookie: [] }];
+
+/** No session needed (`security: []`): the operation answers anyone. */
+export const anyone: Record<string, string[]>[] = [];
 
 /** Opaque keyset cursors: base64url JSON of the last row's sort key. */
 export function encodeCursor(key: unknown[]): string {

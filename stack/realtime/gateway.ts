@@ -20,6 +20,7 @@ import {
   encodePush,
   encodeReply,
   encodeUserBroadcast,
+  fitsUserBroadcast,
   type Frame,
   type Incoming,
   ProtocolError,
@@ -175,9 +176,18 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   function encodeDelivery(vsn: Vsn, topic: string, d: Delivery): string | Uint8Array | null {
     if (d.type === "json") return encodePush(vsn, topic, "broadcast", d.payload);
-    if (vsn === "2.0.0") return encodeUserBroadcast(topic, d.userEvent, d.encoding, d.data, d.meta);
-    // Protocol 1.0.0 cannot carry binary payloads (hosted drops them too).
-    if (d.encoding === "binary") return null;
+    if (vsn === "2.0.0" && fitsUserBroadcast(topic, d.userEvent, d.meta)) {
+      return encodeUserBroadcast(topic, d.userEvent, d.encoding, d.data, d.meta);
+    }
+    // Protocol 1.0.0 cannot carry binary payloads (hosted drops them too), nor can a 2.0.0 frame
+    // whose topic, event or metadata is over 255 bytes: a JSON payload then goes as a JSON push,
+    // which realtime-js reads the same way on both protocols.
+    if (d.encoding === "binary") {
+      if (vsn === "2.0.0") {
+        log("warn", "binary broadcast dropped: topic or event over 255 bytes", { topic });
+      }
+      return null;
+    }
     return encodePush(vsn, topic, "broadcast", {
       type: "broadcast",
       event: d.userEvent,

@@ -158,6 +158,19 @@ export function encodeClose(vsn: Vsn, topic: string, joinRef: string | null): st
     : JSON.stringify({ topic, event: "phx_close", payload: {}, ref: joinRef });
 }
 
+/**
+ * Whether a kind-4 frame can carry these: its header gives topic, event and metadata one byte of
+ * length each (255 bytes at most). A database or HTTP broadcast can name longer ones.
+ */
+export function fitsUserBroadcast(
+  topic: string,
+  userEvent: string,
+  metadata?: Record<string, unknown> | null,
+): boolean {
+  const m = metadata && Object.keys(metadata).length ? JSON.stringify(metadata) : "";
+  return [topic, userEvent, m].every((text) => encoder.encode(text).length <= 255);
+}
+
 function checkedBytes(text: string, what: string): Uint8Array {
   const bytes = encoder.encode(text);
   if (bytes.length > 255) throw new ProtocolError(`${what} is longer than 255 bytes`);

@@ -188,6 +188,128 @@ test("[auth] redirectTo must be a path or an allow-listed origin", async () => {
   assert.equal(callback.headers.get("location"), "http://app.example.test/welcome");
 });
 
+test("[auth] redirectTo is judged as the browser will follow it: control characters, backslashes and encoding tricks never leave the allowed origins", async () => {
+  // Refused outright (400, no link written): each would lead a browser off the allowed origins,
+  // or is not a plain path or http(s) URL.
+  const refused = [
+    "/\t/evil.example", // the review's finding: browsers drop the tab, leaving //evil.example
+    "/\n/evil.example",
+    "/\r/evil.example",
+    "/\r\n/evil.example",
+    "\t//evil.example",
+    "/\t\t/evil.example/x?y#z",
+    "/\u0000/evil.example",
+    "/\u0001/evil.example",
+    "/\u001f/evil.example",
+    "/\u007f/evil.example",
+    "\u0000//evil.example",
+    "/\\evil.example",
+    "/\\/evil.example",
+    "\\\\evil.example",
+    "\\/evil.example",
+    "//evil.example",
+    "///evil.example",
+    "////evil.example",
+    "//\tevil.example",
+    "/ /evil.example",
+    " //evil.example",
+    " /welcome", // leading space
+    "/welcome ", // trailing space
+    "\u00a0//evil.example",
+    "/\u00a0/evil.example",
+    "\u2028//evil.example",
+    "\u3000//evil.example",
+    "\ufeff//evil.example",
+    "/\u200b/evil.example",
+    "%2f%2fevil.example",
+    "%2F%2Fevil.example",
+    "https://evil.example/",
+    "http://evil.example",
+    "HTTP://EVIL.EXAMPLE/",
+    "http:evil.example",
+    "http:/evil.example",
+    "http:\\\\evil.example",
+    "//app.example.test@evil.example/",
+    "http://app.example.test@evil.example/",
+    "http://app.example.test:80@evil.example/",
+    "http://evil.example@app.example.test/", // credentials: refused even on an allowed origin
+    "http://user:pass@app.example.test/",
+    "http://evil.example\\@app.example.test/",
+    "http://evil.example%40app.example.test/",
+    "http://app.example.test.evil.example/",
+    "http://app.example.test%2eevil.example/",
+    "http://evil.example#@app.example.test/",
+    "http://evil.example?@app.example.test/",
+    "http://app.example.test:8080/",
+    "https://app.example.test/",
+    "ws://app.example.test/",
+    "ftp://app.example.test/",
+    "http://\u0430pp.example.test/", // Cyrillic a: a look-alike host (xn--...)
+    "http://xn--pp-8cd.example.test/",
+    "javascript:alert(1)",
+    "JavaScript:alert(1)",
+    "JAVASCRIPT:alert(1)",
+    "java\tscript:alert(1)",
+    "java\nscript:alert(1)",
+    " javascript:alert(1)",
+    "javascript://app.example.test/%0aalert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "DATA:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "vbscript:msgbox(1)",
+    "blob:http://app.example.test/1",
+    "file:///etc/passwd",
+    "welcome", // not a path
+    "evil.example",
+    "",
+  ];
+  for (const redirectTo of refused) {
+    const email = uniqueEmail("redirect");
+    const response = await t.request("POST", "/api/auth/signin", {
+      body: { provider: "email", email, redirectTo },
+    });
+    await expectError(response, 400, "invalid_request").catch((err) => {
+      throw new Error(`${JSON.stringify(redirectTo)}: ${err.message}`);
+    });
+    const [{ n }] = await t.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app_private.magic_links where email = ${email}`;
+    assert.equal(n, 0, `${JSON.stringify(redirectTo)}: no link was written`);
+  }
+
+  // Accepted: the 303 goes to exactly this place on an allowed origin.
+  const accepted: [string, string][] = [
+    ["/welcome", `${ORIGIN}/welcome`],
+    ["/welcome?x=1#top", `${ORIGIN}/welcome?x=1#top`],
+    ["/%2f%2fevil.example", `${ORIGIN}/%2f%2fevil.example`],
+    ["/%09/evil.example", `${ORIGIN}/%09/evil.example`],
+    ["/%5cevil.example", `${ORIGIN}/%5cevil.example`],
+    ["/.evil.example", `${ORIGIN}/.evil.example`],
+    ["/a/../welcome", `${ORIGIN}/welcome`],
+    ["http://app.example.test/welcome", "http://app.example.test/welcome"],
+    ["HTTP://APP.EXAMPLE.TEST/welcome", "http://app.example.test/welcome"],
+    ["http://app.example.test:80/welcome", "http://app.example.test/welcome"],
+    ["http://localhost:54321/x", `${ORIGIN}/x`],
+    // Ideographic full stops are dots to the URL parser (IDNA), so to browsers: the same host.
+    ["http://app\u3002example\u3002test/", "http://app.example.test/"],
+  ];
+  for (const [redirectTo, expected] of accepted) {
+    const email = uniqueEmail("redirect");
+    const sent = await t.request("POST", "/api/auth/signin", {
+      body: { provider: "email", email, redirectTo },
+    });
+    assert.equal(sent.status, 202, `${JSON.stringify(redirectTo)}: ${await sent.text()}`);
+    const token = await latestMagicToken(t.deps, email);
+    const callback = await t.request("GET", `/api/auth/callback/email?token=${token}`);
+    assert.equal(callback.status, 303);
+    const location = callback.headers.get("location")!;
+    assert.equal(location, expected, JSON.stringify(redirectTo));
+    // What a browser makes of the header is what was checked.
+    assert.ok(
+      ["http://app.example.test", ORIGIN].includes(new URL(location, ORIGIN).origin),
+      location,
+    );
+  }
+});
+
 // --- cookies ----------------------------------------------------------------------------------
 
 test("[auth] the callback sets httpOnly SameSite=Lax cookies, without Secure on local http", async () => {
@@ -249,6 +371,98 @@ test("[auth] an expired access cookie is refreshed by the middleware while the r
   const renewed = setCookies(response);
   assert.ok(renewed["agora-access-token"].value && renewed["agora-access-token"].value !== expired);
   assert.notEqual(renewed["agora-refresh-token"].value, cookies["agora-refresh-token"]);
+});
+
+test("[auth] POST /api/auth/refresh with an expired access cookie refreshes once: the refresh token is spent once", async () => {
+  // Without a grace period a second rotation of the same token would count as reuse.
+  const strict = testApp({ AGORA_REFRESH_GRACE_SECONDS: "0" });
+  const email = uniqueEmail();
+  const { cookies } = await browserSignIn(email, strict);
+  const csrf = cookies["agora-csrf"];
+  const [{ session_id: sessionId }] = await strict.deps.sql<{ session_id: string }[]>`
+    select rt.session_id from app_private.refresh_tokens rt
+    where rt.token_hash = ${await sha256Hex(cookies["agora-refresh-token"])}`;
+  const response = await strict.request("POST", "/api/auth/refresh", {
+    // The access cookie has expired (the browser dropped it): only the refresh cookie is sent.
+    cookies: { "agora-refresh-token": cookies["agora-refresh-token"], "agora-csrf": csrf },
+    headers: { origin: ORIGIN, "x-csrf-token": csrf },
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const body = await response.json();
+  assert.equal(body.user.email, email);
+  assert.equal(body.refreshToken, undefined, "browsers get the tokens in cookies only");
+  assert.ok(
+    response.headers.get("ratelimit-remaining"),
+    "the answer carries the refresh group's headers",
+  );
+  const renewed = setCookies(response);
+  assert.equal(
+    response.headers.getSetCookie().filter((c) => c.startsWith("agora-refresh-token=")).length,
+    1,
+    "one new refresh cookie",
+  );
+  const tokens = await strict.deps.sql<{ spent: boolean }[]>`
+    select spent_at is not null as spent from app_private.refresh_tokens
+    where session_id = ${sessionId} order by id`;
+  assert.deepEqual(
+    tokens.map((r) => r.spent),
+    [true, false],
+    "one rotation: the old token spent once",
+  );
+  const [{ hits }] = await strict.deps.sql<{ hits: number }[]>`
+    select coalesce(sum(hits), 0)::int as hits from app_private.rate_limits
+    where bucket = ${`refresh:session:${sessionId}`}`;
+  assert.equal(hits, 1, "counted once against the refresh limit");
+  const [{ revoked }] = await strict.deps.sql<{ revoked: boolean }[]>`
+    select revoked_at is not null as revoked from app.sessions where id = ${sessionId}`;
+  assert.equal(revoked, false, "the session lives on");
+  const next = await strict.request("GET", "/api/auth/session", {
+    cookies: { "agora-refresh-token": renewed["agora-refresh-token"].value },
+  });
+  assert.equal((await next.json()).user?.email, email, "the new refresh cookie works");
+});
+
+test("[auth] answers carrying tokens are never stored by caches (RFC 6749 5.1): verify, refresh, callback", async () => {
+  const email = uniqueEmail();
+  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
+  const verify = await t.request("POST", "/api/auth/verify", {
+    body: { token: await latestMagicToken(t.deps, email) },
+  });
+  assert.equal(verify.status, 200);
+  const session = await verify.json();
+  const refresh = await t.request("POST", "/api/auth/refresh", {
+    body: { refreshToken: session.refreshToken },
+  });
+  assert.equal(refresh.status, 200);
+  await refresh.body?.cancel();
+  const { response: callback, cookies } = await browserSignIn(uniqueEmail());
+  const csrf = cookies["agora-csrf"];
+  const byCookie = await t.request("POST", "/api/auth/refresh", {
+    cookies: { "agora-refresh-token": cookies["agora-refresh-token"], "agora-csrf": csrf },
+    headers: { origin: ORIGIN, "x-csrf-token": csrf },
+  });
+  assert.equal(byCookie.status, 200);
+  await byCookie.body?.cancel();
+  // Any answer that sets refreshed token cookies, even one cacheable otherwise.
+  const refreshedCookies = setCookies(byCookie);
+  const automatic = await t.request("GET", "/api/config/public", {
+    cookies: { "agora-refresh-token": refreshedCookies["agora-refresh-token"].value },
+  });
+  assert.equal(automatic.status, 200);
+  assert.ok(setCookies(automatic)["agora-access-token"], "the middleware refreshed");
+  await automatic.body?.cancel();
+  for (
+    const [name, response] of [
+      ["verify", verify],
+      ["refresh", refresh],
+      ["callback", callback],
+      ["refresh by cookie", byCookie],
+      ["an automatic refresh", automatic],
+    ] as const
+  ) {
+    assert.equal(response.headers.get("cache-control"), "no-store", name);
+    assert.equal(response.headers.get("pragma"), "no-cache", name);
+  }
 });
 
 // --- CSRF -------------------------------------------------------------------------------------

@@ -175,3 +175,25 @@ test("[conventions] a custom SQLSTATE names a specific code in its HINT and carr
   assert.equal(standard?.message, "This already exists.");
   assert.equal(standard?.details, undefined);
 });
+
+test("[conventions] rate limits are enforced through one helper (functions/api/rate-limits.ts)", async () => {
+  const root = new URL("../../functions/", import.meta.url);
+  const callers: string[] = [];
+  const walk = async (dir: URL, prefix: string) => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory) await walk(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`);
+      else if (entry.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(new URL(entry.name, dir));
+        if (/hitRateLimit\(|"rate_limit\.exceeded"/.test(text)) {
+          callers.push(`${prefix}${entry.name}`);
+        }
+      }
+    }
+  };
+  await walk(root, "functions/");
+  assert.deepEqual(
+    callers.sort(),
+    ["functions/_shared/rate-limit.ts", "functions/api/rate-limits.ts"],
+    "counting a hit and recording a refusal happen in one place",
+  );
+});

@@ -17,6 +17,7 @@ type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 /** The lowest role of each resource, by path prefix: what its router declares. */
 const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/admin/", "ADMIN"],
+  ["/api/users", "SUBSCRIBER"],
   ["/api/conversations", "SUBSCRIBER"],
   ["/api/messages/", "SUBSCRIBER"],
   ["/api/attachments", "SUBSCRIBER"],

@@ -273,6 +273,28 @@ test("[lists] GET /api/conversations/:id/messages pages to the end both ways: ol
   );
 });
 
+test("[lists] GET /api/users pages to the end: every active person once, by name", async () => {
+  const member = await signInAs(t, "MEMBER");
+  const tag = `pager${crypto.randomUUID().slice(0, 6)}`;
+  // Fourteen people, four of them sharing one name (the id breaks the tie), one suspended (left
+  // out of the directory).
+  await t.deps.sql`
+    insert into app.users (email, name, role, status)
+    select ${tag} || g || '@test.example',
+           case when g <= 4 then ${tag} || ' Same' else ${tag} || ' ' || lpad(g::text, 2, '0') end,
+           'SUBSCRIBER', case when g = 15 then 'suspended' else 'active' end::app.user_status
+    from generate_series(1, 15) g`;
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select u.id::text from app.users u
+      where u.name like ${tag + "%"} and u.status = 'active'
+      order by lower(u.name), u.id`,
+  );
+  assertServedInOrder(
+    await pageThrough(`/api/users?search=${tag}`, member.accessToken, 3, expected.length),
+    expected,
+    "people, searched",
+
 // ---------------------------------------------------------------------------------------------
 // The store's lists
 // ---------------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 /**
  * Bad input over every route: the route list comes from the OpenAPI document, so a new route is
  * covered the day it is added. Each case must give a 4xx in the contract's error shape (never a
- * 500), and the whole suite must write nothing.
+ * 500) that the document describes (status, content type and schema), and the whole suite must
+ * write nothing.
  */
 import assert from "node:assert/strict";
 import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import { encodeCursor } from "../../functions/api/openapi.ts";
+import { responseValidator } from "../openapi-validator.ts";
 
 const t = testApp({ AGORA_MAX_BODY_BYTES: "4096" });
 const admin = await signInAs(t, "ADMIN");
@@ -21,6 +23,7 @@ interface Operation {
 }
 
 const doc = await expectJson(await t.request("GET", "/api/openapi.json"), 200);
+const validator = responseValidator(doc);
 
 function operations(): Operation[] {
   const out: Operation[] = [];
@@ -99,6 +102,8 @@ async function counts() {
 type Case = {
   name: string;
   method: string;
+  /** The operation's path as the document writes it. */
+  operation: string;
   path: string;
   headers?: Record<string, string>;
   raw?: string;
@@ -115,6 +120,7 @@ function cases(): Case[] {
         list.push({
           name: `path ${bad.slice(0, 12)}`,
           method: op.method,
+          operation: op.path,
           path: fill(op.path, bad),
         });
       }
@@ -124,17 +130,33 @@ function cases(): Case[] {
       list.push({
         name: "malformed JSON",
         method: op.method,
+        operation: op.path,
         path: base,
         headers: json,
         raw: '{"a":',
       });
-      list.push({ name: "empty body", method: op.method, path: base, headers: json, raw: "" });
+      list.push({
+        name: "empty body",
+        method: op.method,
+        operation: op.path,
+        path: base,
+        headers: json,
+        raw: "",
+      });
       for (const raw of ["[]", "42", '"text"', "null", "true"]) {
-        list.push({ name: `JSON ${raw}`, method: op.method, path: base, headers: json, raw });
+        list.push({
+          name: `JSON ${raw}`,
+          method: op.method,
+          operation: op.path,
+          path: base,
+          headers: json,
+          raw,
+        });
       }
       list.push({
         name: "text/plain",
         method: op.method,
+        operation: op.path,
         path: base,
         headers: { "content-type": "text/plain" },
         raw: "hello",
@@ -142,6 +164,7 @@ function cases(): Case[] {
       list.push({
         name: "oversized",
         method: op.method,
+        operation: op.path,
         path: base,
         headers: json,
         raw: JSON.stringify({ pad: "x".repeat(10_000) }),
@@ -152,6 +175,7 @@ function cases(): Case[] {
         list.push({
           name: "wrong types",
           method: op.method,
+          operation: op.path,
           path: base,
           headers: json,
           raw: JSON.stringify(wrongTypes),
@@ -160,6 +184,7 @@ function cases(): Case[] {
         list.push({
           name: "numbers everywhere",
           method: op.method,
+          operation: op.path,
           path: base,
           headers: json,
           raw: JSON.stringify(numbers),
@@ -169,6 +194,7 @@ function cases(): Case[] {
             list.push({
               name: `unknown enum ${prop}`,
               method: op.method,
+              operation: op.path,
               path: base,
               headers: json,
               raw: JSON.stringify({
@@ -196,18 +222,26 @@ function cases(): Case[] {
       for (const value of values) {
         const q = `${param}=${encodeURIComponent(value)}`;
         const path = base.includes("?") ? `${base}&${q}` : `${base}?${q}`;
-        list.push({ name: `query ${param}=${value}`, method: op.method, path, mayPass });
+        list.push({
+          name: `query ${param}=${value}`,
+          method: op.method,
+          operation: op.path,
+          path,
+          mayPass,
+        });
       }
       // A NUL byte, which Postgres refuses in text.
       list.push({
         name: `query ${param}=NUL`,
         method: op.method,
+        operation: op.path,
         path: `${base}?${param}=a%00b`,
         mayPass,
       });
       list.push({
         name: `query ${param} twice`,
         method: op.method,
+        operation: op.path,
         path: `${base}?${param}=a&${param}=b`,
         mayPass,
       });
@@ -240,7 +274,7 @@ test("[input] the OpenAPI document lists every route of the contract", () => {
   assert.equal(doc.openapi, "3.1.0");
 });
 
-test("[input] malformed input on every route, anonymous and as ADMIN: a 4xx in the error shape, never a 500, nothing written", async () => {
+test("[input] malformed input on every route, anonymous and as ADMIN: a documented 4xx in the error shape, never a 500, nothing written", async () => {
   const before = await counts();
   const all = cases();
   assert.ok(all.length > 150, `enough cases (${all.length})`);
@@ -252,6 +286,9 @@ test("[input] malformed input on every route, anonymous and as ADMIN: a 4xx in t
         headers: c.headers,
         rawBody: c.raw,
       });
+      for (const problem of await validator.check(c.method, c.operation, response)) {
+        failures.push(`${token ? "admin" : "anon"} [${c.name}] ${problem}`);
+      }
       const text = await response.text();
       let shaped = false;
       try {

@@ -1142,6 +1142,77 @@ test("[gateway] a kind-3 binary broadcast reaches 2.0.0 as kind 4 with the same 
   }
 });
 
+test("[gateway] a topic or event over 255 bytes still reaches every subscriber (2.0.0 in the JSON form)", async () => {
+  try {
+    // The binary user-broadcast frame has one byte for each length: these do not fit in it.
+    const sub = `long-${uid()}-${"t".repeat(260)}`;
+    const longEvent = `e${"v".repeat(300)}`;
+    const v2 = await connect("2.0.0");
+    await joined(v2, sub);
+    const v1 = await connect("1.0.0");
+    await joined(v1, sub);
+
+    await databaseSend({ n: 1 }, "db", sub, false);
+    await databaseSend({ n: 2 }, longEvent, sub, false);
+    const http = await fetch(
+      `http://127.0.0.1:${server.port}/realtime/v1/api/broadcast/${sub}/events/${longEvent}`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${serviceKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ n: 3 }),
+      },
+    );
+    assert.equal(http.status, 202, await http.text());
+    for (const c of [v2, v1]) {
+      const first = await received(c, sub, "db");
+      assert.deepEqual(first.payload.payload, { n: 1 }, `${c.vsn}: a long topic`);
+      assert.ok((first.payload.meta as { id?: string })?.id, "meta.id is the row id");
+      // The database's broadcast (through NOTIFY) and the HTTP one race: either may come first.
+      const long = [
+        (await received(c, sub, longEvent)).payload.payload as { n: number },
+        (await received(c, sub, longEvent)).payload.payload as { n: number },
+      ].sort((a, b) => a.n - b.n);
+      assert.deepEqual(long, [{ n: 2 }, { n: 3 }], `${c.vsn}: a long event, both ways`);
+    }
+    // The HTTP broadcast's JSON frame, wherever it came among the others.
+    const frames = wire.get(v2)!.filter((m): m is string => typeof m === "string").map((m) =>
+      JSON.parse(m)
+    );
+    assert.ok(
+      frames.some((f) =>
+        JSON.stringify(f) === JSON.stringify([null, null, `realtime:${sub}`, "broadcast", {
+          type: "broadcast",
+          event: longEvent,
+          payload: { n: 3 },
+        }])
+      ),
+      "2.0.0 got the long event as a JSON broadcast frame",
+    );
+
+    // A binary payload has no JSON form: it reaches neither (as for 1.0.0 always), and the
+    // sockets carry on.
+    const binary = await fetch(
+      `http://127.0.0.1:${server.port}/realtime/v1/api/broadcast/${sub}/events/${longEvent}`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${serviceKey}`,
+          "content-type": "application/octet-stream",
+        },
+        body: new Uint8Array([1, 2, 3]),
+      },
+    );
+    assert.equal(binary.status, 202, await binary.text());
+    await databaseSend({ n: 4 }, "after", sub, false);
+    for (const c of [v2, v1]) {
+      assert.deepEqual((await received(c, sub, "after")).payload.payload, { n: 4 });
+      assert.deepEqual(takeBroadcasts(c, sub), [], `${c.vsn}: nothing else arrived`);
+    }
+  } finally {
+    closeAll();
+  }
+});
+
 // --- 11. the write policy ----------------------------------------------------------------------
 
 for (const vsn of VERSIONS) {

@@ -8,6 +8,7 @@ import { createClient, type RealtimeChannel, type SupabaseClient } from "@supaba
 import { SignJWT } from "jose";
 import { expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
+import { freePort } from "../../stack/postgres.ts";
 
 const t = testApp();
 const server = startStackServer(t.deps, { port: 0 });
@@ -351,5 +352,45 @@ test("[gateway] httpSend and the HTTP endpoint refuse bad credentials; private w
     assert.deepEqual(got, [{ by: "alice" }]);
   } finally {
     await closeAll();
+  }
+});
+
+test("[gateway] createClient(realtime.url, realtime.anonKey) from GET /api/config/public connects to the gateway", async () => {
+  // A stack whose site URL is where it really listens, as `npm start` runs it.
+  const port = freePort();
+  const own = testApp({ AGORA_SITE_URL: `http://localhost:${port}`, AGORA_ANON_KEY: anonKey });
+  const stack = startStackServer(own.deps, { port });
+  await stack.gateway.ready;
+  let c: SupabaseClient | null = null;
+  try {
+    const response = await fetch(`http://localhost:${port}/api/config/public`);
+    assert.equal(response.status, 200);
+    const { realtime } = await response.json();
+    assert.equal(realtime.url, `http://localhost:${port}`, "the project URL createClient takes");
+    c = createClient(realtime.url, realtime.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false },
+    });
+    const topic = `lobby-${crypto.randomUUID().slice(0, 8)}`;
+    const got: unknown[] = [];
+    const channel = c.channel(topic, { config: { broadcast: { self: true, ack: true } } })
+      .on("broadcast", { event: "hello" }, (m) => void got.push(m.payload));
+    const joined = await subscribed(channel);
+    assert.equal(joined.status, "SUBSCRIBED", String(joined.err));
+    assert.equal(
+      await channel.send({ type: "broadcast", event: "hello", payload: { n: 1 } }),
+      "ok",
+    );
+    await waitFor<void>((done) => {
+      const check = setInterval(() => {
+        if (got.length) {
+          clearInterval(check);
+          done();
+        }
+      }, 10);
+    });
+    assert.deepEqual(got, [{ n: 1 }]);
+  } finally {
+    await c?.removeAllChannels();
+    await stack.shutdown();
   }
 });

@@ -4,7 +4,7 @@
  * refused, unknown users are AG404, and the last active ADMIN can never be demoted or suspended.
  */
 begin;
-select plan(24);
+select plan(28);
 
 do $$
 begin
@@ -45,6 +45,43 @@ select results_eq(
     tests.user_id('roles.admin@example.test')),
   'The change is recorded once in app.role_changes with who, why, before and after.'
 );
+
+select tests.clear_authentication();
+select results_eq(
+  format(
+    $$ select severity::text, ip, user_agent, details ->> 'by', details ->> 'from', details ->> 'to', details ->> 'reason'
+       from app.security_events where type = 'admin.role_changed' and user_id = %L $$,
+    tests.user_id('roles.carol@example.test')),
+  format(
+    $$ values ('warning', null::inet, null::text, %L, 'SUBSCRIBER', 'MEMBER', 'Promoted after onboarding') $$,
+    tests.user_id('roles.admin@example.test')),
+  'The change wrote its admin.role_changed security event in the same transaction.'
+);
+select tests.authenticate_as(tests.user_id('roles.admin@example.test'));
+
+select set_config('agora.client_ip', '198.51.100.9', true), set_config('agora.user_agent', 'pgTAP', true);
+select lives_ok(
+  format($$ select app.change_user_role(%L, 'ADMIN', 'Needs the console') $$,
+    tests.user_id('roles.dave@example.test')),
+  'An ADMIN promotes a MEMBER to ADMIN.'
+);
+select set_config('agora.client_ip', 'not an address', true);
+select lives_ok(
+  format($$ select app.change_user_role(%L, 'MEMBER', 'Console no longer needed') $$,
+    tests.user_id('roles.dave@example.test')),
+  'A malformed client address does not stop a role change.'
+);
+select tests.clear_authentication();
+select results_eq(
+  format(
+    $$ select severity::text, ip, user_agent from app.security_events
+       where type = 'admin.role_changed' and user_id = %L order by id $$,
+    tests.user_id('roles.dave@example.test')),
+  $$ values ('critical', '198.51.100.9'::inet, 'pgTAP'), ('critical', null::inet, 'pgTAP') $$,
+  'Changes to or from ADMIN are critical and carry the address and user agent the API set (a malformed address is left out).'
+);
+select set_config('agora.client_ip', '', true), set_config('agora.user_agent', '', true);
+select tests.authenticate_as(tests.user_id('roles.admin@example.test'));
 
 select throws_ok(
   format($$ select app.change_user_role(%L, 'MEMBER', 'Stepping down') $$,

@@ -5,70 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { freePort } from "../../stack/postgres.ts";
 import postgres from "postgres";
 import { expectJson, setCookies, test } from "../helpers.ts";
 import { RawClient } from "../realtime/raw-client.ts";
 import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
-
-const ROOT = join(fileURLToPath(new URL("../..", import.meta.url)));
-
-interface Running {
-  child: Deno.ChildProcess;
-  output: () => string;
-}
-
-async function startStack(
-  localDir: string,
-  port: number,
-  dbPort: number,
-  args: string[] = [],
-): Promise<Running> {
-  const env: Record<string, string> = {
-    ...Deno.env.toObject(),
-    AGORA_LOCAL_DIR: localDir,
-    AGORA_PORT: String(port),
-    AGORA_DB_PORT: String(dbPort),
-    AGORA_LOG_LEVEL: "warn",
-    NO_COLOR: "1",
-  };
-  const child = new Deno.Command("deno", {
-    args: ["run", "--allow-all", "--quiet", join(ROOT, "stack", "cli.ts"), "start", ...args],
-    env,
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let output = "";
-  const decoder = new TextDecoder();
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
-  };
-  void pump(child.stdout);
-  void pump(child.stderr);
-  const deadline = Date.now() + 90_000;
-  while (!output.includes("Agora is running")) {
-    if (Date.now() > deadline) throw new Error(`the stack did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, output: () => output };
-}
-
-async function stopStack(running: Running): Promise<Deno.CommandStatus> {
-  running.child.kill("SIGINT");
-  return await running.child.status;
-}
-
-async function portOpen(port: number): Promise<boolean> {
-  try {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-    conn.close();
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { portOpen, stackSettings, startStack, stopStack } from "./stack-process.ts";
 
 test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data kept on restart, --reset", async () => {
   const localDir = await Deno.makeTempDir({ prefix: "agora-stack-" });
@@ -78,7 +20,7 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
   const base = `http://localhost:${port}`;
   try {
     // First start: a new cluster, migrated and seeded, secrets generated.
-    let running = await startStack(localDir, port, dbPort);
+    let running = await startStack(localDir, { port, dbPort });
     assert.match(running.output(), /admin@example\.com \(ADMIN\)/);
     const envFile = await Deno.readTextFile(join(localDir, "agora.env"));
     assert.match(envFile, /^AGORA_JWT_SECRET=\S{32,}$/m);
@@ -130,7 +72,7 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
     assert.equal(await portOpen(dbPort), false, "the database server is down");
 
     // Second start: the data (and the session) are still there.
-    running = await startStack(localDir, port, dbPort);
+    running = await startStack(localDir, { port, dbPort });
     const again = await expectJson(
       await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }),
       200,
@@ -140,7 +82,7 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
     assert.equal(status.code, 0);
 
     // --reset: a fresh, seeded database; the old session is gone, the seed is back.
-    running = await startStack(localDir, port, dbPort, ["--reset"]);
+    running = await startStack(localDir, { port, dbPort }, ["--reset"]);
     const reset = await expectJson(
       await fetch(`${base}/api/auth/session`, { headers: { cookie: cookies } }),
       200,
@@ -167,19 +109,9 @@ test("[stack] npm start -- --processes 2: two servers share the port and a datab
   let sql: ReturnType<typeof postgres> | null = null;
   const clients: RawClient[] = [];
   try {
-    const running = await startStack(localDir, port, dbPort, ["--processes", "2"]);
+    const running = await startStack(localDir, { port, dbPort }, ["--processes", "2"]);
     assert.match(running.output(), /2 server processes share port/);
-    // The stack's settings: the generated file, overridden by this process's environment (as
-    // loadLocalEnv does), which the test runner fills with its own secrets.
-    const stored = Object.fromEntries(
-      (await Deno.readTextFile(join(localDir, "agora.env"))).split("\n").filter((l) =>
-        l.includes("=")
-      ).map((l) => {
-        const i = l.indexOf("=");
-        return [l.slice(0, i), l.slice(i + 1)];
-      }),
-    );
-    const env = { ...stored, ...Deno.env.toObject() };
+    const env = await stackSettings(localDir);
     sql = postgres(`postgresql://postgres:${env.AGORA_DB_PASSWORD}@127.0.0.1:${dbPort}/postgres`, {
       max: 1,
       onnotice: () => {},

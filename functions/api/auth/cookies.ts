@@ -18,7 +18,18 @@ export function isSecureRequest(c: Context<AppEnv>): boolean {
   return !(url.protocol === "http:" && loopback);
 }
 
+/**
+ * An answer that carries tokens (in the body or in cookies) must never be kept by a cache
+ * (RFC 6749 section 5.1): `Cache-Control: no-store` and, for HTTP/1.0 caches, `Pragma: no-cache`.
+ */
+export function noStore(c: Context<AppEnv>): void {
+  c.header("Cache-Control", "no-store");
+  c.header("Pragma", "no-cache");
+}
+
+/** Sets the access and refresh cookies (and marks the answer no-store). */
 export function setSessionCookies(c: Context<AppEnv>, session: IssuedSession): void {
+  noStore(c);
   const secure = isSecureRequest(c);
   const refreshMaxAge = Math.max(
     0,

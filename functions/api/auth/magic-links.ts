@@ -6,53 +6,28 @@
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
-import { hitRateLimit, type RateDecision, rateLimitedError } from "../../_shared/rate-limit.ts";
 import { currentConfig } from "../config-store.ts";
 import type { Deps } from "../context.ts";
 import { createSession, type IssuedSession } from "./sessions.ts";
-
-interface RequestContext {
-  ip: string | null;
-  userAgent: string | null;
-  /** Told every rate decision, so the answer can carry RateLimit headers. */
-  rate?: (decision: RateDecision) => void;
-}
-
-async function enforce(
-  deps: Deps,
-  bucket: string,
-  group: string,
-  rule: { limit: number; windowSeconds: number },
-  ctx: RequestContext,
-) {
-  const decision = await hitRateLimit(deps.sql, bucket, rule);
-  ctx.rate?.(decision);
-  if (decision.allowed) return;
-  await deps.security({
-    type: "rate_limit.exceeded",
-    severity: "warning",
-    ip: ctx.ip,
-    userAgent: ctx.userAgent,
-    details: { group },
-  });
-  throw rateLimitedError(decision);
-}
+import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
 
 /** Sends a sign-in link to `email` (rate-limited per IP and per address). */
 export async function sendMagicLink(
   deps: Deps,
   input: { email: string; redirectTo: string | null },
-  ctx: RequestContext,
+  ctx: RateContext,
 ): Promise<void> {
   const { rateLimits } = deps.settings;
-  await enforce(deps, `signin:ip:${ctx.ip ?? "unknown"}`, "signin_ip", rateLimits.signinPerIp, ctx);
-  await enforce(
-    deps,
-    `signin:email:${input.email}`,
-    "signin_email",
-    rateLimits.signinPerEmail,
-    ctx,
-  );
+  await enforceRateLimit(deps, ctx, {
+    bucket: `signin:ip:${ctx.ip ?? "unknown"}`,
+    rule: rateLimits.signinPerIp,
+    group: "signin_ip",
+  });
+  await enforceRateLimit(deps, ctx, {
+    bucket: `signin:email:${input.email}`,
+    rule: rateLimits.signinPerEmail,
+    group: "signin_email",
+  });
 
   const config = await deps.config.get();
   if (!config.system.signupsOpen) {
@@ -86,15 +61,13 @@ export async function sendMagicLink(
 export async function signInWithMagicLink(
   deps: Deps,
   token: string,
-  ctx: RequestContext,
+  ctx: RateContext,
 ): Promise<{ session: IssuedSession; redirectTo: string | null; created: boolean }> {
-  await enforce(
-    deps,
-    `verify:ip:${ctx.ip ?? "unknown"}`,
-    "verify_ip",
-    deps.settings.rateLimits.verifyPerIp,
-    ctx,
-  );
+  await enforceRateLimit(deps, ctx, {
+    bucket: `verify:ip:${ctx.ip ?? "unknown"}`,
+    rule: deps.settings.rateLimits.verifyPerIp,
+    group: "verify_ip",
+  });
   const tokenHash = await sha256Hex(token);
   const outcome = await deps.sql.begin(async (tx: Tx) => {
     const [link] = await tx<{ email: string; redirect_to: string | null }[]>`

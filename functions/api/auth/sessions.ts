@@ -10,7 +10,7 @@
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { unauthenticated } from "../../_shared/errors.ts";
-import { hitRateLimit, type RateDecision, rateLimitedError } from "../../_shared/rate-limit.ts";
+import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
 import type { Deps, Role, SessionUser } from "../context.ts";
 
 /** A session joined with its user, as the session queries select it. */
@@ -166,30 +166,20 @@ export async function rotateRefreshToken(
 export async function refreshOrThrow(
   deps: Deps,
   refreshToken: string,
-  ctx: { ip: string | null; userAgent: string | null; rate?: (decision: RateDecision) => void },
+  ctx: RateContext,
 ): Promise<IssuedSession> {
   const [found] = await deps.sql<{ session_id: string; user_id: string }[]>`
     select rt.session_id, s.user_id from app_private.refresh_tokens rt
     join app.sessions s on s.id = rt.session_id
     where rt.token_hash = ${await sha256Hex(refreshToken)}`;
   if (!found) throw unauthenticated("The refresh token is not valid.");
-  const decision = await hitRateLimit(
-    deps.sql,
-    `refresh:session:${found.session_id}`,
-    deps.settings.rateLimits.refreshPerSession,
-  );
-  ctx.rate?.(decision);
-  if (!decision.allowed) {
-    await deps.security({
-      type: "rate_limit.exceeded",
-      severity: "warning",
-      userId: found.user_id,
-      ip: ctx.ip,
-      userAgent: ctx.userAgent,
-      details: { group: "refresh", sessionId: found.session_id },
-    });
-    throw rateLimitedError(decision);
-  }
+  await enforceRateLimit(deps, ctx, {
+    bucket: `refresh:session:${found.session_id}`,
+    rule: deps.settings.rateLimits.refreshPerSession,
+    group: "refresh",
+    userId: found.user_id,
+    details: { sessionId: found.session_id },
+  });
   const outcome = await rotateRefreshToken(deps, refreshToken);
   if (outcome.ok) return outcome.session;
   if (outcome.reason === "reused") {

@@ -37,6 +37,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("claims", null);
     c.set("authVia", null);
     c.set("accessExpiresAt", null);
+    c.set("refreshed", null);
     // Set before the response exists, so it is part of the one Response the handler builds
     // (a header added afterwards makes Hono copy the whole response).
     c.header("X-Request-Id", requestId);

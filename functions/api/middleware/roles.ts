@@ -12,7 +12,8 @@
 import type { MiddlewareHandler } from "hono";
 import { type AppEnv, type Role, roleAtLeast } from "../context.ts";
 import { forbidden, unauthenticated } from "../../_shared/errors.ts";
-import { hitRateLimit, rateHeaders, rateLimitedError } from "../../_shared/rate-limit.ts";
+import { enforceRateLimit } from "../rate-limits.ts";
+import { rateRecorder } from "../rate-headers.ts";
 
 /** 401 without a session; 403 below `role`. */
 export function requireRole(role: Role): MiddlewareHandler<AppEnv> {
@@ -49,23 +50,16 @@ export function adminGate(): MiddlewareHandler<AppEnv> {
       });
       throw forbidden("This needs the ADMIN role.");
     }
-    const decision = await hitRateLimit(
-      deps.sql,
-      `admin:user:${user.id}`,
-      deps.settings.rateLimits.adminPerUser,
-    );
-    if (!decision.allowed) {
-      await deps.security({
-        type: "rate_limit.exceeded",
-        severity: "warning",
+    await enforceRateLimit(
+      deps,
+      { ip: c.get("ip"), userAgent: c.get("userAgent"), rate: rateRecorder(c) },
+      {
+        bucket: `admin:user:${user.id}`,
+        rule: deps.settings.rateLimits.adminPerUser,
+        group: "admin",
         userId: user.id,
-        ip: c.get("ip"),
-        userAgent: c.get("userAgent"),
-        details: { group: "admin" },
-      });
-      throw rateLimitedError(decision);
-    }
-    for (const [name, value] of Object.entries(rateHeaders(decision))) c.header(name, value);
+      },
+    );
     await next();
   };
 }

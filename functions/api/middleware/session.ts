@@ -12,6 +12,7 @@ import type { AppEnv, SessionUser } from "../context.ts";
 import {
   ACCESS_COOKIE,
   clearSessionCookies,
+  noStore,
   readCookie,
   REFRESH_COOKIE,
   setSessionCookies,
@@ -32,6 +33,7 @@ function setCaller(
   c.set("authVia", via);
   c.set("accessExpiresAt", accessExpiresAt);
 }
+import { rateRecorder } from "../rate-headers.ts";
 
 export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -63,13 +65,21 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
         const session = await refreshOrThrow(deps, refreshCookie, {
           ip: c.get("ip"),
           userAgent: c.get("userAgent"),
+          rate: rateRecorder(c),
         });
         setSessionCookies(c, session);
+        c.set("refreshed", session);
         setCaller(c, session.user, "cookie", session.expiresAt);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === "rate_limited") throw err;
         clearSessionCookies(c);
+        return next();
       }
+      await next();
+      // The answer sets the new token cookies: no cache may keep it, whatever the handler said
+      // (the public configuration, for one, is cacheable otherwise).
+      noStore(c);
+      return;
     }
     return next();
   };

@@ -6,7 +6,8 @@
  * its topic. Reads coalesce: a burst of commits costs one query, not one per commit per
  * subscriber. Typing arrives on `agora_ephemeral` and goes to live subscribers only.
  *
- * The hub starts on first use, so processes that never stream never hold a LISTEN connection.
+ * The hub starts on first use, so processes that never stream never hold a LISTEN connection; a
+ * start that failed is tried again by the next subscriber.
  */
 import type { Sql } from "../../_shared/db.ts";
 import type { Logger } from "../../_shared/logger.ts";
@@ -19,6 +20,8 @@ export interface HubSubscriber {
   durable(event: RealtimeEvent & { cursor: Cursor }): void;
   /** An ephemeral event (typing): no cursor, not stored. */
   ephemeral(event: RealtimeEvent): void;
+  /** The hub is closing (the process stops): end the stream or answer the poll now. */
+  closed?(): void;
 }
 
 export interface EventHub {
@@ -107,26 +110,52 @@ export function createEventHub(sql: Sql, log: Logger): EventHub {
   };
 
   const start = async () => {
-    cursor = await currentCursor(sql);
-    // onlisten runs on every (re)connection: anything committed while disconnected is read then.
-    const durable = await sql.listen("agora_events", () => void read(), () => void read());
-    const ephemeral = await sql.listen("agora_ephemeral", onEphemeral);
-    unlisten = [durable.unlisten, ephemeral.unlisten];
+    const handles: { unlisten: () => Promise<void> }[] = [];
+    try {
+      cursor = await currentCursor(sql);
+      // onlisten runs on every (re)connection: anything committed while disconnected is read then.
+      handles.push(await sql.listen("agora_events", () => void read(), () => void read()));
+      handles.push(await sql.listen("agora_ephemeral", onEphemeral));
+    } catch (err) {
+      await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
+      throw err;
+    }
+    unlisten = handles.map((h) => h.unlisten);
   };
 
   return {
     async subscribe(subscriber) {
       if (closed) throw new Error("the event hub is closed");
       subscribers.add(subscriber);
-      started ??= start();
-      await started;
+      // A failed start is forgotten, so the next subscribe tries again (a database restart or a
+      // full connection table must not break live delivery until the process restarts).
+      started ??= start().catch((err) => {
+        started = null;
+        throw err;
+      });
+      try {
+        await started;
+      } catch (err) {
+        subscribers.delete(subscriber);
+        throw err;
+      }
       return () => {
         subscribers.delete(subscriber);
       };
     },
     async close() {
+      if (closed) return;
       closed = true;
       if (retry !== undefined) clearTimeout(retry);
+      // Open SSE streams and waiting long-polls end now: a server shutting down waits for its
+      // in-flight responses, and a stream never finishes by itself.
+      for (const s of [...subscribers]) {
+        try {
+          s.closed?.();
+        } catch (err) {
+          log("warn", "subscriber failed to close", { error: String(err) });
+        }
+      }
       subscribers.clear();
       await Promise.all(unlisten.map((u) => u().catch(() => {})));
     },

@@ -111,6 +111,7 @@ attachments.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "uploadAttachment",
     summary: "Upload a file",
     description: "multipart/form-data with one part `file`. The file is the caller's until one " +
       "of their messages attaches it (`attachmentIds`), once. Its size is limited by the " +
@@ -217,6 +218,7 @@ attachments.openapi(
   createRoute({
     method: "get",
     path: "/{id}",
+    operationId: "downloadAttachment",
     summary: "Download a file",
     description: "For its uploader, and for the participants of the conversation it is " +
       "attached in; 404 for everyone else. Served as a download (`Content-Disposition: " +
@@ -225,8 +227,9 @@ attachments.openapi(
     request: { params: z.object({ id: z.uuid() }) },
     responses: {
       200: {
-        description: "The file, with its stored content type",
-        content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        description: "The file, served with the content type it was uploaded with (one of " +
+          "AGORA_ATTACHMENT_TYPES)",
+        content: { "*/*": { schema: { type: "string", format: "binary" } } },
       },
       ...errors(400, 401, 403, 404),
     },

@@ -5,7 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, ROLES, type SessionUser } from "../context.ts";
-import { errors, json, jsonBody, router, signedIn } from "../openapi.ts";
+import { anyone, errors, json, jsonBody, router, signedIn } from "../openapi.ts";
 import { badRequest, unauthenticated } from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
 import { asUser } from "../as-user.ts";
@@ -15,12 +15,14 @@ import { sendMagicLink, signInWithMagicLink } from "../auth/magic-links.ts";
 import { type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
 import {
   clearSessionCookies,
+  noStore,
   readCookie,
   REFRESH_COOKIE,
   setCsrfCookie,
   setSessionCookies,
 } from "../auth/cookies.ts";
 import { csrfTokenFor } from "../middleware/csrf.ts";
+import { safeRedirect } from "../auth/redirects.ts";
 import { rateRecorder } from "../rate-headers.ts";
 
 export const auth = router();
@@ -65,17 +67,11 @@ function requestCtx(c: Context<AppEnv>) {
   return { ip: c.get("ip"), userAgent: c.get("userAgent"), rate: rateRecorder(c) };
 }
 
-/** A redirect target must be a local path or a URL on an allow-listed origin. */
+/** A redirect target must be a local path or a URL on an allow-listed origin (auth/redirects.ts). */
 function checkRedirect(c: Context<AppEnv>, redirectTo: string | undefined): string | null {
   if (redirectTo === undefined) return null;
-  const { allowedOrigins, siteUrl } = c.get("deps").settings;
-  if (/^\/(?![/\\])/.test(redirectTo)) return new URL(redirectTo, siteUrl).toString();
-  try {
-    const url = new URL(redirectTo);
-    if (allowedOrigins.includes(url.origin)) return url.toString();
-  } catch {
-    // not a URL: refused below
-  }
+  const safe = safeRedirect(redirectTo, c.get("deps").settings);
+  if (safe) return safe;
   throw badRequest("redirectTo is not an allowed destination.", [
     { path: "redirectTo", message: "use a path or a URL on an allowed origin" },
   ]);
@@ -102,6 +98,8 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/signin",
+    operationId: "signIn",
+    security: anyone,
     summary: "Start signing in with a provider",
     description:
       "Email sends a single-use magic link (the same answer whether or not the address " +
@@ -140,6 +138,8 @@ auth.openapi(
   createRoute({
     method: "get",
     path: "/callback/{provider}",
+    operationId: "finishSignIn",
+    security: anyone,
     summary: "Finish a browser sign-in",
     description: "For email, `token` is the magic-link token. Sets the session cookies and " +
       "redirects (303) to the `redirectTo` given at sign-in, or to the site.",
@@ -156,7 +156,10 @@ auth.openapi(
     const { session, redirectTo } = await signInWithMagicLink(c.get("deps"), token, requestCtx(c));
     setSessionCookies(c, session);
     setCsrfCookie(c, await csrfTokenFor(c.get("deps"), session.user.sessionId));
-    return c.redirect(redirectTo ?? `${c.get("deps").settings.siteUrl}/`, 303);
+    // Checked again: the allowed origins may have changed since the link was sent.
+    const settings = c.get("deps").settings;
+    const target = (redirectTo && safeRedirect(redirectTo, settings)) ?? `${settings.siteUrl}/`;
+    return c.redirect(target, 303);
   },
 );
 
@@ -166,12 +169,15 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/verify",
+    operationId: "verifyMagicLink",
+    security: anyone,
     summary: "Exchange a magic-link token for a session (non-browser clients)",
     request: { body: jsonBody(z.object({ token: z.string().min(1).max(512) })) },
     responses: { 200: json(sessionSchema, "A new session"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
     const { token } = c.req.valid("json");
+    noStore(c);
     const { session } = await signInWithMagicLink(c.get("deps"), token, requestCtx(c));
     return c.json(sessionResponse(session), 200);
   },
@@ -183,6 +189,8 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/refresh",
+    operationId: "refreshSession",
+    security: anyone,
     summary: "Rotate a refresh token",
     description: "Send `refreshToken` (integrators) or the refresh cookie (browsers: the answer " +
       "then sets new cookies and leaves the tokens out). The old token is spent; presenting a " +
@@ -208,18 +216,22 @@ auth.openapi(
   async (c) => {
     const deps = c.get("deps");
     const body = c.req.valid("json") ?? {};
+    noStore(c);
     const cookie = readCookie(c, REFRESH_COOKIE);
     const token = body.refreshToken ?? cookie;
     if (!token) throw unauthenticated("No refresh token.");
+    // The session middleware may have rotated this very token already (an expired access
+    // cookie): its successor is the answer, and the token is not spent a second time.
+    const refreshed = token === cookie ? c.get("refreshed") : null;
     let session: IssuedSession;
     try {
-      session = await refreshOrThrow(deps, token, requestCtx(c));
+      session = refreshed ?? await refreshOrThrow(deps, token, requestCtx(c));
     } catch (err) {
       if (!body.refreshToken) clearSessionCookies(c);
       throw err;
     }
     if (body.refreshToken) return c.json(sessionResponse(session), 200);
-    setSessionCookies(c, session);
+    if (!refreshed) setSessionCookies(c, session);
     const { accessToken: _a, refreshToken: _r, ...visible } = sessionResponse(session);
     return c.json(visible, 200);
   },
@@ -231,6 +243,8 @@ auth.openapi(
   createRoute({
     method: "get",
     path: "/csrf",
+    operationId: "getCsrfToken",
+    security: anyone,
     summary: "The CSRF token for cookie-authenticated unsafe requests",
     description: "Send it back as `X-CSRF-Token`. Bound to the session; also set as the " +
       "`agora-csrf` cookie.",
@@ -251,6 +265,7 @@ auth.openapi(
   createRoute({
     method: "post",
     path: "/signout",
+    operationId: "signOut",
     summary: "Sign out: the session is revoked at once, cookies cleared",
     security: signedIn,
     // The one route of this router that needs a session (the others start or read one).
@@ -282,10 +297,17 @@ auth.openapi(
   createRoute({
     method: "get",
     path: "/session",
+    operationId: "getSession",
+    security: anyone,
     summary: "The current session's user, or null when signed out",
     responses: {
       200: json(
-        z.object({ user: sessionUserSchema.nullable(), expiresAt: z.iso.datetime().nullable() }),
+        // A union, not .nullable(): that would put null beside the $ref in an allOf, which no
+        // null validates against.
+        z.object({
+          user: z.union([sessionUserSchema, z.null()]),
+          expiresAt: z.iso.datetime().nullable(),
+        }),
         "The session",
       ),
     },

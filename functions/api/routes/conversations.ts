@@ -61,6 +61,7 @@ conversations.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listConversations",
     summary: "The caller's conversations, newest activity first",
     description: "`search` matches the title or a participant's name. Each item has the last " +
       "message's preview and the caller's unread count.",
@@ -100,6 +101,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "createConversation",
     summary: "Create a conversation",
     description: "Direct: exactly one other person; creating it again, from either side, " +
       "returns the existing one (200). Group: a title and up to 100 participants; the caller " +
@@ -136,6 +138,7 @@ conversations.openapi(
   createRoute({
     method: "get",
     path: "/{id}/messages",
+    operationId: "listMessages",
     summary: "Messages of a conversation",
     description: "Newest first; `nextCursor` pages to older messages. With `after=<messageId>`, " +
       "the messages newer than that one, oldest first (`nextCursor` continues the catch-up). " +
@@ -186,6 +189,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/{id}/messages",
+    operationId: "sendMessage",
     summary: "Send a message",
     description: "With `Idempotency-Key`, the same key and body within 24 h replay the first " +
       "response; the same key with another body is 409. Attachments must be the caller's own " +
@@ -225,6 +229,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/{id}/typing",
+    operationId: "sendTyping",
     summary: "Say the caller is (or stopped) typing",
     description: "An ephemeral `typing` event to live subscribers, never stored, expiring after " +
       "about 5 s. Throttled per user and conversation: extra calls are accepted and dropped " +
@@ -251,6 +256,7 @@ conversations.openapi(
   createRoute({
     method: "post",
     path: "/{id}/participants",
+    operationId: "addParticipants",
     summary: "Add people to a group (its creator only)",
     security: signedIn,
     request: {
@@ -277,6 +283,7 @@ conversations.openapi(
   createRoute({
     method: "delete",
     path: "/{id}/participants/{userId}",
+    operationId: "removeParticipant",
     summary: "Remove someone from a group (its creator), or leave it (oneself)",
     security: signedIn,
     request: { params: z.object({ id: z.uuid(), userId: z.uuid() }) },

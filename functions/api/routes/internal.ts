@@ -62,6 +62,7 @@ internal.openapi(
   createRoute({
     method: "post",
     path: "/jobs/drain",
+    operationId: "drainJobs",
     summary: "Run due background jobs (service key only)",
     description: "Claims due jobs of every kind this deployment handles (`for update skip " +
       "locked`: concurrent calls share the work, never a job), runs them and records each " +

@@ -20,6 +20,7 @@ messages.openapi(
   createRoute({
     method: "put",
     path: "/{id}",
+    operationId: "editMessage",
     summary: "Edit a message (its author, within the edit window)",
     description: "Sets `editedAt` and keeps the earlier version. 403 for another participant, " +
       "422 once the window (a setting, default 15 minutes) has closed or the message is deleted.",
@@ -46,6 +47,7 @@ messages.openapi(
   createRoute({
     method: "delete",
     path: "/{id}",
+    operationId: "deleteMessage",
     summary: "Delete a message (author, group creator or ADMIN)",
     description: "Soft: the content and attachments go, a tombstone keeps its place. Deleting " +
       "again answers the same.",
@@ -70,6 +72,7 @@ messages.openapi(
   createRoute({
     method: "put",
     path: "/{id}/read",
+    operationId: "markRead",
     summary: "Mark this message and all before it as read",
     description: "Moves the caller's read watermark forward (never backward); the other " +
       "participants get a `message.read` event.",

@@ -3,8 +3,9 @@
  * `anon` whoever calls. Queries: queries/public-config.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { json, router } from "../openapi.ts";
+import { anyone, json, router } from "../openapi.ts";
 import { configDocument } from "../../_shared/config-document.ts";
+import type { Settings } from "../../_shared/settings.ts";
 import { asAnonymous } from "../as-user.ts";
 import { readPublicConfig } from "../queries/public-config.ts";
 
@@ -16,10 +17,21 @@ const publicPart = z.object({
   features: configDocument.shape.features.strip(),
 });
 
+/**
+ * The project URL that `createClient(url, anonKey)` takes (supabase-js adds `/realtime/v1`
+ * itself): hosted, `SUPABASE_URL` (given to every function); locally, the site's origin, where
+ * the stack serves the Realtime gateway.
+ */
+function projectUrl(settings: Settings): string {
+  return (settings.storage.supabaseUrl ?? new URL(settings.siteUrl).origin).replace(/\/+$/, "");
+}
+
 publicConfig.openapi(
   createRoute({
     method: "get",
     path: "/public",
+    operationId: "getPublicConfig",
+    security: anyone,
     summary: "White-label settings, feature flags and where to find Realtime",
     responses: {
       200: json(
@@ -27,7 +39,13 @@ publicConfig.openapi(
           version: z.number().int(),
           whiteLabel: configDocument.shape.whiteLabel,
           features: configDocument.shape.features,
-          realtime: z.object({ url: z.string(), anonKey: z.string() }),
+          realtime: z.object({
+            url: z.url().openapi({
+              description: "The project URL for createClient(url, anonKey), e.g. " +
+                "http://localhost:54321 (not the WebSocket URL)",
+            }),
+            anonKey: z.string(),
+          }),
         }),
         "The public configuration",
       ),
@@ -37,14 +55,12 @@ publicConfig.openapi(
     const deps = c.get("deps");
     const doc = await asAnonymous(c, (tx) => readPublicConfig(tx));
     const { whiteLabel, features } = publicPart.parse(doc);
-    const site = new URL(deps.settings.siteUrl);
-    site.protocol = site.protocol === "https:" ? "wss:" : "ws:";
     c.header("Cache-Control", "public, max-age=30");
     return c.json({
       version: doc?.version ?? 0,
       whiteLabel,
       features,
-      realtime: { url: `${site.origin}/realtime/v1`, anonKey: deps.settings.anonKey },
+      realtime: { url: projectUrl(deps.settings), anonKey: deps.settings.anonKey },
     }, 200);
   },
 );

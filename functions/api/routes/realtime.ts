@@ -88,6 +88,7 @@ realtime.openapi(
   createRoute({
     method: "get",
     path: "/sse",
+    operationId: "streamEvents",
     summary: "Server-Sent Events for topics",
     description: "Frames carry `id:` (the resume cursor), `event:` (the event name) and `data:` " +
       "(the event as JSON). Reconnect with `Last-Event-ID` (or `lastEventId`) to resume without " +
@@ -168,6 +169,7 @@ realtime.openapi(
           topics: new Set(topics),
           durable: (e) => (backlogDone ? send(e) : buffered.push(e)),
           ephemeral: (e) => write(`event: ${e.event}\ndata: ${JSON.stringify(envelope(e))}\n\n`),
+          closed: close,
         };
         write(
           `retry: 2000\nid: ${formatCursor(last)}\nevent: ready\ndata: ${
@@ -203,12 +205,6 @@ realtime.openapi(
       },
     });
 
-    c.req.raw.signal.addEventListener("abort", () => {
-      closed = true;
-      unsubscribe?.();
-      if (heartbeat !== undefined) clearInterval(heartbeat);
-    });
-
     // Through the context, so the headers the middleware prepared (request id, security) go too.
     return c.body(stream, 200, {
       "Content-Type": "text/event-stream; charset=utf-8",
@@ -225,6 +221,7 @@ realtime.openapi(
   createRoute({
     method: "get",
     path: "/poll",
+    operationId: "pollEvents",
     summary: "Long-poll for events after a cursor",
     description: "Answers at once when events wait after `cursor`, else holds up to `timeout` " +
       "seconds (at most 30) for the next one. Without `cursor`, starts from now. Always answers " +
@@ -257,11 +254,19 @@ realtime.openapi(
     // Subscribe before reading, so an event committed between the read and the wait wakes us.
     let wake: (() => void) | null = null;
     let woke = false;
+    let done = false;
     const ephemeral: RealtimeEvent[] = [];
     const signal = () => {
       woke = true;
       wake?.();
     };
+    const stop = () => {
+      done = true;
+      signal();
+    };
+    // The process stops: answer now. A client that leaves is not watched for (request.signal):
+    // Deno's Deno.serve also aborts that signal after every successful response, and warns in
+    // the log whenever it is read; the wait ends at its timeout (at most 30 s) instead.
     const unsubscribe = await deps.hub.subscribe({
       topics: new Set(topics),
       durable: signal,
@@ -269,6 +274,7 @@ realtime.openapi(
         ephemeral.push(envelope(e));
         signal();
       },
+      closed: stop,
     });
     try {
       const deadline = Date.now() + q.timeout * 1000;
@@ -281,7 +287,7 @@ realtime.openapi(
           return c.json({ events, cursor: formatCursor(next) }, 200);
         }
         const remaining = deadline - Date.now();
-        if (remaining <= 0 || c.req.raw.signal.aborted) {
+        if (remaining <= 0 || done) {
           return c.json({ events: [], cursor: formatCursor(cursor) }, 200);
         }
         if (!woke) {
@@ -291,7 +297,6 @@ realtime.openapi(
               clearTimeout(timer);
               resolve();
             };
-            c.req.raw.signal.addEventListener("abort", () => wake?.(), { once: true });
           });
           wake = null;
         }

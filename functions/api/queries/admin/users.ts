@@ -1,4 +1,5 @@
 /** Queries of /api/admin/users (routes/admin/users.ts), run as the ADMIN (RLS: users_select_admin). */
+import { forbidden } from "../../../_shared/errors.ts";
 import type { Tx } from "../../../_shared/db.ts";
 import { type Role, ROLES } from "../../context.ts";
 import { type Fragment, ifGiven, likePattern, pageLimit, slicePage, where } from "../_helpers.ts";
@@ -81,11 +82,22 @@ export interface RoleChangeRow {
 }
 
 /** Changes a user's role through `app.change_user_role` (which checks the rules and records it). */
-export async function changeUserRole(tx: Tx, userId: string, role: Role, reason: string) {
+export async function changeUserRole(
+  tx: Tx,
+  userId: string,
+  role: Role,
+  reason: string,
+  client: { ip: string | null; userAgent: string | null },
+) {
+  // The security event is written by the role-change trigger, with the client's address.
+  await tx`select set_config('agora.client_ip', ${client.ip ?? ""}, true),
+                  set_config('agora.user_agent', ${client.userAgent ?? ""}, true)`;
   const [change] = await tx<RoleChangeRow[]>`
     select * from app.change_user_role(${userId}, ${role}, ${reason})`;
   const [row] = await tx<UserRow[]>`
     select id, email, name, role, status, created_at, last_sign_in_at
     from app.users where id = ${userId}`;
+  // Cannot happen while app.change_user_role holds the caller's row; should it, nothing commits.
+  if (!row) throw forbidden("You are not allowed to do this.");
   return { change, row };
 }

@@ -24,6 +24,7 @@ adminAnalytics.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "getAnalytics",
     summary: "Platform analytics over a time range",
     description: "Defaults: the last 30 days by day. Series are `[{ t, value }]`, one point per " +
       "interval, zero-filled. Active users are distinct users who signed in, refreshed or made " +

@@ -22,6 +22,7 @@ adminConfig.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "getConfig",
     summary: "The current configuration and its version",
     security: signedIn,
     responses: {
@@ -39,6 +40,7 @@ adminConfig.openapi(
   createRoute({
     method: "put",
     path: "/",
+    operationId: "updateConfig",
     summary: "Change part of the configuration",
     description: "`config` is a partial document (unknown keys are refused). A new version is " +
       "written with the reason; the answer holds the diff. With `expectedVersion`, a stale " +

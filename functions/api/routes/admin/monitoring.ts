@@ -11,7 +11,12 @@ import { listAccessLogs, listSecurityEvents } from "../../queries/admin/monitori
 
 export const adminMonitoring = router();
 
-const ipParam = z.union([z.ipv4(), z.ipv6()]);
+const ipParam = z.union([z.ipv4(), z.ipv6()]).openapi({
+  // Written out: the generator gives both branches the same non-standard format "ip".
+  type: "string",
+  anyOf: [{ format: "ipv4" }, { format: "ipv6" }],
+  description: "An IPv4 or IPv6 address",
+});
 const commonFilters = {
   userId: z.uuid().optional(),
   ip: ipParam.optional(),
@@ -43,6 +48,7 @@ adminMonitoring.openapi(
   createRoute({
     method: "get",
     path: "/security-events",
+    operationId: "listSecurityEvents",
     summary: "Security events, newest first",
     security: signedIn,
     request: {
@@ -80,6 +86,7 @@ adminMonitoring.openapi(
   createRoute({
     method: "get",
     path: "/access-logs",
+    operationId: "listAccessLogs",
     summary: "Access log of /api requests, newest first",
     description: "`route` is the matched route pattern, e.g. `/api/admin/users/:id/role`.",
     security: signedIn,

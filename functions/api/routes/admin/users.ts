@@ -40,6 +40,7 @@ adminUsers.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listUsers",
     summary: "List users, newest first, with counts by role",
     description: "`search` matches email or name (case-insensitive, substring). " +
       "`counts.byRole` counts the users matching `search` and `status` per role; " +
@@ -72,6 +73,7 @@ adminUsers.openapi(
   createRoute({
     method: "put",
     path: "/{id}/role",
+    operationId: "changeUserRole",
     summary: "Change a user's role",
     description: "Recorded with the reason, before and after. Refused (422) for one's own role " +
       "and for demoting the last active ADMIN. Effective on the user's next request.",
@@ -100,21 +102,13 @@ adminUsers.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const { role, reason } = c.req.valid("json");
-    const admin = c.get("user")!;
-    const deps = c.get("deps");
-    const { change, row } = await asUser(c, (tx) => changeUserRole(tx, id, role, reason));
-    if (change.previous_role !== change.new_role) {
-      await deps.security({
-        type: "admin.role_changed",
-        severity: change.new_role === "ADMIN" || change.previous_role === "ADMIN"
-          ? "critical"
-          : "warning",
-        userId: id,
-        ip: c.get("ip"),
-        userAgent: c.get("userAgent"),
-        details: { by: admin.id, from: change.previous_role, to: change.new_role, reason },
-      });
-    }
+    // One transaction: the change, its record and security event (written by SQL, with this
+    // request's address and user agent), and the read-back, all as the ADMIN the function checked.
+    const { change, row } = await asUser(
+      c,
+      (tx) =>
+        changeUserRole(tx, id, role, reason, { ip: c.get("ip"), userAgent: c.get("userAgent") }),
+    );
     return c.json({
       user: toAdminUser(row),
       change: {
