@@ -128,15 +128,6 @@ $$;
 comment on function app_private.store_currency() is
   'The store''s one currency (store.currency of the current configuration, its default otherwise). security definer: the configuration is readable by ADMINs only; it returns one code.';
 
-create function app_private.commission_bps(vendor app.vendors) returns integer
-language sql stable
-set search_path = ''
-as $$
-  select coalesce(vendor.commission_bps, app.config_int('store', 'commissionBps'))
-$$;
-comment on function app_private.commission_bps(app.vendors) is
-  'The commission a vendor pays, in basis points: its own override, or store.commissionBps.';
-
 /* The vendor as the API shows it; `detailed` adds what only the owner and ADMINs see. */
 create function app.vendor_json(vendor app.vendors, detailed boolean default false) returns jsonb
 language sql stable
@@ -155,7 +146,7 @@ as $$
     'ownerId', vendor.owner_id,
     'contactEmail', vendor.contact_email,
     'country', vendor.country,
-    'commissionBps', app_private.commission_bps(vendor),
+    'commissionBps', coalesce(vendor.commission_bps, app.config_int('store', 'commissionBps')),
     'commissionOverride', vendor.commission_bps is not null,
     'updatedAt', to_char(vendor.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'decisions', coalesce((
@@ -376,7 +367,7 @@ create function app.list_vendors(
   after_created_at text default null,
   after_id uuid default null,
   page_size integer default 50
-) returns setof jsonb
+) returns table (vendor jsonb, sort_key text)
 language plpgsql stable security definer
 set search_path = ''
 as $$
@@ -385,7 +376,7 @@ declare
     else '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'), '_', '\_') || '%' end;
 begin
   return query
-    select app.vendor_json(v, false)
+    select app.vendor_json(v, false), v.created_at::text
     from app.vendors v
     where v.status = 'approved'
       and (pattern is null or lower(v.name) like pattern)
@@ -395,7 +386,7 @@ begin
 end;
 $$;
 comment on function app.list_vendors(text, text, uuid, integer) is
-  'The public vendor list: approved vendors only, public fields only, newest first, keyset-paged by (created_at, id); search is a case-insensitive substring of the name. security definer: visitors hold no privilege on app tables; this returns only what anyone may see.';
+  'The public vendor list: approved vendors only, public fields only, newest first, keyset-paged by (created_at, id) (sort_key is created_at with its microseconds, for the cursor); search is a case-insensitive substring of the name. security definer: visitors hold no privilege on app tables; this returns only what anyone may see.';
 grant execute on function app.list_vendors(text, text, uuid, integer) to anon, authenticated;
 
 -- ---------------------------------------------------------------------------------------------
