@@ -162,21 +162,33 @@ $$;
 comment on function app.vendor_json(app.vendors, boolean) is
   'A vendor as the API shows it: the public fields, plus owner, contact, country, the effective commission and the decision history when detailed (for the owner and ADMINs; callers decide, and RLS on app.vendor_decisions still applies to the history). security invoker.';
 
-/*
- * Hook for what follows a vendor decision besides the live event; the notifications of the
- * store are added here once the notify function exists.
- */
+/* The owner's SYSTEM notification of an ADMIN's decision on their vendor. */
 create function app_private.after_vendor_change(vendor app.vendors, decision_reason text) returns void
 language plpgsql volatile
 set search_path = ''
 as $$
+declare
+  title text;
 begin
-  -- Nothing yet besides the event: see app_private.notify in the notifications domain.
-  return;
+  if vendor.owner_id is null or vendor.owner_id = auth.uid() then
+    return;
+  end if;
+  title := case vendor.status
+    when 'approved' then format('%s can sell', vendor.name)
+    when 'rejected' then format('%s was not approved', vendor.name)
+    when 'suspended' then format('%s is suspended', vendor.name)
+    else format('%s was reviewed', vendor.name)
+  end;
+  perform app_private.notify(
+    vendor.owner_id, 'SYSTEM', title, left(decision_reason, 2000),
+    jsonb_build_object('kind', 'vendor.status_changed', 'vendorId', vendor.id, 'status', vendor.status,
+                       'commissionBps', vendor.commission_bps),
+    case when vendor.status = 'suspended' then 'high' else 'normal' end::app.notification_priority
+  );
 end;
 $$;
 comment on function app_private.after_vendor_change(app.vendors, text) is
-  'What follows an ADMIN''s decision on a vendor besides its live event (the owner''s SYSTEM notification).';
+  'The owner''s SYSTEM notification of an ADMIN''s decision on their vendor (data: kind vendor.status_changed, vendorId, status, commissionBps), with the decision''s reason as its body; a suspension is high priority.';
 
 -- ---------------------------------------------------------------------------------------------
 -- The topic rule, now with vendor topics (replaces the events migration's version)

@@ -258,20 +258,92 @@ comment on function app_private.emit_order_event(app.orders, text) is
   'order.created / order.status_changed on user:<buyerId> and vendor:<vendorId>, each carrying the order as GET /api/store/orders/:id returns it. Called inside the order functions, with their rights.';
 
 /*
- * Hook for what follows an order change besides its live events; the notifications of the store
- * are added here once the notify function exists.
+ * The SYSTEM notifications of an order change (data.kind names the change), through the one
+ * notify function. Whoever made a move is not told of it. The buyer hears of payment, shipping,
+ * delivery, cancellation, refunds and failed payments; the vendor's owner of a paid order to
+ * fulfil and of a paid order cancelled, refunded or completed.
  */
 create function app_private.after_order_change(target app.orders, event text) returns void
 language plpgsql volatile
 set search_path = ''
 as $$
+declare
+  last app.order_history;
+  owner uuid;
+  amount text := to_char(target.total / 100.0, 'FM999999999990.00') || ' ' || target.currency;
+  ref text := left(target.id::text, 8);
+  data jsonb := jsonb_build_object('kind', event, 'orderId', target.id, 'checkoutId', target.checkout_id,
+                                   'vendorId', target.vendor_id, 'status', target.status);
+  title text;
+  body text;
 begin
-  -- Nothing yet besides the events: see app_private.notify in the notifications domain.
-  return;
+  select * into last from app.order_history h where h.order_id = target.id order by h.id desc limit 1;
+  select v.owner_id into owner from app.vendors v where v.id = target.vendor_id;
+
+  -- The buyer.
+  title := null;
+  if event = 'order.status_changed' and target.buyer_id is distinct from last.actor_id then
+    case target.status
+      when 'paid' then
+        title := 'Payment received';
+        body := format('Your order %s from %s is paid (%s).', ref, target.vendor_name, amount);
+      when 'shipped' then
+        title := 'Your order has shipped';
+        body := format('%s shipped your order %s%s%s.', target.vendor_name, ref,
+                       coalesce(' with ' || target.carrier, ''),
+                       coalesce(', tracking number ' || target.tracking_number, ''));
+      when 'delivered' then
+        title := 'Your order was delivered';
+        body := format('Your order %s from %s was delivered.', ref, target.vendor_name);
+      when 'cancelled' then
+        title := 'Your order was cancelled';
+        body := format('Your order %s from %s was cancelled%s.', ref, target.vendor_name,
+                       coalesce(': ' || last.reason, ''))
+                || case when target.payment_status = 'refunded' then ' Your payment will be refunded.' else '' end;
+      when 'refunded' then
+        title := 'Your order was refunded';
+        body := format('Your order %s from %s was refunded (%s).', ref, target.vendor_name, amount);
+      else
+        title := null;
+    end case;
+  elsif event = 'order.payment_failed' then
+    title := 'Your payment failed';
+    body := format('The payment for your order %s from %s failed. You can pay again until the reservation ends.',
+                   ref, target.vendor_name);
+  elsif event = 'order.refund_succeeded' then
+    title := 'Your refund was issued';
+    body := format('%s for your order %s from %s is on its way back to you.', amount, ref, target.vendor_name);
+  end if;
+  if title is not null and target.buyer_id is not null then
+    perform app_private.notify(target.buyer_id, 'SYSTEM', title, body, data, 'normal',
+      case when event = 'order.payment_failed' then 'checkout-payment:' || target.checkout_id end);
+  end if;
+
+  -- The vendor's owner.
+  title := null;
+  if event = 'order.status_changed' and owner is not null and owner is distinct from last.actor_id then
+    if target.status = 'paid' then
+      title := 'New order to fulfil';
+      body := format('Order %s (%s) is paid and waits for you.', ref, amount);
+    elsif target.status = 'cancelled' and last.from_status in ('paid', 'processing') then
+      title := 'An order was cancelled';
+      body := format('Order %s (%s) was cancelled%s; the buyer is refunded.', ref, amount,
+                     coalesce(': ' || last.reason, ''));
+    elsif target.status = 'refunded' then
+      title := 'An order was refunded';
+      body := format('Order %s (%s) was refunded; it is deducted from your next settlement.', ref, amount);
+    elsif target.status = 'completed' then
+      title := 'An order was completed';
+      body := format('Order %s (%s) is complete.', ref, amount);
+    end if;
+  end if;
+  if title is not null then
+    perform app_private.notify(owner, 'SYSTEM', title, body, data);
+  end if;
 end;
 $$;
 comment on function app_private.after_order_change(app.orders, text) is
-  'What follows an order''s creation or move besides its live events (the buyer''s and vendor''s SYSTEM notifications).';
+  'The SYSTEM notifications of an order change (data: kind, orderId, checkoutId, vendorId, status), through app_private.notify: the buyer on payment, shipping, delivery, cancellation, refund, a failed payment (one per checkout, collapsed) and an issued refund; the vendor''s owner on a paid order to fulfil and a paid order cancelled, refunded or completed. Whoever made the move is not told of it.';
 
 /* Locks the products of the given orders, in id order: the one lock order every stock change uses. */
 create function app_private.lock_order_products(order_ids uuid[]) returns void
@@ -636,7 +708,6 @@ begin
 
   for created in select * from app.orders o where o.checkout_id = new_checkout_id order by o.id loop
     perform app_private.emit_order_event(created, 'order.created');
-    perform app_private.after_order_change(created, 'order.created');
   end loop;
 
   return jsonb_build_object('created', new_checkout_id);

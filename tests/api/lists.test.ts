@@ -294,6 +294,8 @@ test("[lists] GET /api/users pages to the end: every active person once, by name
     await pageThrough(`/api/users?search=${tag}`, member.accessToken, 3, expected.length),
     expected,
     "people, searched",
+  );
+});
 
 // ---------------------------------------------------------------------------------------------
 // The store's lists

@@ -14,6 +14,7 @@ adminSettlements.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listSettlements",
     summary: "Settlements, newest first",
     security: signedIn,
     request: {
@@ -42,6 +43,7 @@ adminSettlements.openapi(
   createRoute({
     method: "post",
     path: "/run",
+    operationId: "runSettlements",
     summary: "Run the daily settlement now",
     description: "Settles, per vendor, the orders delivered or completed (and paid) at or before " +
       "`asOf` (default now; later is taken as now) that no run settled yet, deducts refunds of " +

@@ -23,6 +23,7 @@ adminVendors.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listAllVendors",
     summary: "Vendors and applications, newest first",
     description: "With the owner's fields and the decision history. `search` matches the name " +
       "or the contact e-mail.",
@@ -53,6 +54,7 @@ adminVendors.openapi(
   createRoute({
     method: "put",
     path: "/{id}/status",
+    operationId: "setVendorStatus",
     summary: "Decide on a vendor",
     description: "approve (a pending or suspended vendor), reject (a pending one), suspend (an " +
       "approved one), always with a reason, recorded in the vendor's history; `commissionBps` " +

@@ -33,6 +33,7 @@ orders.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listOrders",
     summary: "The caller's orders, newest first",
     description: "`as=buyer` (default): the caller's purchases; `as=vendor`: the orders of the " +
       "caller's vendor (403 without one).",
@@ -62,6 +63,7 @@ orders.openapi(
   createRoute({
     method: "get",
     path: "/{id}",
+    operationId: "getOrder",
     summary: "One order",
     description: "Its buyer, its vendor's owner and ADMINs; 404 for everyone else.",
     security: signedIn,
@@ -90,6 +92,7 @@ orders.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "checkOut",
     summary: "Check out: one order per vendor, stock reserved, a payment intent",
     description: "Prices come from the server. Stock is reserved for `store.reservationMinutes`; " +
       "pay with the PaymentIntent's client secret (Stripe), or locally with " +
@@ -132,6 +135,7 @@ orders.openapi(
   createRoute({
     method: "put",
     path: "/{id}/status",
+    operationId: "changeOrderStatus",
     summary: "Move an order",
     description: "The contract's state machine: an order the caller cannot see is 404; a status " +
       "the caller may never set is 403 (a buyer shipping); a move the current status does not " +

@@ -8,6 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.ts";
 import {
+  anyone,
   decodeCursor,
   encodeCursor,
   errors,
@@ -62,13 +63,14 @@ products.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "searchProducts",
     summary: "Search the catalog",
     description: "Active products of approved vendors (a vendor also sees its own drafts with " +
       "`vendorId` = its own). `q` is a full-text search (English stemming, ranked; when it " +
       "matches nothing, titles are matched by trigram similarity, so typos still find " +
       "something). Prices are minor units, inclusive. Facets apply every filter but their own. " +
       "`relevance` without `q` sorts as `newest`. Cursors are keyset-based and belong to one sort.",
-    security: [],
+    security: anyone,
     request: { query: searchQuery },
     responses: {
       200: json(
@@ -124,10 +126,11 @@ products.openapi(
   createRoute({
     method: "get",
     path: "/{id}",
+    operationId: "getProduct",
     summary: "One product",
     description:
       "A catalog product, or one of the caller's own vendor (any status); 404 otherwise.",
-    security: [],
+    security: anyone,
     request: { params: z.object({ id: z.uuid() }) },
     responses: { 200: json(productSchema, "The product"), ...errors(400, 404) },
   }),
@@ -161,6 +164,7 @@ products.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "createProduct",
     summary: "Create a product (owner of an approved vendor)",
     description: "The price's currency must be the store's (`store.currency`); `status` " +
       "defaults to `active`. 403 unless the caller owns an approved vendor.",
@@ -194,6 +198,7 @@ products.openapi(
   createRoute({
     method: "put",
     path: "/{id}",
+    operationId: "updateProduct",
     summary: "Change a product (its vendor's owner)",
     description: "Any of the creation fields, and `archived` as a status. `stock` may not go " +
       "below what unpaid checkouts hold (422). 403 for a product of another vendor (or when the " +

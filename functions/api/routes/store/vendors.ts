@@ -5,6 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
+  anyone,
   decodeCursor,
   errors,
   errorSchema,
@@ -33,9 +34,10 @@ vendors.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listVendors",
     summary: "Approved vendors, newest first",
     description: "Public fields only; `search` is a case-insensitive substring of the name.",
-    security: [],
+    security: anyone,
     request: {
       query: z.object({
         search: z.string().trim().min(1).max(200).optional(),
@@ -58,6 +60,7 @@ vendors.openapi(
   createRoute({
     method: "post",
     path: "/apply",
+    operationId: "applyForVendor",
     summary: "Apply to sell",
     description: "Creates the caller's vendor with status `pending`, for an ADMIN to decide. " +
       "409 while the caller has a pending, approved or suspended vendor.",
@@ -86,6 +89,7 @@ vendors.openapi(
   createRoute({
     method: "get",
     path: "/me",
+    operationId: "getOwnVendor",
     summary: "The caller's vendor, with its payouts and balances",
     description: "The live vendor (else the latest rejected application); 404 without one. " +
       "`balances.pending`: paid orders not settled yet (gross); `balances.settled`: paid out " +
@@ -113,6 +117,7 @@ vendors.openapi(
   createRoute({
     method: "post",
     path: "/me/payouts",
+    operationId: "createPayoutsLink",
     summary: "The payout account's onboarding link",
     description: "Creates the vendor's Stripe Connect account on first use and answers a fresh " +
       "onboarding link. With the `dev` provider the link is the local " +
@@ -162,6 +167,7 @@ vendors.openapi(
   createRoute({
     method: "get",
     path: "/me/settlements",
+    operationId: "listOwnSettlements",
     summary: "The settlements of the caller's vendor, newest first",
     security: signedIn,
     middleware: [requireRole("SUBSCRIBER")] as const,

@@ -6,7 +6,7 @@
  * nothing. Queries: queries/store/webhooks.ts (a server path).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errors, json, router } from "../../openapi.ts";
+import { anyone, errors, json, router } from "../../openapi.ts";
 import { badRequest } from "../../../_shared/errors.ts";
 import { recordProviderEvent } from "../../queries/store/webhooks.ts";
 import { WebhookSignatureError } from "../../store/payments.ts";
@@ -17,13 +17,14 @@ webhooks.openapi(
   createRoute({
     method: "post",
     path: "/stripe",
+    operationId: "receiveStripeEvent",
     summary: "Stripe webhook",
     description:
       "The body is Stripe's event, read raw (its bytes are what the signature covers). " +
       "A bad or missing signature is 400; a verified event is stored once by id and handled in " +
       "the background (the PaymentIntent or account is read again from the provider, so events " +
       "may arrive in any order); an event seen before answers 200 and does nothing again.",
-    security: [],
+    security: anyone,
     request: {
       headers: z.object({ "stripe-signature": z.string().min(1).max(2000) }),
     },
