@@ -22,7 +22,7 @@ comment on type app.product_status is
 -- Helper functions the table needs
 -- ---------------------------------------------------------------------------------------------
 
-create function app.product_document(
+create function app_private.product_document(
   title text, tags text[], category text, description text
 ) returns tsvector
 language sql immutable
@@ -33,9 +33,8 @@ as $$
       || setweight(to_tsvector('english'::regconfig, coalesce(category, '')), 'C')
       || setweight(to_tsvector('english'::regconfig, coalesce(left(description, 20000), '')), 'D')
 $$;
-comment on function app.product_document(text, text[], text, text) is
-  'The text a product is found by, weighted: title (A) over tags (B) over category (C) over description (D), English stemming. Immutable so it can feed a stored generated column; in app and executable by authenticated because the generated column is computed with the writer''s rights (it reads nothing).';
-grant execute on function app.product_document(text, text[], text, text) to authenticated;
+comment on function app_private.product_document(text, text[], text, text) is
+  'The text a product is found by, weighted: title (A) over tags (B) over category (C) over description (D), English stemming. Immutable: the same text always gives the same document.';
 
 -- ---------------------------------------------------------------------------------------------
 -- Tables
@@ -54,17 +53,32 @@ create table app.products (
   stock integer not null default 0 check (stock >= 0),
   reserved integer not null default 0 check (reserved >= 0),
   status app.product_status not null default 'active',
-  search tsvector generated always as (
-    app.product_document(title, tags, category, description)
-  ) stored,
+  search tsvector not null default ''::tsvector,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   constraint products_reserved_within_stock check (reserved <= stock)
-);
+) with (fillfactor = 80);
 comment on table app.products is
   'What vendors sell, at a price in the store''s currency (integer minor units), with stock and what unpaid checkouts reserve of it (available = stock - reserved, never negative). Vendors (owners of approved vendors) write their products under RLS; visitors read the catalog through app.search_products and app.get_product. search is the weighted full-text document.';
 comment on column app.products.reserved is
   'Units held by checkouts not yet paid; changed only by the order functions, under the row''s lock.';
+comment on column app.products.search is
+  'The weighted full-text document (app_private.product_document), set by the write trigger when the text changes. Not a generated column: Postgres recomputes those on every update, and every checkout updates reserved; with the text untouched and room in the page (fillfactor 80), a stock update is HOT and rewrites no index.';
+
+/*
+ * How many active products each vendor has per category, in stock or not: the facets of the
+ * catalog browsed without a search (the front page, a category) are sums over these few rows
+ * instead of a scan of every product. Kept by statement triggers on app.products.
+ */
+create table app_private.catalog_counts (
+  vendor_id uuid not null references app.vendors (id) on delete cascade,
+  category text not null,
+  in_stock boolean not null,
+  products integer not null,
+  primary key (vendor_id, category, in_stock)
+);
+comment on table app_private.catalog_counts is
+  'Active products per vendor, category and whether any is available: what the facets of the unsearched catalog sum (app.search_products), kept by the statement triggers on app.products. Server only: read inside the security definer search. (No check on products >= 0: an upsert checks a row before it finds its conflict, so a negative delta could not be applied.)';
 
 -- ---------------------------------------------------------------------------------------------
 -- Indexes
@@ -80,6 +94,9 @@ create index products_newest_idx on app.products (created_at desc, id desc) wher
 create index products_price_idx on app.products (price_amount, id) where status = 'active';
 create index products_category_idx on app.products (category, created_at desc, id desc) where status = 'active';
 create index products_vendor_idx on app.products (vendor_id, created_at desc, id desc);
+-- Facets of the whole catalog (browsing, the front page): an index-only scan of what they count.
+-- Stock and reservations stay out of it, so a checkout's update of a product remains HOT.
+create index products_facets_idx on app.products (vendor_id, category, price_amount) where status = 'active';
 
 -- ---------------------------------------------------------------------------------------------
 -- Triggers
@@ -99,7 +116,17 @@ begin
     if new.id <> old.id or new.vendor_id <> old.vendor_id or new.created_at <> old.created_at then
       raise exception 'a product''s id, vendor and creation time never change' using errcode = '42501';
     end if;
-    new.updated_at := now();
+    -- Stock and reservations move with every checkout: only a change by the vendor is an update.
+    if (new.title, new.description, new.category, new.tags, new.images, new.price_amount,
+        new.currency, new.status) is distinct from
+       (old.title, old.description, old.category, old.tags, old.images, old.price_amount,
+        old.currency, old.status) or (api_role and new.stock <> old.stock) then
+      new.updated_at := now();
+    end if;
+  end if;
+  if tg_op = 'INSERT' or (new.title, new.description, new.category, new.tags)
+                          is distinct from (old.title, old.description, old.category, old.tags) then
+    new.search := app_private.product_document(new.title, new.tags, new.category, new.description);
   end if;
   if api_role and (tg_op = 'INSERT' or new.currency <> old.currency) then
     currency := app_private.store_currency();
@@ -116,16 +143,69 @@ begin
 end;
 $$;
 comment on function app_private.guard_product_write() is
-  'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); updated_at is the server''s clock. security definer: it reads the store''s currency from the configuration, which vendors may not read.';
+  'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document follows the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
 
 create trigger products_guard_write before insert or update on app.products
   for each row execute function app_private.guard_product_write();
+
+/*
+ * The net change of a statement to app_private.catalog_counts, from its transition tables:
+ * one upsert per (vendor, category, in stock) that changed, in key order (so two statements
+ * never lock these rows in opposite orders; every path that changes stock has locked its
+ * product rows before). A checkout that leaves a product available changes nothing here.
+ */
+create function app_private.count_catalog() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+    select n.vendor_id, n.category, n.stock > n.reserved, count(*)::integer
+    from new_rows n where n.status = 'active'
+    group by 1, 2, 3 order by 1, 2, 3
+    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  elsif tg_op = 'DELETE' then
+    update app_private.catalog_counts c set products = c.products - d.n
+    from (select o.vendor_id, o.category, o.stock > o.reserved as in_stock, count(*)::integer as n
+          from old_rows o where o.status = 'active' group by 1, 2, 3) d
+    where c.vendor_id = d.vendor_id and c.category = d.category and c.in_stock = d.in_stock;
+  else
+    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+    select x.vendor_id, x.category, x.in_stock, sum(x.n)::integer
+    from (
+      select n.vendor_id, n.category, n.stock > n.reserved as in_stock, 1 as n
+      from new_rows n where n.status = 'active'
+      union all
+      select o.vendor_id, o.category, o.stock > o.reserved, -1
+      from old_rows o where o.status = 'active'
+    ) x
+    group by 1, 2, 3 having sum(x.n) <> 0 order by 1, 2, 3
+    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  end if;
+  return null;
+end;
+$$;
+comment on function app_private.count_catalog() is
+  'Keeps app_private.catalog_counts: the net change of each statement on app.products (inserts, updates that move a product between vendor, category, status or availability, deletes), applied in key order. security definer: vendors write products, but not the server-only counts.';
+
+create trigger products_count_insert after insert on app.products
+  referencing new table as new_rows
+  for each statement execute function app_private.count_catalog();
+create trigger products_count_update after update on app.products
+  referencing old table as old_rows new table as new_rows
+  for each statement execute function app_private.count_catalog();
+create trigger products_count_delete after delete on app.products
+  referencing old table as old_rows
+  for each statement execute function app_private.count_catalog();
 
 -- ---------------------------------------------------------------------------------------------
 -- Row level security
 -- ---------------------------------------------------------------------------------------------
 
 alter table app.products enable row level security;
+alter table app_private.catalog_counts enable row level security;
 
 -- ---------------------------------------------------------------------------------------------
 -- Helper functions
@@ -358,19 +438,60 @@ begin
   from jsonb_array_elements(rows) with ordinality as t (e, i)
   where i <= limit_rows;
 
+  -- The unsearched catalog without a price filter (the front page, a category, a vendor's shop):
+  -- the category and vendor facets are sums of app_private.catalog_counts, the price range the
+  -- first row of the price index each way.
+  if mode = 'none' and min_price is null and max_price is null and not own then
+    execute format($q$
+      with c as (
+        select c.vendor_id, c.category, sum(c.products)::integer as n
+        from app_private.catalog_counts c join app.vendors v on v.id = c.vendor_id
+        where v.status = 'approved' and c.products > 0 and %3$s
+        group by c.vendor_id, c.category
+      )
+      select jsonb_build_object(
+        'categories', coalesce((
+          select jsonb_agg(jsonb_build_object('value', x.category, 'count', x.n) order by x.n desc, x.category)
+          from (select c.category, sum(c.n)::integer as n from c where %2$s group by c.category) x), '[]'::jsonb),
+        'vendors', coalesce((
+          select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n)
+                           order by x.n desc, fv.name, x.vendor_id)
+          from (select c.vendor_id, sum(c.n)::integer as n from c where %1$s group by c.vendor_id) x
+          join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
+        'price', jsonb_build_object(
+          'min', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount asc limit 1),
+          'max', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount desc limit 1))
+      )
+    $q$,
+      replace(f_category, 'p.', 'c.'), replace(f_vendor, 'p.', 'c.'),
+      case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
+      visible, f_category, f_vendor, f_stock)
+    into facets
+    using search, category_filter, vendor_filter, min_price, max_price, query;
+    return jsonb_build_object(
+      'items', items,
+      'next', case when next_key is null then null
+        else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
+      'facets', facets,
+      'mode', mode
+    );
+  end if;
+
+  -- One pass: every facet is a grouping set of the same scan, each count filtered by the other
+  -- facets' filters. Not a materialized CTE: the aggregate reads the join directly, and without
+  -- a text search or a stock filter that join is an index-only scan (products_facets_idx).
   execute format($q$
-    with base as materialized (
-      select p.category, p.vendor_id, p.price_amount,
-             %s as fc, %s as fv, %s as fp, %s as fs
+    with g as (
+      select grouping(p.category) as gc, grouping(p.vendor_id) as gv, p.category, p.vendor_id,
+             count(*) filter (where %2$s and %3$s and %4$s) as n_category,
+             count(*) filter (where %1$s and %3$s and %4$s) as n_vendor,
+             min(p.price_amount) filter (where %1$s and %2$s and %4$s) as price_min,
+             max(p.price_amount) filter (where %1$s and %2$s and %4$s) as price_max
       from app.products p join app.vendors v on v.id = p.vendor_id
-      where %s and %s
-    ), g as (
-      select grouping(category) as gc, grouping(vendor_id) as gv, category, vendor_id,
-             count(*) filter (where fv and fp and fs) as n_category,
-             count(*) filter (where fc and fp and fs) as n_vendor,
-             min(price_amount) filter (where fc and fv and fs) as price_min,
-             max(price_amount) filter (where fc and fv and fs) as price_max
-      from base group by grouping sets ((category), (vendor_id), ())
+      where %5$s and %6$s
+      group by grouping sets ((p.category), (p.vendor_id), ())
     )
     select jsonb_build_object(
       'categories', coalesce((

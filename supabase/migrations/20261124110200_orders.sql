@@ -582,9 +582,9 @@ grant execute on function app.order_json(app.orders) to authenticated;
  * transaction, so no product lock waits on the provider) and attached with
  * app.attach_payment_intent.
  *
- * Returns { replay: <first response> } for a replayed key, { resume: <checkout id> } for a key
- * whose first request created the checkout but did not finish (the API completes it), or
- * { created: <checkout id> }.
+ * Returns { replay: <first response> } for a replayed key, { resume: <checkout id>, total,
+ * currency } for a key whose first request created the checkout but did not finish (the API
+ * completes it), or { created: <checkout id>, total, currency }.
  */
 create function app.create_checkout(
   requested_items jsonb,
@@ -625,7 +625,8 @@ begin
     end if;
     if claim is not null then
       -- The key's first request committed its checkout but never stored an answer.
-      select jsonb_build_object('resume', c.id) into claim from app.checkouts c
+      select jsonb_build_object('resume', c.id, 'total', c.total, 'currency', c.currency) into claim
+      from app.checkouts c
       where c.buyer_id = me and c.idempotency_key = create_checkout.idempotency_key;
       if claim is not null then
         return claim;
@@ -710,7 +711,7 @@ begin
     perform app_private.emit_order_event(created, 'order.created');
   end loop;
 
-  return jsonb_build_object('created', new_checkout_id);
+  return jsonb_build_object('created', new_checkout_id, 'total', checkout_total, 'currency', store_currency);
 end;
 $$;
 comment on function app.create_checkout(jsonb, jsonb, text, text, text) is

@@ -5,7 +5,7 @@
  * machine through app.change_order_status with the contract's precedence (404, 403, 422, 400).
  */
 begin;
-select plan(46);
+select plan(47);
 
 select tests.create_user('o.buyer@example.test', 'SUBSCRIBER');
 select tests.create_user('o.visitor@example.test', 'VISITOR');
@@ -194,6 +194,12 @@ select is(
 select is(
   (select count(*)::int from app_private.jobs where kind = 'store.refund' and payload ->> 'orderId' = :'o2'),
   1, 'And its store.refund job is queued.'
+);
+
+select tests.clear_authentication();
+select is_empty(
+  $$ select * from tests.catalog_counts_drift() $$,
+  'The catalog counts behind the facets agree with the products after all of the above.'
 );
 
 select * from finish();

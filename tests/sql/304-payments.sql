@@ -6,7 +6,7 @@
  * is reachable by an API role.
  */
 begin;
-select plan(22);
+select plan(23);
 
 select tests.create_user('pay.buyer@example.test', 'SUBSCRIBER');
 select tests.create_user('pay.seller@example.test', 'MEMBER');
@@ -98,6 +98,12 @@ select is(
   (select array_agg(distinct h.actor::text) from app.order_history h join app.orders o on o.id = h.order_id
    where o.checkout_id = :'c1' and h.to_status = 'completed'),
   array['system'], 'The system completes them.'
+);
+
+select tests.clear_authentication();
+select is_empty(
+  $$ select * from tests.catalog_counts_drift() $$,
+  'The catalog counts behind the facets agree with the products after all of the above.'
 );
 
 select * from finish();

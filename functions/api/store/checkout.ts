@@ -10,12 +10,7 @@
 import type { Deps } from "../context.ts";
 import type { Tx } from "../../_shared/db.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import {
-  abandonCheckout,
-  attachPaymentIntent,
-  checkoutForPayment,
-  createCheckout,
-} from "../queries/store/orders.ts";
+import { abandonCheckout, attachPaymentIntent, createCheckout } from "../queries/store/orders.ts";
 import type { CheckoutJson } from "../routes/store/schemas.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
 
@@ -45,11 +40,10 @@ export async function checkout(
   );
   if ("replay" in start) return start.replay;
   const checkoutId = "resume" in start ? start.resume : start.created;
-  const due = await asCaller((tx) => checkoutForPayment(tx, checkoutId));
   let intent;
   try {
     intent = await provider.createPaymentIntent(
-      { amount: due.total, currency: due.currency, checkoutId, buyerId: input.buyerId },
+      { amount: start.total, currency: start.currency, checkoutId, buyerId: input.buyerId },
       `checkout:${checkoutId}`,
     );
   } catch (err) {

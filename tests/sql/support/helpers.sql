@@ -253,3 +253,24 @@ grant execute on function tests.create_vendor(uuid, text, app.vendor_status, int
 grant execute on function tests.create_product(uuid, text, bigint, integer, app.product_status, text, text) to anon, authenticated;
 grant execute on function tests.checkout(uuid, jsonb, text) to anon, authenticated;
 grant execute on function tests.order_of(uuid, uuid) to anon, authenticated;
+
+/*
+ * Where app_private.catalog_counts (kept by triggers) disagrees with the products themselves:
+ * empty when the counts are right.
+ */
+create or replace function tests.catalog_counts_drift()
+returns table (vendor_id uuid, category text, in_stock boolean, counted integer, actual integer)
+language sql stable security definer
+set search_path = ''
+as $$
+  with actual as (
+    select p.vendor_id, p.category, p.stock > p.reserved as in_stock, count(*)::integer as n
+    from app.products p where p.status = 'active' group by 1, 2, 3
+  )
+  select coalesce(c.vendor_id, a.vendor_id), coalesce(c.category, a.category),
+         coalesce(c.in_stock, a.in_stock), coalesce(c.products, 0), coalesce(a.n, 0)
+  from app_private.catalog_counts c
+  full join actual a on a.vendor_id = c.vendor_id and a.category = c.category and a.in_stock = c.in_stock
+  where coalesce(c.products, 0) <> coalesce(a.n, 0)
+$$;
+grant execute on function tests.catalog_counts_drift() to anon, authenticated;

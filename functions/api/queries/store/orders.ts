@@ -70,8 +70,8 @@ export async function changeOrderStatus(
 
 export type CheckoutStart =
   | { replay: CheckoutJson }
-  | { resume: string }
-  | { created: string };
+  | { resume: string; total: number; currency: string }
+  | { created: string; total: number; currency: string };
 
 /** The checkout's transaction: reservation, orders, events (app.create_checkout). */
 export async function createCheckout(
@@ -91,23 +91,6 @@ export async function createCheckout(
       ${input.idempotencyKey}, ${input.requestHash}, ${input.provider}
     ) as result`;
   return row.result;
-}
-
-/** What the provider needs to make (or find again) the checkout's payment intent. */
-export async function checkoutForPayment(tx: Tx, checkoutId: string) {
-  const [row] = await tx<
-    {
-      id: string;
-      total: string;
-      currency: string;
-      buyer_id: string;
-      payment_intent_id: string | null;
-    }[]
-  >`
-    select id, total::text, currency, buyer_id, payment_intent_id from app.checkouts
-    where id = ${checkoutId}::uuid`;
-  if (!row) throw notFound("No such checkout.");
-  return { ...row, total: Number(row.total) };
 }
 
 /** Attaches the payment intent and returns the checkout answer (stored for the key). */
