@@ -290,13 +290,14 @@ grant execute on function app.get_product(uuid) to anon, authenticated;
 
 /*
  * The catalog search. One dynamic statement per part (items, facets), built only from fixed
- * fragments chosen by which filters were given; every value travels as a parameter ($1..$9), so
+ * fragments chosen by which filters were given; every value travels as a parameter ($1..$10), so
  * each combination is planned for what it asks.
  *
  * Text: `websearch_to_tsquery('english', search)` against the weighted document, ranked by
  * ts_rank_cd. When that finds nothing at all in the catalog (a typo), titles are matched by
- * trigram word similarity instead (mode `fuzzy`), ranked by that similarity. The mode is part of
- * the cursor, so later pages keep it even if a matching product appears meanwhile.
+ * trigram word similarity instead (mode `fuzzy`: the matches found once, by the trigram index,
+ * then used by the page and the facets), ranked by that similarity. The mode is part of the
+ * cursor, so later pages keep it even if a matching product appears meanwhile.
  *
  * Sorts and their keyset keys (the cursor is the last row's key and id):
  *   relevance  (rank desc, id desc)     - without a search: as newest
@@ -352,6 +353,7 @@ declare
   next_key jsonb;
   facets jsonb;
   limit_rows integer := least(greatest(page_size, 1), 200);
+  fuzzy_ids uuid[];
 begin
   if sort_by not in ('relevance', 'newest', 'price_asc', 'price_desc') then
     raise exception 'unknown sort %', sort_by using errcode = 'AG400';
@@ -380,7 +382,12 @@ begin
       text_match := 'p.search @@ $6';
       rank_expr := 'ts_rank_cd(p.search, $6)';
     elsif mode = 'fuzzy' then
-      text_match := 'lower($1) operator(extensions.<%) lower(p.title)';
+      -- The trigram matches, found once (one index scan) for both the page and the facets.
+      execute format('select coalesce(array_agg(p.id), ''{}'') from app.products p
+                      join app.vendors v on v.id = p.vendor_id
+                      where %s and lower($1) operator(extensions.<%%) lower(p.title)', visible)
+        into fuzzy_ids using search, category_filter, vendor_filter;
+      text_match := 'p.id = any($10)';
       rank_expr := 'extensions.word_similarity(lower($1), lower(p.title))';
     else
       raise exception 'unknown search mode' using errcode = 'AG400';
@@ -430,7 +437,7 @@ begin
   $q$, key_expr, visible, text_match, f_category, f_vendor, f_price, f_stock, after, order_by)
   into rows
   using search, category_filter, vendor_filter, min_price, max_price, query, cursor_key, cursor_id,
-        limit_rows + 1;
+        limit_rows + 1, fuzzy_ids;
   if jsonb_array_length(rows) > limit_rows then
     next_key := jsonb_build_array(rows -> (limit_rows - 1) -> 'key', rows -> (limit_rows - 1) -> 'item' -> 'id');
   end if;
@@ -469,7 +476,8 @@ begin
       case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
       visible, f_category, f_vendor, f_stock)
     into facets
-    using search, category_filter, vendor_filter, min_price, max_price, query;
+    using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
+          null::integer, fuzzy_ids;
     return jsonb_build_object(
       'items', items,
       'next', case when next_key is null then null
@@ -509,7 +517,8 @@ begin
     )
   $q$, f_category, f_vendor, f_price, f_stock, visible, text_match)
   into facets
-  using search, category_filter, vendor_filter, min_price, max_price, query;
+  using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
+        null::integer, fuzzy_ids;
 
   return jsonb_build_object(
     'items', items,
