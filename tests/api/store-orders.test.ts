@@ -473,3 +473,58 @@ async function sessionFor(userId: string): Promise<string> {
     values (${userId}, 'test', now() + interval '1 hour') returning id`;
   return row.id;
 }
+
+test("[store] an ADMIN cancels a processing order and completes a delivered one; the buyer cannot cancel a paid one", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  const first = await paidOrder(vendor, buyer);
+  await expectError(
+    await t.request("PUT", `/api/store/orders/${first.order.id}/status`, {
+      token: buyer.accessToken,
+      body: { status: "cancelled" },
+    }),
+    422,
+    "invalid_transition",
+  );
+  await move(t, vendor.owner, first.order.id, { status: "processing" });
+  const cancelled = await move(t, admin, first.order.id, { status: "cancelled", reason: "fraud" });
+  assert.equal(cancelled.history.at(-1).actor, "admin");
+  assert.equal(cancelled.payment.status, "refunded");
+  const second = await paidOrder(vendor, buyer);
+  await deliver(t, vendor, second.order.id);
+  const completed = await move(t, admin, second.order.id, { status: "completed" });
+  assert.equal(completed.history.at(-1).actor, "admin");
+  await expectError(
+    await t.request("PUT", `/api/store/orders/${second.order.id}/status`, {
+      token: vendor.owner.accessToken,
+      body: { status: "refunded" },
+    }),
+    403,
+    "forbidden",
+  );
+});
+
+test("[store] GET /api/admin/analytics: the store section counts sales, orders by status and top vendors", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  const before = await expectJson(
+    await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
+    200,
+  );
+  const { order } = await paidOrder(vendor, buyer);
+  const after = await expectJson(
+    await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
+    200,
+  );
+  assert.equal(after.store.currency, "USD");
+  assert.equal(after.store.totals.sales - before.store.totals.sales, order.total.amount);
+  assert.equal(after.store.totals.paidOrders - before.store.totals.paidOrders, 1);
+  assert.equal(after.store.ordersByStatus.paid - before.store.ordersByStatus.paid, 1);
+  const sum = (points: { value: number }[]) => points.reduce((n, p) => n + p.value, 0);
+  assert.equal(sum(after.store.sales) - sum(before.store.sales), order.total.amount);
+  assert.ok(
+    after.store.topVendors.some((v: { id: string; sales: number }) =>
+      v.id === vendor.id && v.sales === order.total.amount
+    ),
+  );
+});

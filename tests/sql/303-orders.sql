@@ -5,7 +5,7 @@
  * machine through app.change_order_status with the contract's precedence (404, 403, 422, 400).
  */
 begin;
-select plan(47);
+select plan(51);
 
 select tests.create_user('o.buyer@example.test', 'SUBSCRIBER');
 select tests.create_user('o.visitor@example.test', 'VISITOR');
@@ -201,6 +201,16 @@ select is_empty(
   $$ select * from tests.catalog_counts_drift() $$,
   'The catalog counts behind the facets agree with the products after all of the above.'
 );
+
+-- Refunds and the transition table, per persona.
+select tests.authenticate_as(tests.user_id('o.buyer@example.test'));
+select is((select count(*)::int from app.refunds where order_id = :'o2'), 1, 'The buyer reads the refund of their order.');
+select ok((select count(*) from app.order_transitions) = 19, 'Every signed-in user reads the state machine.');
+select tests.authenticate_as(tests.user_id('o.stranger@example.test'));
+select is((select count(*)::int from app.refunds where order_id = :'o2'), 0, 'A stranger reads no refund.');
+select tests.authenticate_as_anon();
+select throws_ok($$ select 1 from app.refunds $$, '42501', null, 'A visitor holds no privilege on refunds.');
+select tests.clear_authentication();
 
 select * from finish();
 rollback;
