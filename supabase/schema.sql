@@ -935,7 +935,8 @@ begin
     end if;
     if claim is not null then
       -- The key's first request committed its checkout but never stored an answer.
-      select jsonb_build_object('resume', c.id) into claim from app.checkouts c
+      select jsonb_build_object('resume', c.id, 'total', c.total, 'currency', c.currency) into claim
+      from app.checkouts c
       where c.buyer_id = me and c.idempotency_key = create_checkout.idempotency_key;
       if claim is not null then
         return claim;
@@ -1020,7 +1021,7 @@ begin
     perform app_private.emit_order_event(created, 'order.created');
   end loop;
 
-  return jsonb_build_object('created', new_checkout_id);
+  return jsonb_build_object('created', new_checkout_id, 'total', checkout_total, 'currency', store_currency);
 end;
 $$;
 
@@ -1715,26 +1716,6 @@ $$;
 COMMENT ON FUNCTION app.order_json(target app.orders) IS 'An order as the API shows it (GET /api/store/orders/:id and every order event): vendor, items with money, total, payment (with its refund), shipping and history. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order.';
 
 --
--- Name: product_document(text, text[], text, text); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.product_document(title text, tags text[], category text, description text) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO ''
-    AS $$
-  select setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
-      || setweight(to_tsvector('english'::regconfig, coalesce(array_to_string(tags, ' '), '')), 'B')
-      || setweight(to_tsvector('english'::regconfig, coalesce(category, '')), 'C')
-      || setweight(to_tsvector('english'::regconfig, coalesce(left(description, 20000), '')), 'D')
-$$;
-
---
--- Name: FUNCTION product_document(title text, tags text[], category text, description text); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.product_document(title text, tags text[], category text, description text) IS 'The text a product is found by, weighted: title (A) over tags (B) over category (C) over description (D), English stemming. Immutable so it can feed a stored generated column; in app and executable by authenticated because the generated column is computed with the writer''s rights (it reads nothing).';
-
---
 -- Name: products; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -1751,7 +1732,7 @@ CREATE TABLE app.products (
     stock integer DEFAULT 0 NOT NULL,
     reserved integer DEFAULT 0 NOT NULL,
     status app.product_status DEFAULT 'active'::app.product_status NOT NULL,
-    search tsvector GENERATED ALWAYS AS (app.product_document(title, tags, category, description)) STORED,
+    search tsvector DEFAULT ''::tsvector NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT products_category_check CHECK (((category ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND (char_length(category) <= 60))),
@@ -1764,7 +1745,8 @@ CREATE TABLE app.products (
     CONSTRAINT products_stock_check CHECK ((stock >= 0)),
     CONSTRAINT products_tags_check CHECK ((cardinality(tags) <= 20)),
     CONSTRAINT products_title_check CHECK (((char_length(btrim(title)) >= 1) AND (char_length(btrim(title)) <= 200)))
-);
+)
+WITH (fillfactor='80');
 
 --
 -- Name: TABLE products; Type: COMMENT; Schema: app; Owner: -
@@ -1777,6 +1759,12 @@ COMMENT ON TABLE app.products IS 'What vendors sell, at a price in the store''s 
 --
 
 COMMENT ON COLUMN app.products.reserved IS 'Units held by checkouts not yet paid; changed only by the order functions, under the row''s lock.';
+
+--
+-- Name: COLUMN products.search; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.products.search IS 'The weighted full-text document (app_private.product_document), set by the write trigger when the text changes. Not a generated column: Postgres recomputes those on every update, and every checkout updates reserved; with the text untouched and room in the page (fillfactor 80), a stock update is HOT and rewrites no index.';
 
 --
 -- Name: vendors; Type: TABLE; Schema: app; Owner: -
@@ -2017,6 +2005,7 @@ declare
   next_key jsonb;
   facets jsonb;
   limit_rows integer := least(greatest(page_size, 1), 200);
+  fuzzy_ids uuid[];
 begin
   if sort_by not in ('relevance', 'newest', 'price_asc', 'price_desc') then
     raise exception 'unknown sort %', sort_by using errcode = 'AG400';
@@ -2045,7 +2034,12 @@ begin
       text_match := 'p.search @@ $6';
       rank_expr := 'ts_rank_cd(p.search, $6)';
     elsif mode = 'fuzzy' then
-      text_match := 'lower($1) operator(extensions.<%) lower(p.title)';
+      -- The trigram matches, found once (one index scan) for both the page and the facets.
+      execute format('select coalesce(array_agg(p.id), ''{}'') from app.products p
+                      join app.vendors v on v.id = p.vendor_id
+                      where %s and lower($1) operator(extensions.<%%) lower(p.title)', visible)
+        into fuzzy_ids using search, category_filter, vendor_filter;
+      text_match := 'p.id = any($10)';
       rank_expr := 'extensions.word_similarity(lower($1), lower(p.title))';
     else
       raise exception 'unknown search mode' using errcode = 'AG400';
@@ -2095,7 +2089,7 @@ begin
   $q$, key_expr, visible, text_match, f_category, f_vendor, f_price, f_stock, after, order_by)
   into rows
   using search, category_filter, vendor_filter, min_price, max_price, query, cursor_key, cursor_id,
-        limit_rows + 1;
+        limit_rows + 1, fuzzy_ids;
   if jsonb_array_length(rows) > limit_rows then
     next_key := jsonb_build_array(rows -> (limit_rows - 1) -> 'key', rows -> (limit_rows - 1) -> 'item' -> 'id');
   end if;
@@ -2103,19 +2097,61 @@ begin
   from jsonb_array_elements(rows) with ordinality as t (e, i)
   where i <= limit_rows;
 
+  -- The unsearched catalog without a price filter (the front page, a category, a vendor's shop):
+  -- the category and vendor facets are sums of app_private.catalog_counts, the price range the
+  -- first row of the price index each way.
+  if mode = 'none' and min_price is null and max_price is null and not own then
+    execute format($q$
+      with c as (
+        select c.vendor_id, c.category, sum(c.products)::integer as n
+        from app_private.catalog_counts c join app.vendors v on v.id = c.vendor_id
+        where v.status = 'approved' and c.products > 0 and %3$s
+        group by c.vendor_id, c.category
+      )
+      select jsonb_build_object(
+        'categories', coalesce((
+          select jsonb_agg(jsonb_build_object('value', x.category, 'count', x.n) order by x.n desc, x.category)
+          from (select c.category, sum(c.n)::integer as n from c where %2$s group by c.category) x), '[]'::jsonb),
+        'vendors', coalesce((
+          select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n)
+                           order by x.n desc, fv.name, x.vendor_id)
+          from (select c.vendor_id, sum(c.n)::integer as n from c where %1$s group by c.vendor_id) x
+          join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
+        'price', jsonb_build_object(
+          'min', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount asc limit 1),
+          'max', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount desc limit 1))
+      )
+    $q$,
+      replace(f_category, 'p.', 'c.'), replace(f_vendor, 'p.', 'c.'),
+      case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
+      visible, f_category, f_vendor, f_stock)
+    into facets
+    using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
+          null::integer, fuzzy_ids;
+    return jsonb_build_object(
+      'items', items,
+      'next', case when next_key is null then null
+        else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
+      'facets', facets,
+      'mode', mode
+    );
+  end if;
+
+  -- One pass: every facet is a grouping set of the same scan, each count filtered by the other
+  -- facets' filters. Not a materialized CTE: the aggregate reads the join directly, and without
+  -- a text search or a stock filter that join is an index-only scan (products_facets_idx).
   execute format($q$
-    with base as materialized (
-      select p.category, p.vendor_id, p.price_amount,
-             %s as fc, %s as fv, %s as fp, %s as fs
+    with g as (
+      select grouping(p.category) as gc, grouping(p.vendor_id) as gv, p.category, p.vendor_id,
+             count(*) filter (where %2$s and %3$s and %4$s) as n_category,
+             count(*) filter (where %1$s and %3$s and %4$s) as n_vendor,
+             min(p.price_amount) filter (where %1$s and %2$s and %4$s) as price_min,
+             max(p.price_amount) filter (where %1$s and %2$s and %4$s) as price_max
       from app.products p join app.vendors v on v.id = p.vendor_id
-      where %s and %s
-    ), g as (
-      select grouping(category) as gc, grouping(vendor_id) as gv, category, vendor_id,
-             count(*) filter (where fv and fp and fs) as n_category,
-             count(*) filter (where fc and fp and fs) as n_vendor,
-             min(price_amount) filter (where fc and fv and fs) as price_min,
-             max(price_amount) filter (where fc and fv and fs) as price_max
-      from base group by grouping sets ((category), (vendor_id), ())
+      where %5$s and %6$s
+      group by grouping sets ((p.category), (p.vendor_id), ())
     )
     select jsonb_build_object(
       'categories', coalesce((
@@ -2133,7 +2169,8 @@ begin
     )
   $q$, f_category, f_vendor, f_price, f_stock, visible, text_match)
   into facets
-  using search, category_filter, vendor_filter, min_price, max_price, query;
+  using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
+        null::integer, fuzzy_ids;
 
   return jsonb_build_object(
     'items', items,
@@ -3056,6 +3093,49 @@ $$;
 COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
 
 --
+-- Name: count_catalog(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.count_catalog() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op = 'INSERT' then
+    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+    select n.vendor_id, n.category, n.stock > n.reserved, count(*)::integer
+    from new_rows n where n.status = 'active'
+    group by 1, 2, 3 order by 1, 2, 3
+    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  elsif tg_op = 'DELETE' then
+    update app_private.catalog_counts c set products = c.products - d.n
+    from (select o.vendor_id, o.category, o.stock > o.reserved as in_stock, count(*)::integer as n
+          from old_rows o where o.status = 'active' group by 1, 2, 3) d
+    where c.vendor_id = d.vendor_id and c.category = d.category and c.in_stock = d.in_stock;
+  else
+    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+    select x.vendor_id, x.category, x.in_stock, sum(x.n)::integer
+    from (
+      select n.vendor_id, n.category, n.stock > n.reserved as in_stock, 1 as n
+      from new_rows n where n.status = 'active'
+      union all
+      select o.vendor_id, o.category, o.stock > o.reserved, -1
+      from old_rows o where o.status = 'active'
+    ) x
+    group by 1, 2, 3 having sum(x.n) <> 0 order by 1, 2, 3
+    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  end if;
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION count_catalog(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.count_catalog() IS 'Keeps app_private.catalog_counts: the net change of each statement on app.products (inserts, updates that move a product between vendor, category, status or availability, deletes), applied in key order. security definer: vendors write products, but not the server-only counts.';
+
+--
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3407,7 +3487,17 @@ begin
     if new.id <> old.id or new.vendor_id <> old.vendor_id or new.created_at <> old.created_at then
       raise exception 'a product''s id, vendor and creation time never change' using errcode = '42501';
     end if;
-    new.updated_at := now();
+    -- Stock and reservations move with every checkout: only a change by the vendor is an update.
+    if (new.title, new.description, new.category, new.tags, new.images, new.price_amount,
+        new.currency, new.status) is distinct from
+       (old.title, old.description, old.category, old.tags, old.images, old.price_amount,
+        old.currency, old.status) or (api_role and new.stock <> old.stock) then
+      new.updated_at := now();
+    end if;
+  end if;
+  if tg_op = 'INSERT' or (new.title, new.description, new.category, new.tags)
+                          is distinct from (old.title, old.description, old.category, old.tags) then
+    new.search := app_private.product_document(new.title, new.tags, new.category, new.description);
   end if;
   if api_role and (tg_op = 'INSERT' or new.currency <> old.currency) then
     currency := app_private.store_currency();
@@ -3428,7 +3518,7 @@ $$;
 -- Name: FUNCTION guard_product_write(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.guard_product_write() IS 'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); updated_at is the server''s clock. security definer: it reads the store''s currency from the configuration, which vendors may not read.';
+COMMENT ON FUNCTION app_private.guard_product_write() IS 'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document follows the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
 
 --
 -- Name: guard_read_mark(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -4043,6 +4133,26 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.payout_to_make(target_settlement_id uuid) IS 'What a store.payout job needs: the settlement''s status and net, and the vendor''s payout account and its status.';
+
+--
+-- Name: product_document(text, text[], text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.product_document(title text, tags text[], category text, description text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
+      || setweight(to_tsvector('english'::regconfig, coalesce(array_to_string(tags, ' '), '')), 'B')
+      || setweight(to_tsvector('english'::regconfig, coalesce(category, '')), 'C')
+      || setweight(to_tsvector('english'::regconfig, coalesce(left(description, 20000), '')), 'D')
+$$;
+
+--
+-- Name: FUNCTION product_document(title text, tags text[], category text, description text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.product_document(title text, tags text[], category text, description text) IS 'The text a product is found by, weighted: title (A) over tags (B) over category (C) over description (D), English stemming. Immutable: the same text always gives the same document.';
 
 --
 -- Name: prune_auth_state(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -5310,6 +5420,23 @@ ALTER TABLE app.vendor_decisions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
 );
 
 --
+-- Name: catalog_counts; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.catalog_counts (
+    vendor_id uuid NOT NULL,
+    category text NOT NULL,
+    in_stock boolean NOT NULL,
+    products integer NOT NULL
+);
+
+--
+-- Name: TABLE catalog_counts; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.catalog_counts IS 'Active products per vendor, category and whether any is available: what the facets of the unsearched catalog sum (app.search_products), kept by the statement triggers on app.products. Server only: read inside the security definer search. (No check on products >= 0: an upsert checks a row before it finds its conflict, so a negative delta could not be applied.)';
+
+--
 -- Name: checkout_secrets; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -5853,6 +5980,13 @@ ALTER TABLE ONLY app.vendors
     ADD CONSTRAINT vendors_slug_key UNIQUE (slug);
 
 --
+-- Name: catalog_counts catalog_counts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.catalog_counts
+    ADD CONSTRAINT catalog_counts_pkey PRIMARY KEY (vendor_id, category, in_stock);
+
+--
 -- Name: checkout_secrets checkout_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
 --
 
@@ -6165,6 +6299,12 @@ CREATE INDEX orders_vendor_idx ON app.orders USING btree (vendor_id, created_at 
 --
 
 CREATE INDEX products_category_idx ON app.products USING btree (category, created_at DESC, id DESC) WHERE (status = 'active'::app.product_status);
+
+--
+-- Name: products_facets_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_facets_idx ON app.products USING btree (vendor_id, category, price_amount) WHERE (status = 'active'::app.product_status);
 
 --
 -- Name: products_newest_idx; Type: INDEX; Schema: app; Owner: -
@@ -6545,6 +6685,24 @@ CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE ON app.conversation_pa
 CREATE TRIGGER participants_read_mark_events AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.read_mark_events();
 
 --
+-- Name: products products_count_delete; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_count_delete AFTER DELETE ON app.products REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+--
+-- Name: products products_count_insert; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_count_insert AFTER INSERT ON app.products REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+--
+-- Name: products products_count_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_count_update AFTER UPDATE ON app.products REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+--
 -- Name: products products_guard_write; Type: TRIGGER; Schema: app; Owner: -
 --
 
@@ -6923,6 +7081,13 @@ ALTER TABLE ONLY app.vendor_decisions
 
 ALTER TABLE ONLY app.vendors
     ADD CONSTRAINT vendors_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: catalog_counts catalog_counts_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.catalog_counts
+    ADD CONSTRAINT catalog_counts_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
 
 --
 -- Name: checkout_secrets checkout_secrets_checkout_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
@@ -7486,6 +7651,12 @@ CREATE POLICY vendors_select_admin ON app.vendors FOR SELECT TO authenticated US
 CREATE POLICY vendors_select_owner ON app.vendors FOR SELECT TO authenticated USING (((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
 
 --
+-- Name: catalog_counts; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.catalog_counts ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: checkout_secrets; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -7991,13 +8162,6 @@ REVOKE ALL ON FUNCTION app.order_json(target app.orders) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.order_json(target app.orders) TO authenticated;
 
 --
--- Name: FUNCTION product_document(title text, tags text[], category text, description text); Type: ACL; Schema: app; Owner: -
---
-
-REVOKE ALL ON FUNCTION app.product_document(title text, tags text[], category text, description text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.product_document(title text, tags text[], category text, description text) TO authenticated;
-
---
 -- Name: TABLE products; Type: ACL; Schema: app; Owner: -
 --
 
@@ -8240,6 +8404,12 @@ REVOKE ALL ON FUNCTION app_private.complete_job(job_id bigint, token uuid) FROM 
 REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
 
 --
+-- Name: FUNCTION count_catalog(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.count_catalog() FROM PUBLIC;
+
+--
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -8424,6 +8594,12 @@ REVOKE ALL ON FUNCTION app_private.participant_events() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.payout_to_make(target_settlement_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION product_document(title text, tags text[], category text, description text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.product_document(title text, tags text[], category text, description text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION prune_auth_state(); Type: ACL; Schema: app_private; Owner: -
