@@ -1,14 +1,17 @@
 /*
  * The catalog: products of vendors with their stock, and the public search (full-text search
- * with ranking, a trigram fallback for queries that match nothing, filters, sorts, facets with
+ * with ranking, spelling correction for queries that match nothing, filters, sorts, facets with
  * counts and keyset cursors for every sort).
  *
  * Inventory: `stock` is what the vendor has, `reserved` what unpaid checkouts hold; available is
  * stock - reserved, never negative (a check). Checkouts, payments and cancellations change
  * `reserved` and `stock` in SQL only, under row locks (orders migration); vendors change `stock`.
  *
- * Tables: app.products. Nothing destructive.
+ * Tables: app.products, app_private.catalog_counts, app_private.catalog_words. Extension
+ * fuzzystrmatch (edit distances). Nothing destructive.
  */
+
+create extension if not exists fuzzystrmatch with schema extensions;
 
 -- ---------------------------------------------------------------------------------------------
 -- Types
@@ -80,15 +83,25 @@ create table app_private.catalog_counts (
 comment on table app_private.catalog_counts is
   'Active products per vendor, category and whether any is available: what the facets of the unsearched catalog sum (app.search_products), kept by the statement triggers on app.products. Server only: read inside the security definer search. (No check on products >= 0: an upsert checks a row before it finds its conflict, so a negative delta could not be applied.)';
 
+/*
+ * The catalog's vocabulary: every word of the products' titles and tags, as the `simple` text
+ * search configuration splits them. A search that full-text search cannot answer has its unknown
+ * words corrected to the nearest word of this list (edit distance), then is searched again.
+ */
+create table app_private.catalog_words (
+  word text primary key check (char_length(word) between 3 and 40)
+);
+comment on table app_private.catalog_words is
+  'Every word (3 to 40 letters) of product titles and tags: the vocabulary misspelt searches are corrected against (app_private.correct_spelling). Only added to, by the products write trigger when a text changes; a word whose products are gone stays (a correction to it then finds nothing). Server only.';
+
 -- ---------------------------------------------------------------------------------------------
 -- Indexes
 -- ---------------------------------------------------------------------------------------------
 
 -- Full-text search over what the catalog shows (active products; the vendor join filters the rest).
 create index products_search_idx on app.products using gin (search) where status = 'active';
--- Typo fallback: word similarity of the query to titles (used only when full-text finds nothing).
-create index products_title_trgm_idx on app.products using gin (lower(title) extensions.gin_trgm_ops)
-  where status = 'active';
+-- Spelling correction compares a word with the vocabulary's words of about its length.
+create index catalog_words_length_idx on app_private.catalog_words (char_length(word));
 -- Keyset orders of the catalog, and a vendor's own list.
 create index products_newest_idx on app.products (created_at desc, id desc) where status = 'active';
 create index products_price_idx on app.products (price_amount, id) where status = 'active';
@@ -127,6 +140,12 @@ begin
   if tg_op = 'INSERT' or (new.title, new.description, new.category, new.tags)
                           is distinct from (old.title, old.description, old.category, old.tags) then
     new.search := app_private.product_document(new.title, new.tags, new.category, new.description);
+    insert into app_private.catalog_words (word)
+    select distinct w
+    from unnest(tsvector_to_array(to_tsvector('simple'::regconfig,
+           new.title || ' ' || array_to_string(new.tags, ' ')))) as w
+    where w ~ '^[[:alpha:]]{3,40}$'
+    on conflict do nothing;
   end if;
   if api_role and (tg_op = 'INSERT' or new.currency <> old.currency) then
     currency := app_private.store_currency();
@@ -143,7 +162,7 @@ begin
 end;
 $$;
 comment on function app_private.guard_product_write() is
-  'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document follows the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
+  'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document and the vocabulary follow the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
 
 create trigger products_guard_write before insert or update on app.products
   for each row execute function app_private.guard_product_write();
@@ -206,6 +225,7 @@ create trigger products_count_delete after delete on app.products
 
 alter table app.products enable row level security;
 alter table app_private.catalog_counts enable row level security;
+alter table app_private.catalog_words enable row level security;
 
 -- ---------------------------------------------------------------------------------------------
 -- Helper functions
@@ -233,6 +253,52 @@ as $$
 $$;
 comment on function app.product_json(app.products, app.vendors) is
   'A product as the API shows it: price as money, available stock (stock less reservations), the vendor''s id, name and slug. A builder: reads no table.';
+
+/*
+ * A search's words corrected to the catalog's vocabulary: each word the vocabulary does not hold
+ * becomes the vocabulary's nearest word within an edit distance of 1 (words of 3 letters) or 2
+ * (longer: a transposed pair, "lmap" for "lamp", is 2 edits), the nearest by edit distance, then
+ * by trigram similarity, then alphabetically. Null when nothing was corrected.
+ */
+create function app_private.correct_spelling(search text) returns text
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  term text;
+  best text;
+  corrected text[] := '{}';
+  changed boolean := false;
+  allowed integer;
+begin
+  for term in
+    select w from regexp_split_to_table(lower(search), '[^[:alnum:]]+') as w where w <> ''
+  loop
+    best := null;
+    if char_length(term) between 3 and 40 and term ~ '^[[:alpha:]]+$'
+       and not exists (select 1 from app_private.catalog_words c where c.word = term) then
+      allowed := case when char_length(term) <= 3 then 1 else 2 end;
+      select c.word into best
+      from app_private.catalog_words c
+      where char_length(c.word) between char_length(term) - allowed
+                                   and char_length(term) + allowed
+        and extensions.levenshtein_less_equal(c.word, term, allowed) <= allowed
+      order by extensions.levenshtein(c.word, term),
+               extensions.similarity(c.word, term) desc, c.word
+      limit 1;
+    end if;
+    if best is null then
+      corrected := corrected || term;
+    else
+      corrected := corrected || best;
+      changed := true;
+    end if;
+  end loop;
+  return case when changed then array_to_string(corrected, ' ') end;
+end;
+$$;
+comment on function app_private.correct_spelling(text) is
+  'The search with each word the catalog''s vocabulary does not know replaced by its nearest vocabulary word (Levenshtein distance at most 1 for 3 letters, 2 for longer; then trigram similarity), or null when no word changed: the typo fallback of app.search_products.';
 
 -- ---------------------------------------------------------------------------------------------
 -- Policies
@@ -290,14 +356,14 @@ grant execute on function app.get_product(uuid) to anon, authenticated;
 
 /*
  * The catalog search. One dynamic statement per part (items, facets), built only from fixed
- * fragments chosen by which filters were given; every value travels as a parameter ($1..$10), so
+ * fragments chosen by which filters were given; every value travels as a parameter ($1..$9), so
  * each combination is planned for what it asks.
  *
  * Text: `websearch_to_tsquery('english', search)` against the weighted document, ranked by
- * ts_rank_cd. When that finds nothing at all in the catalog (a typo), titles are matched by
- * trigram word similarity instead (mode `fuzzy`: the matches found once, by the trigram index,
- * then used by the page and the facets), ranked by that similarity. The mode is part of the
- * cursor, so later pages keep it even if a matching product appears meanwhile.
+ * ts_rank_cd (mode `fts`). When that finds nothing at all in the catalog (a typo), the search's
+ * unknown words are corrected to the catalog's vocabulary (app_private.correct_spelling) and the
+ * corrected search runs instead, the same way (mode `spell:<corrected search>`). The mode is part
+ * of the cursor, so later pages search what the first did, whatever was added meanwhile.
  *
  * Sorts and their keyset keys (the cursor is the last row's key and id):
  *   relevance  (rank desc, id desc)     - without a search: as newest
@@ -325,9 +391,6 @@ create function app.search_products(
 ) returns jsonb
 language plpgsql stable security definer
 set search_path = ''
--- Typo fallback: a title whose closest stretch shares 30% of the query's trigrams matches (the
--- default 0.6 missed plain typos such as "lether" for "leather", 0.5).
-set pg_trgm.word_similarity_threshold = 0.3
 as $$
 declare
   own boolean := vendor_filter is not null
@@ -353,7 +416,8 @@ declare
   next_key jsonb;
   facets jsonb;
   limit_rows integer := least(greatest(page_size, 1), 200);
-  fuzzy_ids uuid[];
+  corrected text;
+  found_any boolean;
 begin
   if sort_by not in ('relevance', 'newest', 'price_asc', 'price_desc') then
     raise exception 'unknown sort %', sort_by using errcode = 'AG400';
@@ -366,32 +430,24 @@ begin
     query := websearch_to_tsquery('english'::regconfig, search);
     mode := cursor_mode;
     if mode is null then
-      if numnode(query) > 0 then
-        execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
-                        where %s and p.search @@ $6)', visible)
-          into strict own using search, category_filter, vendor_filter, min_price, max_price, query;
-        -- `own` is reused as a scratch flag here and restored below.
-        mode := case when own then 'fts' else 'fuzzy' end;
-        own := vendor_filter is not null
-          and exists (select 1 from app.my_vendor_ids() x where x = vendor_filter);
-      else
-        mode := 'fuzzy';
+      mode := 'fts';
+      execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
+                      where %s and p.search @@ $6)', visible)
+        into strict found_any using search, category_filter, vendor_filter, min_price, max_price, query;
+      if not found_any then
+        corrected := app_private.correct_spelling(search);
+        if corrected is not null then
+          mode := 'spell:' || corrected;
+        end if;
       end if;
     end if;
-    if mode = 'fts' then
-      text_match := 'p.search @@ $6';
-      rank_expr := 'ts_rank_cd(p.search, $6)';
-    elsif mode = 'fuzzy' then
-      -- The trigram matches, found once (one index scan) for both the page and the facets.
-      execute format('select coalesce(array_agg(p.id), ''{}'') from app.products p
-                      join app.vendors v on v.id = p.vendor_id
-                      where %s and lower($1) operator(extensions.<%%) lower(p.title)', visible)
-        into fuzzy_ids using search, category_filter, vendor_filter;
-      text_match := 'p.id = any($10)';
-      rank_expr := 'extensions.word_similarity(lower($1), lower(p.title))';
-    else
+    if mode like 'spell:%' then
+      query := websearch_to_tsquery('english'::regconfig, substr(mode, 7));
+    elsif mode <> 'fts' then
       raise exception 'unknown search mode' using errcode = 'AG400';
     end if;
+    text_match := 'p.search @@ $6';
+    rank_expr := 'ts_rank_cd(p.search, $6)';
   else
     mode := 'none';
     text_match := 'true';
@@ -437,7 +493,7 @@ begin
   $q$, key_expr, visible, text_match, f_category, f_vendor, f_price, f_stock, after, order_by)
   into rows
   using search, category_filter, vendor_filter, min_price, max_price, query, cursor_key, cursor_id,
-        limit_rows + 1, fuzzy_ids;
+        limit_rows + 1;
   if jsonb_array_length(rows) > limit_rows then
     next_key := jsonb_build_array(rows -> (limit_rows - 1) -> 'key', rows -> (limit_rows - 1) -> 'item' -> 'id');
   end if;
@@ -476,14 +532,14 @@ begin
       case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
       visible, f_category, f_vendor, f_stock)
     into facets
-    using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
-          null::integer, fuzzy_ids;
+    using search, category_filter, vendor_filter, min_price, max_price, query;
     return jsonb_build_object(
       'items', items,
       'next', case when next_key is null then null
         else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
       'facets', facets,
-      'mode', mode
+      'mode', mode,
+      'corrected', case when mode like 'spell:%' then substr(mode, 7) end
     );
   end if;
 
@@ -517,20 +573,20 @@ begin
     )
   $q$, f_category, f_vendor, f_price, f_stock, visible, text_match)
   into facets
-  using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
-        null::integer, fuzzy_ids;
+  using search, category_filter, vendor_filter, min_price, max_price, query;
 
   return jsonb_build_object(
     'items', items,
     'next', case when next_key is null then null
       else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
     'facets', facets,
-    'mode', mode
+    'mode', mode,
+    'corrected', case when mode like 'spell:%' then substr(mode, 7) end
   );
 end;
 $$;
 comment on function app.search_products(text, text, uuid, bigint, bigint, boolean, text, text, text, uuid, integer) is
-  'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with a trigram fallback when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own. Returns {items, next: [sort, mode, key, id] | null, facets, mode}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
+  'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with spelling correction when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own. Returns {items, next: [sort, mode, key, id] | null, facets, mode, corrected}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
 grant execute on function app.search_products(text, text, uuid, bigint, bigint, boolean, text, text, text, uuid, integer) to anon, authenticated;
 
 revoke execute on all functions in schema app, app_private from public;

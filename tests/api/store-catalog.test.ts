@@ -401,3 +401,21 @@ test("[store] the store switched off (features.store) answers 403; the webhook s
       values (${version + 1}, '{"features": {"store": true}}', 'test: store on')`;
   }
 });
+
+test("[store] GET /api/store/products: a misspelt search is corrected to the catalog's words (correctedQuery)", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const word = `quokka${crypto.randomUUID().replace(/[^a-f]/g, "").slice(0, 4)}`;
+  await product(t, vendor, { title: `${word} teapot`, category: "kitchen" });
+  const exact = await expectJson(await t.request("GET", `/api/store/products?q=${word}`), 200);
+  assert.equal(exact.correctedQuery, null);
+  assert.equal(exact.items.length, 1);
+  const typo = word.slice(0, 2) + word[3] + word[2] + word.slice(4); // a transposed pair
+  const fixed = await expectJson(
+    await t.request("GET", `/api/store/products?q=${typo}%20teapto`),
+    200,
+  );
+  assert.equal(fixed.correctedQuery, `${word} teapot`);
+  assert.deepEqual(fixed.items.map((p: { title: string }) => p.title), [`${word} teapot`]);
+  const nothing = await expectJson(await t.request("GET", "/api/store/products?q=xqzxqzxqz"), 200);
+  assert.deepEqual([nothing.items, nothing.correctedQuery], [[], null]);
+});

@@ -17,8 +17,8 @@
  *    category, the front page, a second page by cursor, typos) run one at a time through
  *    `GET /api/store/products`, p50/p95/p99. Target: p95 under 50 ms. The ceiling runs the same
  *    queries as `anon` through the same query function, without HTTP. Then the typo fallback is
- *    measured: how many typo queries full-text search alone leaves empty, how many the trigram
- *    fallback answers, and what those cost.
+ *    measured: how many typo queries full-text search alone leaves empty, how many the spelling
+ *    correction answers (with the intended word), and what those cost.
  * 3. The daily settlement over 1,000,000 order items (250,000 delivered, paid orders of 4 items,
  *    across the 200 vendors). The ceiling is `app_private.settle` in a transaction that is rolled
  *    back; then the real run, `POST /api/admin/settlements/run` as the seeded ADMIN. Target: under
@@ -589,8 +589,8 @@ async function searchFigures(bench: BenchServer, opts: Options, failures: string
     }`,
   );
 
-  // Does the trigram fallback earn its place? Typos of every noun: what full-text search alone
-  // finds, what the fallback finds, and what it costs.
+  // The typo fallback: typos of every noun, what full-text search alone finds, what the
+  // spelling correction finds, and what it costs.
   const random = seeded(7);
   let empty = 0;
   let recovered = 0;
@@ -614,7 +614,7 @@ async function searchFigures(bench: BenchServer, opts: Options, failures: string
   }
   const f = summarize(fuzzyTimes);
   console.log(
-    `  typo fallback: ${empty} misspelt nouns find nothing by full-text search; the trigram fallback answers ${recovered} ` +
+    `  typo fallback: ${empty} misspelt nouns find nothing by full-text search; spelling correction answers ${recovered} ` +
       `(${right} with the intended word among the results), p50 ${ms(f?.p50)}, p95 ${
         ms(f?.p95)
       } (no HTTP)`,

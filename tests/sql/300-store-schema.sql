@@ -6,7 +6,7 @@
  * order settled once, each event id stored once).
  */
 begin;
-select plan(44);
+select plan(46);
 
 select has_table('app', 'vendors', 'The table app.vendors exists.');
 select has_table('app', 'vendor_decisions', 'The table app.vendor_decisions exists.');
@@ -23,6 +23,8 @@ select has_table('app', 'settlement_lines', 'The table app.settlement_lines exis
 select has_table('app_private', 'stripe_events', 'The table app_private.stripe_events exists.');
 select has_table('app_private', 'dev_payment_objects', 'The table app_private.dev_payment_objects exists.');
 select has_table('app_private', 'checkout_secrets', 'The table app_private.checkout_secrets exists.');
+select has_table('app_private', 'catalog_counts', 'The table app_private.catalog_counts (the facets'' counts) exists.');
+select has_table('app_private', 'catalog_words', 'The table app_private.catalog_words (the vocabulary of spelling correction) exists.');
 
 select is_empty(
   $$ select c.oid::regclass::text from pg_class c
@@ -31,7 +33,8 @@ select is_empty(
                      'app.order_history'::regclass, 'app.order_transitions'::regclass, 'app.refunds'::regclass,
                      'app.settlement_runs'::regclass, 'app.settlements'::regclass, 'app.settlement_lines'::regclass,
                      'app_private.stripe_events'::regclass, 'app_private.dev_payment_objects'::regclass,
-                     'app_private.checkout_secrets'::regclass)
+                     'app_private.checkout_secrets'::regclass, 'app_private.catalog_counts'::regclass,
+                     'app_private.catalog_words'::regclass)
        and not c.relrowsecurity $$,
   'Every store table has row level security enabled.'
 );

@@ -141,12 +141,12 @@ select is(
   'Zzyzx rug', 'The cursor continues after the last row of the page.'
 );
 select is(
-  app.search_products('zzyxz lamp') ->> 'mode', 'fuzzy',
-  'A query full-text search cannot match falls back to trigram similarity.'
+  app.search_products('zzyxz lmap') ->> 'corrected', 'zzyzx lamp',
+  'A search full-text search cannot match has its misspelt words corrected to the vocabulary.'
 );
 select is(
-  app.search_products('zzyxz lamp') -> 'items' -> 0 ->> 'title', 'Zzyzx lamp',
-  'The typo still finds the lamp first.'
+  app.search_products('zzyxz lmap') -> 'items' -> 0 ->> 'title', 'Zzyzx lamp',
+  'The corrected search finds the lamp first.'
 );
 
 -- The vendor's own view (vendorId = its own) shows its drafts; anyone else's does not.

@@ -34,6 +34,8 @@ interface SearchResult {
     price: { min: number | null; max: number | null };
   };
   mode: string;
+  /** The search with its misspelt words corrected, when that is what was searched. */
+  corrected: string | null;
 }
 
 /** One page of the catalog with its facets (`next` becomes the opaque cursor). */

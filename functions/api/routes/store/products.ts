@@ -67,8 +67,8 @@ products.openapi(
     summary: "Search the catalog",
     description: "Active products of approved vendors (a vendor also sees its own drafts with " +
       "`vendorId` = its own). `q` is a full-text search (English stemming, ranked; when it " +
-      "matches nothing, titles are matched by trigram similarity, so typos still find " +
-      "something). Prices are minor units, inclusive. Facets apply every filter but their own. " +
+      "matches nothing, its misspelt words are corrected to the catalog's vocabulary and the " +
+      "corrected search runs instead: `correctedQuery`). Prices are minor units, inclusive. Facets apply every filter but their own. " +
       "`relevance` without `q` sorts as `newest`. Cursors are keyset-based and belong to one sort.",
     security: anyone,
     request: { query: searchQuery },
@@ -78,6 +78,10 @@ products.openapi(
           items: z.array(productSchema),
           nextCursor: z.string().nullable(),
           facets: facetsSchema,
+          correctedQuery: z.string().nullable().openapi({
+            description: "When `q` matched nothing and its misspelt words were corrected to " +
+              "the catalog's vocabulary: the search that was run instead",
+          }),
         }),
         "A page of products with facets",
       ),
@@ -118,6 +122,7 @@ products.openapi(
       items: result.items,
       nextCursor: result.next ? encodeCursor(result.next) : null,
       facets: result.facets,
+      correctedQuery: result.corrected,
     }, 200);
   },
 );
