@@ -6,9 +6,11 @@
  * auto-completion (pg_cron).
  *
  * Locking, so that nothing deadlocks and nothing oversells: every path that changes stock locks
- * the product rows it needs in one statement ordered by id (`select ... order by id for update`)
- * before changing them; paths that touch several orders of a checkout lock the checkout row
- * first, then its orders by id. Stock is only ever changed here, in SQL.
+ * the product rows it needs in one statement ordered by id (`select ... order by id for no key
+ * update`: the foreign-key locks of order items do not block it) and checks availability under
+ * those locks before changing it; paths that touch several orders of a checkout lock the checkout
+ * row first, then its orders by id. The checkout takes its product locks last, so they are held
+ * only for the moment before its commit. Stock is only ever changed here, in SQL.
  *
  * Tables: app.order_transitions (data: the contract's table), app.checkouts,
  * app_private.checkout_secrets, app.orders, app.order_items, app.order_history, app.refunds.
@@ -353,7 +355,7 @@ as $$
   select 1 from app.products p
   where p.id in (select i.product_id from app.order_items i where i.order_id = any(order_ids))
   order by p.id
-  for update of p
+  for no key update of p
 $$;
 comment on function app_private.lock_order_products(uuid[]) is
   'Row-locks the products of some orders in id order before their stock changes: every path takes product locks in this one order, so two of them never wait on each other in a cycle.';
@@ -604,6 +606,7 @@ declare
   short jsonb;
   wanted_ids uuid[];
   wanted_quantities integer[];
+  wanted_prices bigint[];
   new_checkout_id uuid;
   checkout_total bigint;
   created app.orders;
@@ -647,9 +650,7 @@ begin
     raise exception 'a quantity is from 1 to 1000' using errcode = 'AG400';
   end if;
 
-  -- Row locks in one fixed order (product id): concurrent checkouts queue, never deadlock.
-  perform 1 from app.products p where p.id = any(wanted_ids) order by p.id for update of p;
-
+  -- First without locks: the refusals answer before anything is written.
   select jsonb_agg(jsonb_build_object('productId', w.product_id, 'reason',
            case when p.id is null then 'not_found'
                 when v.status <> 'approved' then 'vendor_not_selling'
@@ -676,14 +677,11 @@ begin
       using errcode = 'AG422', hint = 'insufficient_stock', detail = jsonb_build_object('items', short)::text;
   end if;
 
-  -- The reservation, and the total at the server's prices (the rows are locked: they hold still).
-  with reserved as (
-    update app.products p set reserved = p.reserved + w.quantity
-    from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
-    where p.id = w.product_id
-    returning p.price_amount * w.quantity as amount
-  )
-  select sum(r.amount) into checkout_total from reserved r;
+  -- The server's prices, in the order of wanted_ids (checked again under the locks below).
+  select array_agg(p.price_amount order by w.product_id), sum(p.price_amount * w.quantity)
+  into wanted_prices, checkout_total
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id;
 
   insert into app.checkouts (buyer_id, total, currency, provider, idempotency_key, reserved_until)
   values (me, checkout_total, store_currency, payment_provider, create_checkout.idempotency_key,
@@ -691,15 +689,15 @@ begin
   returning id into new_checkout_id;
 
   insert into app.orders (checkout_id, buyer_id, vendor_id, vendor_name, total, currency, shipping_address)
-  select new_checkout_id, me, v.id, v.name, sum(p.price_amount * w.quantity), store_currency, shipping_address
-  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  select new_checkout_id, me, v.id, v.name, sum(w.price * w.quantity), store_currency, shipping_address
+  from unnest(wanted_ids, wanted_quantities, wanted_prices) as w (product_id, quantity, price)
   join app.products p on p.id = w.product_id
   join app.vendors v on v.id = p.vendor_id
   group by v.id, v.name;
 
   insert into app.order_items (order_id, product_id, title, unit_price, quantity, total)
-  select o.id, p.id, p.title, p.price_amount, w.quantity, p.price_amount * w.quantity
-  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  select o.id, p.id, p.title, w.price, w.quantity, w.price * w.quantity
+  from unnest(wanted_ids, wanted_quantities, wanted_prices) as w (product_id, quantity, price)
   join app.products p on p.id = w.product_id
   join app.orders o on o.checkout_id = new_checkout_id and o.vendor_id = p.vendor_id;
 
@@ -711,11 +709,42 @@ begin
     perform app_private.emit_order_event(created, 'order.created');
   end loop;
 
+  -- Last, the row locks, so they are held only until the commit that follows: in one fixed order
+  -- (product id), so concurrent checkouts queue and never deadlock; NO KEY UPDATE, which the
+  -- order items' foreign-key locks (KEY SHARE) of other checkouts do not block. A rollback
+  -- (refused below) takes the rows and events above with it.
+  perform 1 from app.products p where p.id = any(wanted_ids) order by p.id for no key update of p;
+
+  if exists (
+    select 1 from unnest(wanted_ids, wanted_prices) as w (product_id, price)
+    join app.products p on p.id = w.product_id
+    join app.vendors v on v.id = p.vendor_id
+    where p.price_amount <> w.price or p.status <> 'active' or v.status <> 'approved'
+       or p.currency <> store_currency
+  ) then
+    raise exception 'a product changed during the checkout; try again' using errcode = 'AG409';
+  end if;
+
+  select jsonb_agg(jsonb_build_object('productId', w.product_id, 'requested', w.quantity,
+                                      'available', p.stock - p.reserved) order by w.product_id)
+  into short
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id
+  where p.stock - p.reserved < w.quantity;
+  if short is not null then
+    raise exception 'not enough stock for % of the items', jsonb_array_length(short)
+      using errcode = 'AG422', hint = 'insufficient_stock', detail = jsonb_build_object('items', short)::text;
+  end if;
+
+  update app.products p set reserved = p.reserved + w.quantity
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  where p.id = w.product_id;
+
   return jsonb_build_object('created', new_checkout_id, 'total', checkout_total, 'currency', store_currency);
 end;
 $$;
 comment on function app.create_checkout(jsonb, jsonb, text, text, text) is
-  'The checkout in one transaction: idempotency key (replay, resume or AG409), products row-locked in id order, only active products of approved vendors in the store''s currency (AG422 with the refused items), enough available stock (AG422 insufficient_stock with the items short), the reservation (store.reservationMinutes), the checkout, one order per vendor with items at the server''s prices, history and order.created events. security definer: buyers cannot write products or orders; every rule is checked here, with no read-modify-write outside the database.';
+  'The checkout in one transaction: idempotency key (replay, resume or AG409), only active products of approved vendors in the store''s currency (AG422 with the refused items), enough available stock (AG422 insufficient_stock with the items short), the checkout, one order per vendor with items at the server''s prices, history and order.created events, and last the products row-locked in id order (held only until the commit), the rules and the stock checked again under the locks (AG409 if a price or status changed meanwhile) and the reservation (store.reservationMinutes). security definer: buyers cannot write products or orders; every rule is checked here, with no read-modify-write outside the database.';
 grant execute on function app.create_checkout(jsonb, jsonb, text, text, text) to authenticated;
 
 /* Records the PaymentIntent made for the caller's checkout and returns (and stores) the answer. */

@@ -511,7 +511,11 @@ test("[store] GET /api/admin/analytics: the store section counts sales, orders b
     await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
     200,
   );
-  const { order } = await paidOrder(vendor, buyer);
+  // A sale large enough to lead the top vendors whatever else the database holds.
+  const item = await product(t, vendor, { price: 90_000_000_000, stock: 1 });
+  const { checkout: made } = await checkout(t, buyer, [{ productId: item.id, quantity: 1 }]);
+  await devPay(t, made.payment.paymentIntentId);
+  const order = await getOrder(buyer, made.orders[0].id);
   const after = await expectJson(
     await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
     200,
@@ -527,4 +531,37 @@ test("[store] GET /api/admin/analytics: the store section counts sales, orders b
       v.id === vendor.id && v.sales === order.total.amount
     ),
   );
+});
+
+test("[store] race: 30 concurrent checkouts of the same products in every order never deadlock", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const other = await approvedVendor(t, admin);
+  const items = [
+    await product(t, vendor, { stock: 1000 }),
+    await product(t, vendor, { stock: 1000 }),
+    await product(t, other, { stock: 1000 }),
+    await product(t, other, { stock: 1000 }),
+  ];
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  const orders = Array.from({ length: 30 }, (_, i) => {
+    // Each checkout names the products in another order (rotated, reversed every other time).
+    const names = items.map((_, k) => items[(k + i) % items.length]);
+    return (i % 2 ? names.reverse() : names).slice(0, 2 + (i % 3)).map((p) => ({
+      productId: p.id,
+      quantity: 1,
+    }));
+  });
+  const responses = await Promise.all(
+    orders.map((body) =>
+      t.request("POST", "/api/store/orders", { token: buyer.accessToken, body: { items: body } })
+    ),
+  );
+  const statuses = responses.map((r) => r.status);
+  for (const response of responses) await expectJson(response, 201);
+  assert.deepEqual(new Set(statuses), new Set([201]), "no deadlock (409) and no error");
+  const reserved: Record<string, number> = {};
+  for (const line of orders.flat()) reserved[line.productId] = (reserved[line.productId] ?? 0) + 1;
+  for (const item of items) {
+    assert.deepEqual(await stockOf(item.id), { stock: 1000, reserved: reserved[item.id] ?? 0 });
+  }
 });
