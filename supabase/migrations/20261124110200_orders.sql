@@ -747,6 +747,33 @@ comment on function app.create_checkout(jsonb, jsonb, text, text, text) is
   'The checkout in one transaction: idempotency key (replay, resume or AG409), only active products of approved vendors in the store''s currency (AG422 with the refused items), enough available stock (AG422 insufficient_stock with the items short), the checkout, one order per vendor with items at the server''s prices, history and order.created events, and last the products row-locked in id order (held only until the commit), the rules and the stock checked again under the locks (AG409 if a price or status changed meanwhile) and the reservation (store.reservationMinutes). security definer: buyers cannot write products or orders; every rule is checked here, with no read-modify-write outside the database.';
 grant execute on function app.create_checkout(jsonb, jsonb, text, text, text) to authenticated;
 
+/*
+ * The checkout in one statement, for the API: the caller's role and claims set for this
+ * statement's own transaction, then app.create_checkout as the caller. Sent on its own (no
+ * explicit transaction), the commit follows on the server at once, so the product locks the
+ * checkout takes last are never held across a round trip to the API.
+ */
+create function app_private.create_checkout_as(
+  claims text,
+  requested_items jsonb,
+  shipping_address jsonb,
+  idempotency_key text,
+  request_hash text,
+  payment_provider text
+) returns jsonb
+language plpgsql volatile security invoker
+set search_path = ''
+as $$
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return app.create_checkout(requested_items, shipping_address, idempotency_key, request_hash,
+                             payment_provider);
+end;
+$$;
+comment on function app_private.create_checkout_as(text, jsonb, jsonb, text, text, text) is
+  'A checkout in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.create_checkout as the caller, so the commit follows at once on the server and the products'' row locks are never held across a round trip. Only the API''s own role may call it: it trusts the claims it is given.';
+
 /* Records the PaymentIntent made for the caller's checkout and returns (and stores) the answer. */
 create function app.attach_payment_intent(
   target_checkout_id uuid,

@@ -267,7 +267,7 @@ async function checkoutFigures(bench: BenchServer, opts: Options, failures: stri
       const sentAt = performance.now();
       let outcome: "ok" | "short" | "other" = "ok";
       try {
-        await checkout(bench.deps, asCaller, {
+        await checkout(bench.deps, person.claims, asCaller, {
           buyerId: person.id,
           items: pickItems(ceilingProducts, HOT),
           address: null,

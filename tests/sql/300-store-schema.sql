@@ -99,7 +99,8 @@ select is_empty(
      where p.pronamespace = 'app_private'::regnamespace
        and p.proname in ('settle', 'apply_payment_intent', 'record_stripe_event', 'move_order',
                          'expire_reservations', 'complete_delivered_orders', 'apply_payout_account',
-                         'record_payout', 'request_refund', 'set_payout_account', 'run_scheduled_settlements')
+                         'record_payout', 'request_refund', 'set_payout_account', 'run_scheduled_settlements',
+                         'create_checkout_as')
        and (has_function_privilege('anon', p.oid, 'EXECUTE') or has_function_privilege('authenticated', p.oid, 'EXECUTE')
             or has_function_privilege('service_role', p.oid, 'EXECUTE')) $$,
   'No API role (service_role included) executes the settlement, payment, webhook, expiry or payout functions.'

@@ -1,16 +1,16 @@
 /**
  * The checkout around the payment provider: the orders and the reservation are made in one
- * transaction (`app.create_checkout`), the PaymentIntent after it (so no product lock waits on the
- * provider), then attached in a second transaction that stores the answer for the
+ * statement as the caller (`app_private.create_checkout_as` → `app.create_checkout`, committed on
+ * the server at once), the PaymentIntent after it (so no product lock waits on the provider), then attached in a second transaction that stores the answer for the
  * Idempotency-Key. The provider's own idempotency key is `checkout:<id>`, so finishing an
  * interrupted checkout (a replayed key whose first request died between the two) finds the same
  * intent again. When the provider does not answer, the checkout is cancelled (its stock released)
  * and the key freed, and the caller gets 503 `payment_provider_unavailable`.
  */
 import type { Deps } from "../context.ts";
-import type { Tx } from "../../_shared/db.ts";
+import type { DbClaims, Tx } from "../../_shared/db.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import { abandonCheckout, attachPaymentIntent, createCheckout } from "../queries/store/orders.ts";
+import { abandonCheckout, attachPaymentIntent, createCheckoutAs } from "../queries/store/orders.ts";
 import type { CheckoutJson } from "../routes/store/schemas.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
 
@@ -19,6 +19,7 @@ export type AsCaller = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
 export async function checkout(
   deps: Deps,
+  claims: DbClaims,
   asCaller: AsCaller,
   input: {
     buyerId: string;
@@ -29,15 +30,13 @@ export async function checkout(
   },
 ): Promise<CheckoutJson> {
   const provider = deps.payments;
-  const start = await asCaller((tx) =>
-    createCheckout(tx, {
-      items: input.items,
-      address: input.address,
-      idempotencyKey: input.idempotencyKey,
-      requestHash: input.requestHash,
-      provider: provider.name,
-    })
-  );
+  const start = await createCheckoutAs(deps.sql, claims, {
+    items: input.items,
+    address: input.address,
+    idempotencyKey: input.idempotencyKey,
+    requestHash: input.requestHash,
+    provider: provider.name,
+  });
   if ("replay" in start) return start.replay;
   const checkoutId = "resume" in start ? start.resume : start.created;
   let intent;

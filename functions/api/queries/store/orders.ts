@@ -2,10 +2,11 @@
  * Queries of /api/store/orders (routes/store/orders.ts), run as the caller: RLS shows an order
  * to its buyer, its vendor's owner and ADMINs; every change goes through a function that checks
  * its own rules (`app.create_checkout`, `app.attach_payment_intent`, `app.abandon_checkout`,
- * `app.change_order_status`). The checkout's orchestration around the payment provider is in
+ * `app.change_order_status`); the checkout itself is one statement with the caller's claims
+ * (`createCheckoutAs`). The checkout's orchestration around the payment provider is in
  * store/checkout.ts.
  */
-import type { Tx } from "../../../_shared/db.ts";
+import type { DbClaims, Sql, Tx } from "../../../_shared/db.ts";
 import { forbidden, notFound } from "../../../_shared/errors.ts";
 import type { CheckoutJson, OrderJson } from "../../routes/store/schemas.ts";
 import { ifGiven, pageLimit, slicePage, where } from "../_helpers.ts";
@@ -73,9 +74,15 @@ export type CheckoutStart =
   | { resume: string; total: number; currency: string }
   | { created: string; total: number; currency: string };
 
-/** The checkout's transaction: reservation, orders, events (app.create_checkout). */
-export async function createCheckout(
-  tx: Tx,
+/**
+ * The checkout's transaction (app.create_checkout: the orders, the events, the reservation) as
+ * one statement sent on its own (`app_private.create_checkout_as`, with the caller's claims):
+ * its commit follows on the server, so the product locks it takes last are never held across a
+ * round trip to the API. Takes the pool, like the one-statement send of messages.
+ */
+export async function createCheckoutAs(
+  sql: Sql,
+  claims: DbClaims,
   input: {
     items: { productId: string; quantity: number }[];
     address: unknown;
@@ -84,10 +91,11 @@ export async function createCheckout(
     provider: "stripe" | "dev";
   },
 ): Promise<CheckoutStart> {
-  const [row] = await tx<{ result: CheckoutStart }[]>`
-    select app.create_checkout(
-      ${tx.json(input.items as never)}::jsonb,
-      ${input.address === null ? null : tx.json(input.address as never)}::jsonb,
+  const [row] = await sql<{ result: CheckoutStart }[]>`
+    select app_private.create_checkout_as(
+      ${JSON.stringify(claims)},
+      ${sql.json(input.items as never)}::jsonb,
+      ${input.address === null ? null : sql.json(input.address as never)}::jsonb,
       ${input.idempotencyKey}, ${input.requestHash}, ${input.provider}
     ) as result`;
   return row.result;

@@ -17,7 +17,7 @@ import {
   signedIn,
 } from "../../openapi.ts";
 import { sha256Hex } from "../../../_shared/crypto.ts";
-import { asUser } from "../../as-user.ts";
+import { asUser, callerClaims } from "../../as-user.ts";
 import { requireRole } from "../../middleware/roles.ts";
 import { changeOrderStatus, getOrder, listOrders } from "../../queries/store/orders.ts";
 import { checkout } from "../../store/checkout.ts";
@@ -118,7 +118,7 @@ orders.openapi(
     const items = body.items.map((i) => ({ productId: i.productId, quantity: i.quantity }));
     const address = body.shipping?.address ?? null;
     const hash = key ? await sha256Hex(JSON.stringify([items, address])) : null;
-    const answer = await checkout(c.get("deps"), (fn) => asUser(c, fn), {
+    const answer = await checkout(c.get("deps"), callerClaims(c), (fn) => asUser(c, fn), {
       buyerId: c.get("user")!.id,
       items,
       address,
