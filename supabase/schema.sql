@@ -914,6 +914,7 @@ declare
   short jsonb;
   wanted_ids uuid[];
   wanted_quantities integer[];
+  wanted_prices bigint[];
   new_checkout_id uuid;
   checkout_total bigint;
   created app.orders;
@@ -957,9 +958,7 @@ begin
     raise exception 'a quantity is from 1 to 1000' using errcode = 'AG400';
   end if;
 
-  -- Row locks in one fixed order (product id): concurrent checkouts queue, never deadlock.
-  perform 1 from app.products p where p.id = any(wanted_ids) order by p.id for update of p;
-
+  -- First without locks: the refusals answer before anything is written.
   select jsonb_agg(jsonb_build_object('productId', w.product_id, 'reason',
            case when p.id is null then 'not_found'
                 when v.status <> 'approved' then 'vendor_not_selling'
@@ -986,14 +985,11 @@ begin
       using errcode = 'AG422', hint = 'insufficient_stock', detail = jsonb_build_object('items', short)::text;
   end if;
 
-  -- The reservation, and the total at the server's prices (the rows are locked: they hold still).
-  with reserved as (
-    update app.products p set reserved = p.reserved + w.quantity
-    from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
-    where p.id = w.product_id
-    returning p.price_amount * w.quantity as amount
-  )
-  select sum(r.amount) into checkout_total from reserved r;
+  -- The server's prices, in the order of wanted_ids (checked again under the locks below).
+  select array_agg(p.price_amount order by w.product_id), sum(p.price_amount * w.quantity)
+  into wanted_prices, checkout_total
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id;
 
   insert into app.checkouts (buyer_id, total, currency, provider, idempotency_key, reserved_until)
   values (me, checkout_total, store_currency, payment_provider, create_checkout.idempotency_key,
@@ -1001,15 +997,15 @@ begin
   returning id into new_checkout_id;
 
   insert into app.orders (checkout_id, buyer_id, vendor_id, vendor_name, total, currency, shipping_address)
-  select new_checkout_id, me, v.id, v.name, sum(p.price_amount * w.quantity), store_currency, shipping_address
-  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  select new_checkout_id, me, v.id, v.name, sum(w.price * w.quantity), store_currency, shipping_address
+  from unnest(wanted_ids, wanted_quantities, wanted_prices) as w (product_id, quantity, price)
   join app.products p on p.id = w.product_id
   join app.vendors v on v.id = p.vendor_id
   group by v.id, v.name;
 
   insert into app.order_items (order_id, product_id, title, unit_price, quantity, total)
-  select o.id, p.id, p.title, p.price_amount, w.quantity, p.price_amount * w.quantity
-  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  select o.id, p.id, p.title, w.price, w.quantity, w.price * w.quantity
+  from unnest(wanted_ids, wanted_quantities, wanted_prices) as w (product_id, quantity, price)
   join app.products p on p.id = w.product_id
   join app.orders o on o.checkout_id = new_checkout_id and o.vendor_id = p.vendor_id;
 
@@ -1021,6 +1017,37 @@ begin
     perform app_private.emit_order_event(created, 'order.created');
   end loop;
 
+  -- Last, the row locks, so they are held only until the commit that follows: in one fixed order
+  -- (product id), so concurrent checkouts queue and never deadlock; NO KEY UPDATE, which the
+  -- order items' foreign-key locks (KEY SHARE) of other checkouts do not block. A rollback
+  -- (refused below) takes the rows and events above with it.
+  perform 1 from app.products p where p.id = any(wanted_ids) order by p.id for no key update of p;
+
+  if exists (
+    select 1 from unnest(wanted_ids, wanted_prices) as w (product_id, price)
+    join app.products p on p.id = w.product_id
+    join app.vendors v on v.id = p.vendor_id
+    where p.price_amount <> w.price or p.status <> 'active' or v.status <> 'approved'
+       or p.currency <> store_currency
+  ) then
+    raise exception 'a product changed during the checkout; try again' using errcode = 'AG409';
+  end if;
+
+  select jsonb_agg(jsonb_build_object('productId', w.product_id, 'requested', w.quantity,
+                                      'available', p.stock - p.reserved) order by w.product_id)
+  into short
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id
+  where p.stock - p.reserved < w.quantity;
+  if short is not null then
+    raise exception 'not enough stock for % of the items', jsonb_array_length(short)
+      using errcode = 'AG422', hint = 'insufficient_stock', detail = jsonb_build_object('items', short)::text;
+  end if;
+
+  update app.products p set reserved = p.reserved + w.quantity
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  where p.id = w.product_id;
+
   return jsonb_build_object('created', new_checkout_id, 'total', checkout_total, 'currency', store_currency);
 end;
 $$;
@@ -1029,7 +1056,7 @@ $$;
 -- Name: FUNCTION create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) IS 'The checkout in one transaction: idempotency key (replay, resume or AG409), products row-locked in id order, only active products of approved vendors in the store''s currency (AG422 with the refused items), enough available stock (AG422 insufficient_stock with the items short), the reservation (store.reservationMinutes), the checkout, one order per vendor with items at the server''s prices, history and order.created events. security definer: buyers cannot write products or orders; every rule is checked here, with no read-modify-write outside the database.';
+COMMENT ON FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) IS 'The checkout in one transaction: idempotency key (replay, resume or AG409), only active products of approved vendors in the store''s currency (AG422 with the refused items), enough available stock (AG422 insufficient_stock with the items short), the checkout, one order per vendor with items at the server''s prices, history and order.created events, and last the products row-locked in id order (held only until the commit), the rules and the stock checked again under the locks (AG409 if a price or status changed meanwhile) and the reservation (store.reservationMinutes). security definer: buyers cannot write products or orders; every rule is checked here, with no read-modify-write outside the database.';
 
 --
 -- Name: create_conversation(app.conversation_type, uuid[], text); Type: FUNCTION; Schema: app; Owner: -
@@ -1979,7 +2006,6 @@ COMMENT ON FUNCTION app.run_settlements(cut_off timestamp with time zone) IS 'PO
 CREATE FUNCTION app.search_products(search text DEFAULT NULL::text, category_filter text DEFAULT NULL::text, vendor_filter uuid DEFAULT NULL::uuid, min_price bigint DEFAULT NULL::bigint, max_price bigint DEFAULT NULL::bigint, in_stock boolean DEFAULT NULL::boolean, sort_by text DEFAULT 'relevance'::text, cursor_mode text DEFAULT NULL::text, cursor_key text DEFAULT NULL::text, cursor_id uuid DEFAULT NULL::uuid, page_size integer DEFAULT 50) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
-    SET "pg_trgm.word_similarity_threshold" TO '0.3'
     AS $_$
 declare
   own boolean := vendor_filter is not null
@@ -2005,7 +2031,8 @@ declare
   next_key jsonb;
   facets jsonb;
   limit_rows integer := least(greatest(page_size, 1), 200);
-  fuzzy_ids uuid[];
+  corrected text;
+  found_any boolean;
 begin
   if sort_by not in ('relevance', 'newest', 'price_asc', 'price_desc') then
     raise exception 'unknown sort %', sort_by using errcode = 'AG400';
@@ -2018,32 +2045,24 @@ begin
     query := websearch_to_tsquery('english'::regconfig, search);
     mode := cursor_mode;
     if mode is null then
-      if numnode(query) > 0 then
-        execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
-                        where %s and p.search @@ $6)', visible)
-          into strict own using search, category_filter, vendor_filter, min_price, max_price, query;
-        -- `own` is reused as a scratch flag here and restored below.
-        mode := case when own then 'fts' else 'fuzzy' end;
-        own := vendor_filter is not null
-          and exists (select 1 from app.my_vendor_ids() x where x = vendor_filter);
-      else
-        mode := 'fuzzy';
+      mode := 'fts';
+      execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
+                      where %s and p.search @@ $6)', visible)
+        into strict found_any using search, category_filter, vendor_filter, min_price, max_price, query;
+      if not found_any then
+        corrected := app_private.correct_spelling(search);
+        if corrected is not null then
+          mode := 'spell:' || corrected;
+        end if;
       end if;
     end if;
-    if mode = 'fts' then
-      text_match := 'p.search @@ $6';
-      rank_expr := 'ts_rank_cd(p.search, $6)';
-    elsif mode = 'fuzzy' then
-      -- The trigram matches, found once (one index scan) for both the page and the facets.
-      execute format('select coalesce(array_agg(p.id), ''{}'') from app.products p
-                      join app.vendors v on v.id = p.vendor_id
-                      where %s and lower($1) operator(extensions.<%%) lower(p.title)', visible)
-        into fuzzy_ids using search, category_filter, vendor_filter;
-      text_match := 'p.id = any($10)';
-      rank_expr := 'extensions.word_similarity(lower($1), lower(p.title))';
-    else
+    if mode like 'spell:%' then
+      query := websearch_to_tsquery('english'::regconfig, substr(mode, 7));
+    elsif mode <> 'fts' then
       raise exception 'unknown search mode' using errcode = 'AG400';
     end if;
+    text_match := 'p.search @@ $6';
+    rank_expr := 'ts_rank_cd(p.search, $6)';
   else
     mode := 'none';
     text_match := 'true';
@@ -2089,7 +2108,7 @@ begin
   $q$, key_expr, visible, text_match, f_category, f_vendor, f_price, f_stock, after, order_by)
   into rows
   using search, category_filter, vendor_filter, min_price, max_price, query, cursor_key, cursor_id,
-        limit_rows + 1, fuzzy_ids;
+        limit_rows + 1;
   if jsonb_array_length(rows) > limit_rows then
     next_key := jsonb_build_array(rows -> (limit_rows - 1) -> 'key', rows -> (limit_rows - 1) -> 'item' -> 'id');
   end if;
@@ -2128,14 +2147,14 @@ begin
       case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
       visible, f_category, f_vendor, f_stock)
     into facets
-    using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
-          null::integer, fuzzy_ids;
+    using search, category_filter, vendor_filter, min_price, max_price, query;
     return jsonb_build_object(
       'items', items,
       'next', case when next_key is null then null
         else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
       'facets', facets,
-      'mode', mode
+      'mode', mode,
+      'corrected', case when mode like 'spell:%' then substr(mode, 7) end
     );
   end if;
 
@@ -2169,15 +2188,15 @@ begin
     )
   $q$, f_category, f_vendor, f_price, f_stock, visible, text_match)
   into facets
-  using search, category_filter, vendor_filter, min_price, max_price, query, null::text, null::uuid,
-        null::integer, fuzzy_ids;
+  using search, category_filter, vendor_filter, min_price, max_price, query;
 
   return jsonb_build_object(
     'items', items,
     'next', case when next_key is null then null
       else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
     'facets', facets,
-    'mode', mode
+    'mode', mode,
+    'corrected', case when mode like 'spell:%' then substr(mode, 7) end
   );
 end;
 $_$;
@@ -2186,7 +2205,7 @@ $_$;
 -- Name: FUNCTION search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) IS 'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with a trigram fallback when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own. Returns {items, next: [sort, mode, key, id] | null, facets, mode}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
+COMMENT ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) IS 'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with spelling correction when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own. Returns {items, next: [sort, mode, key, id] | null, facets, mode, corrected}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
 
 --
 -- Name: send_message(uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app; Owner: -
@@ -3093,6 +3112,54 @@ $$;
 COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
 
 --
+-- Name: correct_spelling(text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.correct_spelling(search text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $_$
+declare
+  term text;
+  best text;
+  corrected text[] := '{}';
+  changed boolean := false;
+  allowed integer;
+begin
+  for term in
+    select w from regexp_split_to_table(lower(search), '[^[:alnum:]]+') as w where w <> ''
+  loop
+    best := null;
+    if char_length(term) between 3 and 40 and term ~ '^[[:alpha:]]+$'
+       and not exists (select 1 from app_private.catalog_words c where c.word = term) then
+      allowed := case when char_length(term) <= 3 then 1 else 2 end;
+      select c.word into best
+      from app_private.catalog_words c
+      where char_length(c.word) between char_length(term) - allowed
+                                   and char_length(term) + allowed
+        and extensions.levenshtein_less_equal(c.word, term, allowed) <= allowed
+      order by extensions.levenshtein(c.word, term),
+               extensions.similarity(c.word, term) desc, c.word
+      limit 1;
+    end if;
+    if best is null then
+      corrected := corrected || term;
+    else
+      corrected := corrected || best;
+      changed := true;
+    end if;
+  end loop;
+  return case when changed then array_to_string(corrected, ' ') end;
+end;
+$_$;
+
+--
+-- Name: FUNCTION correct_spelling(search text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.correct_spelling(search text) IS 'The search with each word the catalog''s vocabulary does not know replaced by its nearest vocabulary word (Levenshtein distance at most 1 for 3 letters, 2 for longer; then trigram similarity), or null when no word changed: the typo fallback of app.search_products.';
+
+--
 -- Name: count_catalog(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3134,6 +3201,28 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.count_catalog() IS 'Keeps app_private.catalog_counts: the net change of each statement on app.products (inserts, updates that move a product between vendor, category, status or availability, deletes), applied in key order. security definer: vendors write products, but not the server-only counts.';
+
+--
+-- Name: create_checkout_as(text, jsonb, jsonb, text, text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return app.create_checkout(requested_items, shipping_address, idempotency_key, request_hash,
+                             payment_provider);
+end;
+$$;
+
+--
+-- Name: FUNCTION create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) IS 'A checkout in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.create_checkout as the caller, so the commit follows at once on the server and the products'' row locks are never held across a round trip. Only the API''s own role may call it: it trusts the claims it is given.';
 
 --
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3477,7 +3566,7 @@ COMMENT ON FUNCTION app_private.guard_notification_read() IS 'Users only mark no
 CREATE FUNCTION app_private.guard_product_write() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
 declare
   -- The API role of the statement (the GUC keeps it inside security definer code).
   api_role boolean := current_setting('role', true) in ('anon', 'authenticated');
@@ -3498,6 +3587,12 @@ begin
   if tg_op = 'INSERT' or (new.title, new.description, new.category, new.tags)
                           is distinct from (old.title, old.description, old.category, old.tags) then
     new.search := app_private.product_document(new.title, new.tags, new.category, new.description);
+    insert into app_private.catalog_words (word)
+    select distinct w
+    from unnest(tsvector_to_array(to_tsvector('simple'::regconfig,
+           new.title || ' ' || array_to_string(new.tags, ' ')))) as w
+    where w ~ '^[[:alpha:]]{3,40}$'
+    on conflict do nothing;
   end if;
   if api_role and (tg_op = 'INSERT' or new.currency <> old.currency) then
     currency := app_private.store_currency();
@@ -3512,13 +3607,13 @@ begin
   end if;
   return new;
 end;
-$$;
+$_$;
 
 --
 -- Name: FUNCTION guard_product_write(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.guard_product_write() IS 'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document follows the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
+COMMENT ON FUNCTION app_private.guard_product_write() IS 'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document and the vocabulary follow the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
 
 --
 -- Name: guard_read_mark(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3760,7 +3855,7 @@ CREATE FUNCTION app_private.lock_order_products(order_ids uuid[]) RETURNS void
   select 1 from app.products p
   where p.id in (select i.product_id from app.order_items i where i.order_id = any(order_ids))
   order by p.id
-  for update of p
+  for no key update of p
 $$;
 
 --
@@ -5437,6 +5532,21 @@ CREATE TABLE app_private.catalog_counts (
 COMMENT ON TABLE app_private.catalog_counts IS 'Active products per vendor, category and whether any is available: what the facets of the unsearched catalog sum (app.search_products), kept by the statement triggers on app.products. Server only: read inside the security definer search. (No check on products >= 0: an upsert checks a row before it finds its conflict, so a negative delta could not be applied.)';
 
 --
+-- Name: catalog_words; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.catalog_words (
+    word text NOT NULL,
+    CONSTRAINT catalog_words_word_check CHECK (((char_length(word) >= 3) AND (char_length(word) <= 40)))
+);
+
+--
+-- Name: TABLE catalog_words; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.catalog_words IS 'Every word (3 to 40 letters) of product titles and tags: the vocabulary misspelt searches are corrected against (app_private.correct_spelling). Only added to, by the products write trigger when a text changes; a word whose products are gone stays (a correction to it then finds nothing). Server only.';
+
+--
 -- Name: checkout_secrets; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -5987,6 +6097,13 @@ ALTER TABLE ONLY app_private.catalog_counts
     ADD CONSTRAINT catalog_counts_pkey PRIMARY KEY (vendor_id, category, in_stock);
 
 --
+-- Name: catalog_words catalog_words_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.catalog_words
+    ADD CONSTRAINT catalog_words_pkey PRIMARY KEY (word);
+
+--
 -- Name: checkout_secrets checkout_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
 --
 
@@ -6325,12 +6442,6 @@ CREATE INDEX products_price_idx ON app.products USING btree (price_amount, id) W
 CREATE INDEX products_search_idx ON app.products USING gin (search) WHERE (status = 'active'::app.product_status);
 
 --
--- Name: products_title_trgm_idx; Type: INDEX; Schema: app; Owner: -
---
-
-CREATE INDEX products_title_trgm_idx ON app.products USING gin (lower(title) extensions.gin_trgm_ops) WHERE (status = 'active'::app.product_status);
-
---
 -- Name: products_vendor_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -6509,6 +6620,12 @@ CREATE INDEX vendors_owner_id_idx ON app.vendors USING btree (owner_id);
 --
 
 CREATE INDEX vendors_status_created_idx ON app.vendors USING btree (status, created_at DESC, id DESC);
+
+--
+-- Name: catalog_words_length_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX catalog_words_length_idx ON app_private.catalog_words USING btree (char_length(word));
 
 --
 -- Name: dev_payment_objects_object_idx; Type: INDEX; Schema: app_private; Owner: -
@@ -7657,6 +7774,12 @@ CREATE POLICY vendors_select_owner ON app.vendors FOR SELECT TO authenticated US
 ALTER TABLE app_private.catalog_counts ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: catalog_words; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.catalog_words ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: checkout_secrets; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -8404,10 +8527,22 @@ REVOKE ALL ON FUNCTION app_private.complete_job(job_id bigint, token uuid) FROM 
 REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
 
 --
+-- Name: FUNCTION correct_spelling(search text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.correct_spelling(search text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION count_catalog(); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.count_catalog() FROM PUBLIC;
+
+--
+-- Name: FUNCTION create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
