@@ -495,6 +495,10 @@ export function createTransport(options: TransportOptions): Transport {
     }
 
     async longPoll(signal: AbortSignal) {
+      // A first read that answers at once: the path works, so the feed is live now (and says
+      // so), not after the first long wait.
+      await this.readLog(0, signal);
+      this.live("poll");
       while (true) {
         await this.readLog(options.pollTimeoutSeconds ?? 25, signal);
         this.live("poll");
