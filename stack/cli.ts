@@ -16,6 +16,7 @@ import { prepareDatabase, ROOT, stackEnv, throwawayCluster } from "./database.ts
 import { dumpSchema, SCHEMA_FILE } from "./schema-dump.ts";
 import { closeDeps, createDeps } from "../functions/api/deps.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
+import { buildWeb, describeBuild } from "../web/build.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
 
 async function start(args: string[]): Promise<void> {
@@ -74,6 +75,7 @@ async function start(args: string[]): Promise<void> {
       AGORA_STORAGE_DIR: join(localDir, "storage"),
       ...(await stackEnv(cluster, env, port)),
     };
+    say(describeBuild(await buildWeb()));
     deps = createDeps(loadSettings(serverEnv));
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
     server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });
@@ -103,6 +105,7 @@ async function start(args: string[]): Promise<void> {
   console.log(`
 Agora is running.
 
+  Web app      ${base}/
   API          ${base}/api            (also ${base}/functions/v1/api)
   OpenAPI      ${base}/api/openapi.json
   Health       ${base}/health
@@ -114,6 +117,8 @@ Agora is running.
 Seeded accounts (sign in with a magic link):
   admin@example.com (ADMIN), confidential@example.com (CONFIDENTIAL),
   member@example.com (MEMBER), subscriber@example.com (SUBSCRIBER)
+
+In the browser: open ${base}/, enter one of them, then "Open the sign-in link from the dev mailbox".
 
 Sign in:
   curl -X POST ${base}/api/auth/signin -H 'content-type: application/json' \\
@@ -173,7 +178,7 @@ async function test(args: string[]): Promise<void> {
     await step(
       "types",
       "deno",
-      ["check", "functions/", "stack/", "tests/"],
+      ["check", "functions/", "stack/", "tests/", "web/"],
       baseEnv,
       gate("types"),
     ),
@@ -212,6 +217,7 @@ async function test(args: string[]): Promise<void> {
         return { name: "pgTAP", passed, failed: failed || (ok ? 0 : 1) };
       }),
     );
+    results.push(await webBuildStep());
     const filter = args.length ? args : ["tests/"];
     results.push(
       await step("deno tests", "deno", ["test", "--allow-all", "--quiet", ...filter], {
@@ -240,6 +246,18 @@ async function test(args: string[]): Promise<void> {
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
   console.log(`\nsummary: ${passed} passed, ${failed} failed`);
   Deno.exit(failed ? 1 : 0);
+}
+
+/** The web client, built before the tests that drive it in a browser (fast when current). */
+async function webBuildStep(): Promise<StepResult> {
+  say("web build: web/build.ts");
+  try {
+    say(describeBuild(await buildWeb()));
+    return { name: "web build", passed: 1, failed: 0 };
+  } catch (err) {
+    console.error(`[agora] web build failed: ${err instanceof Error ? err.message : err}`);
+    return { name: "web build", passed: 0, failed: 1 };
+  }
 }
 
 /**
