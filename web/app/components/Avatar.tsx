@@ -18,7 +18,7 @@ export function Avatar(
       {image
         ? <img src={image} alt="" width={size} height={size} />
         : (
-          <span class="avatar-initials" style={{ background: `hsl(${hue} 45% 38%)` }}>
+          <span class="avatar-initials" style={{ background: `hsl(${hue} 50% 30%)` }}>
             {initials}
           </span>
         )}

@@ -48,7 +48,7 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
     <>
       <a class="skip-link" href="#main">Skip to content</a>
       <header class="app-header">
-        <Link href={user ? "/chat" : "/signin"} class="brand-link" aria-label="Home">
+        <Link href={user ? "/chat" : "/signin"} class="brand-link">
           <Brand />
         </Link>
         {!bare && user && (

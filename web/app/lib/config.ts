@@ -98,7 +98,7 @@ export interface BrandColours {
   brand: string;
   /** Text on the brand colour: black or white, whichever contrasts more. */
   onBrand: string;
-  /** The brand colour as text or a border on white, darkened until it reads (4.5:1). */
+  /** The brand colour as text on white or on the tint, darkened until it reads (4.5:1). */
   brandText: string;
   /** A light tint for selected rows and own messages. */
   brandTint: string;
@@ -108,11 +108,13 @@ export function brandColours(primary: string): BrandColours {
   const brand = toHex(rgb(primary));
   const onBrand = contrast(brand, "#ffffff") >= contrast(brand, "#000000") ? "#ffffff" : "#000000";
   const [r, g, b] = rgb(brand);
+  const brandTint = toHex([r, g, b].map((v) => 255 - (255 - v) * 0.12));
   return {
     brand,
     onBrand,
-    brandText: darkenFor(brand, "#ffffff", 4.6),
-    brandTint: toHex([r, g, b].map((v) => 255 - (255 - v) * 0.12)),
+    // Readable on the tint (selected items), and so on white too.
+    brandText: darkenFor(brand, brandTint, 4.6),
+    brandTint,
   };
 }
 

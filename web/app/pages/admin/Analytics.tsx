@@ -89,22 +89,22 @@ export function AnalyticsSection({ refresh }: { refresh: number }) {
         <>
           <dl class="tiles">
             <div>
-              <dt>Users</dt>
+              <dt>Users (all time)</dt>
               <dd data-testid="tile-users">{data.users.total}</dd>
             </div>
             <div>
-              <dt>Conversations</dt>
+              <dt>Conversations (all time)</dt>
               <dd data-testid="tile-conversations">{data.messaging.totals.conversations}</dd>
             </div>
             <div>
-              <dt>Messages</dt>
+              <dt>Messages kept (all time)</dt>
               <dd data-testid="tile-messages">{data.messaging.totals.messages}</dd>
             </div>
           </dl>
           <div class="charts">
             <SeriesChart
               id="messages"
-              title="Messages"
+              title="Messages sent"
               series={data.messaging.messages}
               interval={interval}
             />

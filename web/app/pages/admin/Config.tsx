@@ -8,6 +8,7 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { brandColours, contrast, loadConfig, styleFor } from "../../lib/config.ts";
+import { ROLES } from "../../lib/session.ts";
 import { adminApi, type ConfigDocument } from "./api.ts";
 
 type Json = unknown;
@@ -40,7 +41,8 @@ function setIn(doc: ConfigDocument, path: string[], value: Json): ConfigDocument
 }
 
 const label = (key: string) =>
-  key.replace(/([a-z])([A-Z0-9])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
+  key.replace(/([a-z])([A-Z0-9])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase())
+    .replace(/\bUrl\b/, "URL").replace(/\bBps\b/, "(basis points)");
 
 /** Keys whose value may be null (empty text saves null). */
 const NULLABLE = /logoUrl|customDomain|supportEmail|contracts\./;
@@ -106,15 +108,20 @@ export function ConfigSection({ refresh }: { refresh: number }) {
     }
   }
 
-  const sections = Object.keys(draft);
+  // The white-label first: it is what changes most, and its preview belongs at the top.
+  const sections = Object.keys(draft).sort((a, b) =>
+    Number(b === "whiteLabel") - Number(a === "whiteLabel")
+  );
   return (
     <section class="config">
       <h1>Configuration</h1>
       <p class="muted">Version {loaded.version}. Only the settings you change are saved.</p>
       <form onSubmit={save}>
-        <WhiteLabelPreview whiteLabel={draft.whiteLabel as Record<string, Json>} />
         {sections.map((section) => (
-          <fieldset key={section} class="config-section">
+          <fieldset
+            key={section}
+            class={section === "whiteLabel" ? "config-section white-label" : "config-section"}
+          >
             <legend>{label(section)}</legend>
             <Fields
               value={draft[section]}
@@ -122,6 +129,9 @@ export function ConfigSection({ refresh }: { refresh: number }) {
               original={loaded.config[section]}
               onChange={change}
             />
+            {section === "whiteLabel" && (
+              <WhiteLabelPreview whiteLabel={draft.whiteLabel as Record<string, Json>} />
+            )}
           </fieldset>
         ))}
         <div class="save-bar">
@@ -243,6 +253,20 @@ function Field(
         <span class="field-label">{label(key)}</span>
         <code class="readonly">{JSON.stringify(value)}</code>
         <span class="muted">(a list: change it through the API)</span>
+      </div>
+    );
+  }
+  if (key === "defaultRole") {
+    return (
+      <div class="field">
+        <label for={id}>{label(key)}{mark}</label>
+        <select
+          id={id}
+          value={String(value)}
+          onChange={(e) => onChange(path, e.currentTarget.value)}
+        >
+          {ROLES.filter((r) => r !== "ADMIN").map((r) => <option key={r} value={r}>{r}</option>)}
+        </select>
       </div>
     );
   }

@@ -166,40 +166,42 @@ export function SecuritySection({ refresh }: { refresh: number }) {
         onApply={setFilters}
       />
       {error && <p class="error" role="alert">{error}</p>}
-      {items === null ? <p role="status">Loading…</p> : (
-        <div class="table-wrap">
-          <table data-testid="security-table">
-            <caption class="visually-hidden">Security events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Type</th>
-                <th scope="col">Severity</th>
-                <th scope="col">User</th>
-                <th scope="col">IP</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => (
-                <tr key={e.id}>
-                  <td>{fullTime(e.createdAt)}</td>
-                  <td>
-                    <code>{e.type}</code>
-                  </td>
-                  <td>
-                    <span class={`severity ${e.severity}`}>{e.severity}</span>
-                  </td>
-                  <td class="mono">{e.userId ?? "—"}</td>
-                  <td>{e.ip ?? "—"}</td>
-                  <td class="details">{JSON.stringify(e.details)}</td>
+      {items === null
+        ? <p role="status">Loading…</p>
+        : (
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Security events table">
+            <table data-testid="security-table">
+              <caption class="visually-hidden">Security events, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Severity</th>
+                  <th scope="col">User</th>
+                  <th scope="col">IP</th>
+                  <th scope="col">Details</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {items.length === 0 && <p class="muted">No event matches.</p>}
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id}>
+                    <td>{fullTime(e.createdAt)}</td>
+                    <td>
+                      <code>{e.type}</code>
+                    </td>
+                    <td>
+                      <span class={`severity ${e.severity}`}>{e.severity}</span>
+                    </td>
+                    <td class="mono">{e.userId ?? "—"}</td>
+                    <td>{e.ip ?? "—"}</td>
+                    <td class="details">{JSON.stringify(e.details)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {items.length === 0 && <p class="muted">No event matches.</p>}
+          </div>
+        )}
       {cursor && <button type="button" class="secondary" onClick={more}>Load more</button>}
     </section>
   );
@@ -225,50 +227,52 @@ export function AccessLogSection({ refresh }: { refresh: number }) {
         onApply={setFilters}
       />
       {error && <p class="error" role="alert">{error}</p>}
-      {items === null ? <p role="status">Loading…</p> : (
-        <div class="table-wrap">
-          <table data-testid="access-table">
-            <caption class="visually-hidden">Access log, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Method</th>
-                <th scope="col">Route</th>
-                <th scope="col">Status</th>
-                <th scope="col">ms</th>
-                <th scope="col">User</th>
-                <th scope="col">IP</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => (
-                <tr key={e.id}>
-                  <td>{fullTime(e.createdAt)}</td>
-                  <td>{e.method}</td>
-                  <td>
-                    <code>{e.route}</code>
-                  </td>
-                  <td>
-                    <span
-                      class={e.status >= 500
-                        ? "status bad"
-                        : e.status >= 400
-                        ? "status warn"
-                        : "status"}
-                    >
-                      {e.status}
-                    </span>
-                  </td>
-                  <td>{e.durationMs}</td>
-                  <td class="mono">{e.userId ?? "—"}</td>
-                  <td>{e.ip ?? "—"}</td>
+      {items === null
+        ? <p role="status">Loading…</p>
+        : (
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Access log table">
+            <table data-testid="access-table">
+              <caption class="visually-hidden">Access log, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Method</th>
+                  <th scope="col">Route</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">ms</th>
+                  <th scope="col">User</th>
+                  <th scope="col">IP</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {items.length === 0 && <p class="muted">No entry matches.</p>}
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id}>
+                    <td>{fullTime(e.createdAt)}</td>
+                    <td>{e.method}</td>
+                    <td>
+                      <code>{e.route}</code>
+                    </td>
+                    <td>
+                      <span
+                        class={e.status >= 500
+                          ? "status bad"
+                          : e.status >= 400
+                          ? "status warn"
+                          : "status"}
+                      >
+                        {e.status}
+                      </span>
+                    </td>
+                    <td>{e.durationMs}</td>
+                    <td class="mono">{e.userId ?? "—"}</td>
+                    <td>{e.ip ?? "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {items.length === 0 && <p class="muted">No entry matches.</p>}
+          </div>
+        )}
       {cursor && <button type="button" class="secondary" onClick={more}>Load more</button>}
     </section>
   );

@@ -91,53 +91,55 @@ export function UsersSection({ refresh }: { refresh: number }) {
         </p>
       )}
       {error && <p class="error" role="alert">{error}</p>}
-      {items === null ? <p class="muted" role="status">Loading users…</p> : (
-        <div class="table-wrap">
-          <table data-testid="users-table">
-            <caption class="visually-hidden">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Joined</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((u) => (
-                <tr key={u.id} data-user-id={u.id}>
-                  <td>{u.name}</td>
-                  <td>{u.email}</td>
-                  <td>
-                    <span class="role-badge">{u.role}</span>
-                  </td>
-                  <td>{u.status}</td>
-                  <td>{fullTime(u.createdAt)}</td>
-                  <td>{fullTime(u.lastSignInAt)}</td>
-                  <td>
-                    {u.id !== me.id && (
-                      <button
-                        type="button"
-                        class="secondary small"
-                        aria-label={`Change the role of ${u.name}`}
-                        onClick={() => setChanging(u)}
-                      >
-                        Change role
-                      </button>
-                    )}
-                  </td>
+      {items === null
+        ? <p class="muted" role="status">Loading users…</p>
+        : (
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Users table">
+            <table data-testid="users-table">
+              <caption class="visually-hidden">Users</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col">Last sign-in</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {items.length === 0 && <p class="muted">No user matches.</p>}
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((u) => (
+                  <tr key={u.id} data-user-id={u.id}>
+                    <td>{u.name}</td>
+                    <td>{u.email}</td>
+                    <td>
+                      <span class="role-badge">{u.role}</span>
+                    </td>
+                    <td>{u.status}</td>
+                    <td>{fullTime(u.createdAt)}</td>
+                    <td>{fullTime(u.lastSignInAt)}</td>
+                    <td>
+                      {u.id !== me.id && (
+                        <button
+                          type="button"
+                          class="secondary small"
+                          aria-label={`Change role of ${u.name}`}
+                          onClick={() => setChanging(u)}
+                        >
+                          Change role
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {items.length === 0 && <p class="muted">No user matches.</p>}
+          </div>
+        )}
       {cursor && <button type="button" class="secondary" onClick={more}>Load more</button>}
       <RoleDialog
         user={changing}
@@ -173,7 +175,7 @@ function RoleDialog(
     }
   }, [user?.id]);
   return (
-    <Dialog open={user !== null} title={`Change the role of ${user?.name ?? ""}`} onClose={onClose}>
+    <Dialog open={user !== null} title={`Change role of ${user?.name ?? ""}`} onClose={onClose}>
       <form
         onSubmit={async (e) => {
           e.preventDefault();
@@ -208,7 +210,7 @@ function RoleDialog(
         <label for={reasonId}>Reason (recorded)</label>
         <textarea
           id={reasonId}
-          required
+          aria-required="true"
           maxLength={500}
           value={reason}
           onInput={(e) =>
