@@ -3,7 +3,7 @@
  * (`assets/app-<hash>.js` and its CSS), code-split chunks for the pages loaded on demand (the
  * admin area), and `index.html` naming them. Nothing is rebuilt when no input changed: the inputs
  * (web/app, web/realtime, this file, package-lock.json) are hashed and compared with the hash
- * written by the last build, so `npm start` and the tests pay about 20 ms when nothing changed.
+ * written by the last build, so `npm start` and the tests pay a few milliseconds when nothing changed.
  *
  * `deno run -A web/build.ts [--force]` builds by hand. `AGORA_WEB_API_ORIGIN` (build time) names
  * the origin of the API when the files are served from elsewhere (docs/web.md, Deploying).

@@ -54,7 +54,9 @@ export function SignInPage() {
     if (!address) return setState({ step: "form", error: "Enter your e-mail address." });
     setState({ step: "sending" });
     try {
-      await api.post("/api/auth/signin", { provider: "email", email: address, redirectTo });
+      // A path is taken on the API's site; served from elsewhere, the link must come back here.
+      const back = apiOrigin ? `${location.origin}${redirectTo}` : redirectTo;
+      await api.post("/api/auth/signin", { provider: "email", email: address, redirectTo: back });
     } catch (err) {
       const message = err instanceof ApiError && err.code === "invalid_request"
         ? "That does not look like an e-mail address."
