@@ -17,7 +17,6 @@ import {
 } from "./browser.ts";
 
 const stack = await startWebStack();
-addEventListener("unload", () => void stack.close());
 
 test("[web] an admin changes a role with a reason; the user's page reflects it on their next action", async () => {
   const admin = await createPerson(stack, "Ada Admin", "ADMIN");
@@ -223,4 +222,11 @@ test("[web] security events and the access log filter by type, route and user", 
   } finally {
     await session.context.close();
   }
+});
+
+// Last in the file (tests run in order): this file's browser and server stop here, so no Chromium
+// outlives the run.
+test("[web] teardown: this file's Chromium and stack server stop", async () => {
+  await stack.close();
+  assert.equal(stack.browser.isConnected(), false);
 });

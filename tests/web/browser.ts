@@ -61,6 +61,24 @@ export async function startWebStack(env: Record<string, string> = {}): Promise<W
     args: CHROMIUM_ARGS,
   });
   await Deno.mkdir(SCREENSHOTS, { recursive: true });
+  // Under Deno, Playwright does not end its browser when the process exits, and a test file may
+  // end early (a filter, a failure). So, as a backstop for close(): when this test file unloads,
+  // the browser's process group (Playwright starts it detached) is killed.
+  const cdp = await browser.newBrowserCDPSession();
+  const info = await cdp.send("SystemInfo.getProcessInfo") as {
+    processInfo: { type: string; id: number }[];
+  };
+  const browserPid = info.processInfo.find((p) => p.type === "browser")?.id;
+  await cdp.detach();
+  if (browserPid) {
+    globalThis.addEventListener("unload", () => {
+      try {
+        Deno.kill(-browserPid, "SIGKILL");
+      } catch {
+        // already gone: close() ran
+      }
+    });
+  }
   return {
     base,
     deps,

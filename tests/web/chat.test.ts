@@ -22,7 +22,6 @@ import {
 } from "./browser.ts";
 
 const stack = await startWebStack();
-addEventListener("unload", () => void stack.close());
 
 interface Conversation {
   id: string;
@@ -209,7 +208,7 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
       .getByRole("button", { name: "Delete your message" }).click();
     await a.page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
     await b.page.locator(".msg.deleted .tombstone").waitFor();
-    assert.equal(await b.page.getByText("Typo in the title, fixed").count(), 0);
+    assert.equal(await b.page.locator(".msg", { hasText: "Typo in the title, fixed" }).count(), 0);
     // The conversation list follows too: its preview is the tombstone now.
     await b.page.locator(`[data-conversation-id="${conv}"] .conversation-preview`)
       .getByText("(deleted)").waitFor();
@@ -347,4 +346,11 @@ Deno.test({
       await b.context.close();
     }
   },
+});
+
+// Last in the file (tests run in order): this file's browser and server stop here, so no Chromium
+// outlives the run.
+test("[web] teardown: this file's Chromium and stack server stop", async () => {
+  await stack.close();
+  assert.equal(stack.browser.isConnected(), false);
 });

@@ -20,7 +20,6 @@ import {
 } from "./browser.ts";
 
 const stack = await startWebStack();
-addEventListener("unload", () => void stack.close());
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
@@ -200,4 +199,11 @@ test("[web] the white-label (brand name) shows on every page, signed in or not",
   } finally {
     await session.context.close();
   }
+});
+
+// Last in the file (tests run in order): this file's browser and server stop here, so no Chromium
+// outlives the run.
+test("[web] teardown: this file's Chromium and stack server stop", async () => {
+  await stack.close();
+  assert.equal(stack.browser.isConnected(), false);
 });
