@@ -201,6 +201,32 @@ test("[web] the white-label (brand name) shows on every page, signed in or not",
   }
 });
 
+test("[web] sign-out ends the session: back to sign-in, pages need a new sign-in, live updates stop", async () => {
+  const { member } = await scene();
+  const session = await openContext(stack);
+  try {
+    const { page } = session;
+    await signInThroughPages(stack, session, member);
+    await liveOver(page, "websocket");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((url) => url.pathname === "/signin");
+    await page.getByLabel("E-mail address").waitFor();
+    assert.equal(await page.getByTestId("live-status").count(), 0, "no live indicator");
+    const cookies = (await session.context.cookies()).map((c) => c.name);
+    assert.deepEqual(cookies.filter((n) => n !== "agora-csrf"), [], "session cookies cleared");
+    // The chat sends a signed-out visitor to sign in, and keeps where they wanted to go.
+    await page.goto(`${stack.base}/chat`);
+    await page.waitForURL((url) => url.pathname === "/signin" && url.search === "?next=%2Fchat");
+    const token = await page.evaluate(async () =>
+      (await fetch("/api/auth/token", { method: "POST" })).status
+    );
+    assert.equal(token, 401, "no token for a signed-out page");
+    assert.deepEqual(session.errors.filter((e) => !/status of 401/.test(e)), []);
+  } finally {
+    await session.context.close();
+  }
+});
+
 // Last in the file (tests run in order): this file's browser and server stop here, so no Chromium
 // outlives the run.
 test("[web] teardown: this file's Chromium and stack server stop", async () => {
