@@ -165,10 +165,14 @@ export interface Session {
   errors: string[];
 }
 
-/** Console noise that is expected: the API answering 404 for a route that does not exist yet. */
-const EXPECTED_CONSOLE = [
-  /Failed to load resource: the server responded with a status of 404/,
-];
+/**
+ * Console noise that is expected: the browser reporting the 404 of an endpoint another domain
+ * adds later (the sign-in page asks for the providers; the directory dialog for people).
+ */
+function expectedConsole(text: string, url: string): boolean {
+  return /Failed to load resource: the server responded with a status of 404/.test(text) &&
+    /\/api\/(auth\/providers|users)(\?|$)/.test(url);
+}
 
 /** A fresh browser context (its own cookies and storage) with a page that records errors. */
 export async function openContext(
@@ -185,7 +189,8 @@ export async function openContext(
   page.on("console", (msg) => {
     if (msg.type() !== "error") return;
     const text = msg.text();
-    if (!EXPECTED_CONSOLE.some((re) => re.test(text))) errors.push(`console: ${text}`);
+    const url = msg.location()?.url ?? "";
+    if (!expectedConsole(text, url)) errors.push(`console: ${text} (${url})`);
   });
   return { context, page, errors };
 }
