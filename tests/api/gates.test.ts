@@ -23,6 +23,7 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/attachments", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
   ["/api/auth/signout", "VISITOR"],
+  ["/api/auth/token", "VISITOR"], // a cookie session of any role (bearer callers: 403)
 ];
 const BELOW: Record<Role, Role | null> = {
   VISITOR: null,

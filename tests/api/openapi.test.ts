@@ -52,6 +52,8 @@ const PUBLIC = [
 ];
 /** Server-to-server operations: the service role key, never a user's session. */
 const SERVICE = ["POST /api/internal/jobs/drain"];
+/** Operations for a browser page's cookie session only (bearer callers are refused). */
+const COOKIE_ONLY = ["POST /api/auth/token"];
 
 test("[openapi] the document passes Redocly's recommended rules with no errors", async () => {
   const config = await createConfig({ extends: ["recommended"] });
@@ -89,6 +91,8 @@ test("[openapi] servers, a unique operationId each, security [] where no session
     ids.set(op.operationId!, name);
     if (PUBLIC.includes(name)) {
       assert.deepEqual(op.security, [], `${name} works without a session: security []`);
+    } else if (COOKIE_ONLY.includes(name)) {
+      assert.deepEqual(op.security, [{ cookie: [] }], `${name} takes a cookie session only`);
     } else if (SERVICE.includes(name)) {
       assert.deepEqual(op.security, [{ serviceRole: [] }], `${name} takes the service key only`);
     } else {

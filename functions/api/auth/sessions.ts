@@ -73,6 +73,19 @@ async function issueAccess(
   return { user, accessToken: token, refreshToken, expiresAt };
 }
 
+/**
+ * A new access token for a live session, without touching its refresh chain: what
+ * `POST /api/auth/token` hands a browser page (which holds the session in cookies) so that its
+ * in-memory Realtime client can authenticate. Same claims and lifetime as any access token.
+ */
+export async function accessTokenFor(
+  deps: Deps,
+  user: SessionUser,
+): Promise<{ accessToken: string; expiresAt: number }> {
+  const { accessToken, expiresAt } = await issueAccess(deps, user, "");
+  return { accessToken, expiresAt };
+}
+
 /** Opens a session for a user who just proved who they are. */
 export async function createSession(
   deps: Deps,

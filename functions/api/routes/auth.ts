@@ -1,18 +1,19 @@
 /**
  * /api/auth: sign-in (magic links now; Google, Apple and wallets in their own issue), the
- * magic-link callback, token verification and refresh for integrators, CSRF, signout, session.
+ * magic-link callback, token verification and refresh for integrators, CSRF, signout, session,
+ * and the access token a cookie-signed-in page keeps in memory for Realtime.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, ROLES, type SessionUser } from "../context.ts";
 import { anyone, errors, json, jsonBody, router, signedIn } from "../openapi.ts";
-import { badRequest, unauthenticated } from "../../_shared/errors.ts";
+import { badRequest, forbidden, unauthenticated } from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
 import { asUser } from "../as-user.ts";
 import { requireSignIn } from "../middleware/roles.ts";
 import { revokeOwnSession } from "../queries/auth.ts";
 import { sendMagicLink, signInWithMagicLink } from "../auth/magic-links.ts";
-import { type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
+import { accessTokenFor, type IssuedSession, refreshOrThrow } from "../auth/sessions.ts";
 import {
   clearSessionCookies,
   noStore,
@@ -320,5 +321,44 @@ auth.openapi(
       user: user ? publicUser(user) : null,
       expiresAt: user && exp ? new Date(exp * 1000).toISOString() : null,
     }, 200);
+  },
+);
+
+// POST /api/auth/token ----------------------------------------------------------------------
+
+auth.openapi(
+  createRoute({
+    method: "post",
+    path: "/token",
+    operationId: "issuePageToken",
+    summary: "An access token for the page's own Realtime client (cookie sessions only)",
+    description: "A browser page signed in by cookie keeps this token in memory (never in " +
+      "storage) for what cannot send cookies: the Realtime WebSocket (supabase-js `setAuth`), " +
+      "and the client transport's SSE and long-poll requests. A new token of the cookie's " +
+      "session, with the usual lifetime; ask again before `expiresAt`. Needs `X-CSRF-Token` " +
+      "and an allowed `Origin` like any cookie-authenticated unsafe request, so another site " +
+      "cannot obtain one. A bearer caller already holds its tokens: 403.",
+    security: [{ cookie: [] }],
+    responses: {
+      200: json(
+        z.object({
+          accessToken: z.string(),
+          expiresAt: z.iso.datetime().openapi({ description: "When the token expires" }),
+        }).openapi("PageAccessToken"),
+        "A new access token of the cookie's session",
+      ),
+      ...errors(401, 403),
+    },
+  }),
+  async (c) => {
+    const user = c.get("user");
+    if (!user) throw unauthenticated();
+    if (c.get("authVia") !== "cookie") {
+      throw forbidden("Only a cookie session asks for its access token; a bearer caller has it.");
+    }
+    const { accessToken, expiresAt } = await accessTokenFor(c.get("deps"), user);
+    c.header("Cache-Control", "no-store");
+    c.header("Pragma", "no-cache");
+    return c.json({ accessToken, expiresAt: new Date(expiresAt * 1000).toISOString() }, 200);
   },
 );
