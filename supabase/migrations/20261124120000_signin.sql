@@ -769,6 +769,9 @@ begin
   delete from app_private.rate_limits r
   where r.bucket = any (select 'signin:wallet:' || w from unnest(wallets) w);
   update app.access_logs l set user_id = null where l.user_id = me;
+  -- Log lines still on their way from the API instances (written in batches) are nulled later.
+  perform app_private.enqueue_job('account.erase_access_logs', jsonb_build_object('userId', me),
+    now() + interval '2 minutes', 'account.erase_access_logs:' || me::text);
   -- The row: identities, sessions (and their refresh tokens), memberships, files, histories and
   -- every other domain's rows cascade; what others keep (messages, security events, orders)
   -- sets the person to null. The guard trigger refuses the last active ADMIN.
@@ -780,7 +783,7 @@ begin
 end;
 $$;
 comment on function app.delete_account() is
-  'The caller deletes their own account: needs a fresh sign-in (AG403 reauthentication_required), never the last active ADMIN (AG422). Runs the erasure steps (app_private.account_erasure_steps), removes sign-in state naming the person, then the user row (every foreign key cascades or sets null), the user topic''s events, and records account.deleted. Every session ends with its row. security definer: it deletes the caller''s row and rows across domains that no API role may delete; it only ever touches the caller''s.';
+  'The caller deletes their own account: needs a fresh sign-in (AG403 reauthentication_required), never the last active ADMIN (AG422). Runs the erasure steps (app_private.account_erasure_steps), removes sign-in state naming the person and its id from the access log (and queues account.erase_access_logs for log lines still being written), then the user row (every foreign key cascades or sets null), the user topic''s events, and records account.deleted. Every session ends with its row. security definer: it deletes the caller''s row and rows across domains that no API role may delete; it only ever touches the caller''s.';
 grant execute on function app.delete_account() to authenticated;
 
 revoke execute on all functions in schema app, app_private from public;

@@ -80,6 +80,8 @@ account.openapi(
   }),
   async (c) => {
     c.req.valid("json");
+    // This process's queued log lines of the account go out first, so the deletion nulls them.
+    await c.get("deps").accessLog.flush();
     const deletedAt = await asUser(
       c,
       (tx) => deleteOwnAccount(tx, { ip: c.get("ip"), userAgent: c.get("userAgent") }),
