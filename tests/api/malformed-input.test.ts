@@ -260,6 +260,16 @@ test("[input] the OpenAPI document lists every route of the contract", () => {
       "GET /api/admin/security-events",
       "GET /api/admin/access-logs",
       "GET /api/config/public",
+      "GET /api/auth/providers",
+      "GET /api/auth/nonce",
+      "POST /api/auth/callback/apple",
+      "GET /api/auth/sessions",
+      "DELETE /api/auth/sessions/{id}",
+      "DELETE /api/auth/sessions",
+      "GET /api/account/export",
+      "DELETE /api/account",
+      "PUT /api/admin/users/{id}/status",
+      "POST /api/admin/users/{id}/signout",
     ]
   ) assert.ok(listed.includes(route), `${route} is in the OpenAPI document`);
   assert.equal(doc.openapi, "3.1.0");
