@@ -86,6 +86,8 @@ async function counts() {
            (select count(*) from app.role_changes)::int as role_changes,
            (select count(*) from app_private.magic_links)::int as magic_links,
            (select count(*) from app_private.refresh_tokens)::int as refresh_tokens,
+           (select count(*) from app_private.oauth_flows)::int as oauth_flows,
+           (select count(*) from app.status_changes)::int as status_changes,
            (select count(*) from dev.mail)::int as mail`;
   return row;
 }
