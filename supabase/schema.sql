@@ -57,6 +57,73 @@ CREATE TYPE app.conversation_type AS ENUM (
 COMMENT ON TYPE app.conversation_type IS 'Direct: exactly two people, one per pair. Group: a titled set with a creator.';
 
 --
+-- Name: notification_batch_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.notification_batch_status AS ENUM (
+    'queued',
+    'sending',
+    'done'
+);
+
+--
+-- Name: TYPE notification_batch_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.notification_batch_status IS 'queued: accepted, nothing written yet; sending: inbox rows written, deliveries going out; done.';
+
+--
+-- Name: notification_priority; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.notification_priority AS ENUM (
+    'low',
+    'normal',
+    'high',
+    'critical'
+);
+
+--
+-- Name: TYPE notification_priority; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.notification_priority IS 'How urgent a notification is, in rank order; critical ignores preferences and quiet hours.';
+
+--
+-- Name: notification_type; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.notification_type AS ENUM (
+    'OPPORTUNITY',
+    'MESSAGE',
+    'ENTITY',
+    'SYSTEM',
+    'WALLET'
+);
+
+--
+-- Name: TYPE notification_type; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.notification_type IS 'What a notification is about; preferences are chosen per type.';
+
+--
+-- Name: push_platform; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.push_platform AS ENUM (
+    'web',
+    'ios',
+    'android'
+);
+
+--
+-- Name: TYPE push_platform; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.push_platform IS 'The kind of device a push token belongs to.';
+
+--
 -- Name: security_severity; Type: TYPE; Schema: app; Owner: -
 --
 
@@ -104,6 +171,38 @@ CREATE TYPE app.user_status AS ENUM (
 --
 
 COMMENT ON TYPE app.user_status IS 'A suspended user authenticates nothing and is in no list.';
+
+--
+-- Name: delivery_channel; Type: TYPE; Schema: app_private; Owner: -
+--
+
+CREATE TYPE app_private.delivery_channel AS ENUM (
+    'push',
+    'email'
+);
+
+--
+-- Name: TYPE delivery_channel; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TYPE app_private.delivery_channel IS 'The channels that leave the platform.';
+
+--
+-- Name: delivery_status; Type: TYPE; Schema: app_private; Owner: -
+--
+
+CREATE TYPE app_private.delivery_status AS ENUM (
+    'queued',
+    'sent',
+    'failed',
+    'pruned'
+);
+
+--
+-- Name: TYPE delivery_status; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TYPE app_private.delivery_status IS 'queued: waiting (for its job, quiet hours or a retry); sent: accepted by FCM or the mailer; failed: not delivered, error_code says why; pruned: FCM refused the token, which was deleted.';
 
 --
 -- Name: job_state; Type: TYPE; Schema: app_private; Owner: -
@@ -1090,6 +1189,62 @@ $$;
 COMMENT ON FUNCTION app.my_conversation_ids() IS 'The conversations the current user takes part in and may use (an active user of at least SUBSCRIBER; a participant demoted to VISITOR or suspended sees nothing until reinstated). security definer so policies on the participants table can use it without recursing into their own policies; it returns only the caller''s memberships.';
 
 --
+-- Name: notifications; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.notifications (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    type app.notification_type NOT NULL,
+    title text NOT NULL,
+    body text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    priority app.notification_priority DEFAULT 'normal'::app.notification_priority NOT NULL,
+    collapse_key text,
+    batch_id uuid,
+    inbox boolean DEFAULT true NOT NULL,
+    read_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT notifications_body_check CHECK ((char_length(body) <= 2000)),
+    CONSTRAINT notifications_collapse_key_check CHECK (((char_length(collapse_key) >= 1) AND (char_length(collapse_key) <= 200))),
+    CONSTRAINT notifications_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT notifications_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200)))
+)
+WITH (fillfactor='80');
+
+--
+-- Name: TABLE notifications; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.notifications IS 'Each user''s notifications. Rows with inbox = false exist only for delivery (the type''s in-app channel is off) and are never shown. At most one unread row per (user, collapse_key). Written only through app_private.notify_many; users read, mark read and delete their own.';
+
+--
+-- Name: notification_json(app.notifications); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.notification_json(n app.notifications) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'id', n.id,
+    'type', n.type,
+    'title', n.title,
+    'body', n.body,
+    'data', n.data,
+    'priority', n.priority,
+    'readAt', to_char(n.read_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  )
+$$;
+
+--
+-- Name: FUNCTION notification_json(n app.notifications); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.notification_json(n app.notifications) IS 'The notification as the API and the live events show it. Inlinable pure SQL with no pinned search_path on purpose, as app.message_object: it reads no table and runs with the caller''s rights.';
+
+--
 -- Name: public_config(); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1554,6 +1709,59 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.account_export_messages(target_user_id uuid) IS 'Export part `messages`: every message the person wrote (in conversations they left too), with its files and earlier versions.';
+
+--
+-- Name: account_export_notifications(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_notifications(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
+    'priority', n.priority, 'inbox', n.inbox, 'readAt', app_private.iso_time(n.read_at),
+    'createdAt', app_private.iso_time(n.created_at)
+  ) order by n.created_at, n.id), '[]'::jsonb)
+  from app.notifications n where n.user_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_notifications(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_notifications(target_user_id uuid) IS 'Export part `notifications`: every notification of the person, those kept only for delivery (inbox false) included.';
+
+--
+-- Name: account_export_preferences(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_preferences(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'types', coalesce(p.types, '{}'::jsonb),
+    'quietHours', case when p.quiet_start is null then null else jsonb_build_object(
+      'start', to_char(p.quiet_start, 'HH24:MI'), 'end', to_char(p.quiet_end, 'HH24:MI'),
+      'timeZone', p.quiet_time_zone) end,
+    'updatedAt', app_private.iso_time(p.updated_at),
+    'pushDevices', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', d.id, 'platform', d.platform, 'deviceName', d.device_name,
+        'createdAt', app_private.iso_time(d.created_at), 'updatedAt', app_private.iso_time(d.updated_at)
+      ) order by d.created_at, d.id)
+      from app.push_devices d where d.user_id = target_user_id), '[]'::jsonb)
+  )
+  from (select target_user_id as id) me
+  left join app.notification_preferences p on p.user_id = me.id
+$$;
+
+--
+-- Name: FUNCTION account_export_preferences(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_preferences(target_user_id uuid) IS 'Export part `preferences`: the notification choices per type and channel, quiet hours, and the push devices registered (platform and name; never the device''s token).';
 
 --
 -- Name: account_export_profile(uuid); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2099,6 +2307,33 @@ $$;
 COMMENT ON FUNCTION app_private.guard_message_update() IS 'Message edits keep the earlier version in app.message_versions; users change content only, within the configured edit window and length, never on a tombstone. Deletion (deleted_at set) empties the content. The foreign keys'' own set null (the author''s account or the replied-to message deleted) passes, tombstones included, when nothing else changes and the referenced row is gone.';
 
 --
+-- Name: guard_notification_read(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_notification_read() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- (The `role` setting, not current_user: security definer callers keep the caller's setting.)
+  if current_setting('role', true) in ('anon', 'authenticated') then
+    if old.read_at is not null then
+      new.read_at := old.read_at;
+    elsif new.read_at is not null then
+      new.read_at := now();
+    end if;
+  end if;
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_notification_read(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_notification_read() IS 'Users only mark notifications read: the time is the server''s (no backdating into the read-time figures) and a read notification stays read. Fires only when read_at is in the update.';
+
+--
 -- Name: guard_read_mark(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2432,6 +2667,195 @@ $$;
 COMMENT ON FUNCTION app_private.next_job_at(kinds text[]) IS 'The next time a job of these kinds becomes claimable (due run_at or lease end); null if none. The local worker sets its timer by it.';
 
 --
+-- Name: notification_deleted_event(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.notification_deleted_event() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.emit_event('user:' || old.user_id, 'notification.deleted', app.notification_json(old));
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION notification_deleted_event(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'notification.deleted on user:<id> when an inbox notification is deleted. security definer as notification_read_event.';
+
+--
+-- Name: notification_read_event(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.notification_read_event() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.emit_event('user:' || new.user_id, 'notification.read', app.notification_json(new));
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION notification_read_event(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.notification_read_event() IS 'notification.read on user:<id> when an inbox notification becomes read, by any path (the route, read-all, a conversation read up to its latest message). security definer: emit_event writes the event log.';
+
+--
+-- Name: notification_type_defaults(app.notification_type); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'inApp', coalesce((stored ->> 'inApp')::boolean, (fallback ->> 'inApp')::boolean, true),
+    'push', coalesce((stored ->> 'push')::boolean, (fallback ->> 'push')::boolean, true),
+    'email', coalesce((stored ->> 'email')::boolean, (fallback ->> 'email')::boolean, false)
+  )
+  from (
+    select app_private.config_defaults() #> array['notifications', 'defaults', notification_type::text] as fallback,
+           (select c.config #> array['notifications', 'defaults', notification_type::text]
+              from app.config_versions c order by c.version desc limit 1) as stored
+  ) x
+$$;
+
+--
+-- Name: FUNCTION notification_type_defaults(notification_type app.notification_type); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) IS 'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
+
+--
+-- Name: notify(uuid, app.notification_type, text, text, jsonb, app.notification_priority, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.notify(recipient uuid, notification_type app.notification_type, title text, body text, data jsonb DEFAULT '{}'::jsonb, priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  written record;
+begin
+  if recipient is null or not exists (select 1 from app.users u where u.id = recipient) then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  select * into written
+  from app_private.notify_many(array[recipient], notification_type, title, body, data, priority, collapse_key);
+  return case when written.shown then written.notification_id end;
+end;
+$$;
+
+--
+-- Name: FUNCTION notify(recipient uuid, notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.notify(recipient uuid, notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) IS 'Notifies one user (app_private.notify_many''s rules): returns the notification''s id, or null when the recipient''s preferences keep it out of the inbox (it may still be pushed or mailed). AG404 for an unknown user. For other domains'' SQL functions and triggers (orders, vendors, wallet, sign-ins); never granted to API roles. security definer as notify_many.';
+
+--
+-- Name: notify_many(uuid[], app.notification_type, text, text, jsonb, app.notification_priority, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb DEFAULT '{}'::jsonb, priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS TABLE(recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+#variable_conflict use_column
+declare
+  defaults jsonb := app_private.notification_type_defaults(notification_type);
+  critical boolean := priority = 'critical';
+  payload jsonb := coalesce(data, '{}'::jsonb);
+  r record;
+  deliveries integer;
+begin
+  if title is null or char_length(title) not between 1 and 200 then
+    raise exception 'a notification''s title has 1 to 200 characters' using errcode = 'AG400';
+  end if;
+  if body is null or char_length(body) > 2000 then
+    raise exception 'a notification''s body has at most 2000 characters' using errcode = 'AG400';
+  end if;
+  if jsonb_typeof(payload) <> 'object' or octet_length(payload::text) > 2048 then
+    raise exception 'a notification''s data is a JSON object of at most 2048 bytes' using errcode = 'AG400';
+  end if;
+  if collapse_key is not null and not payload ? 'count' then
+    payload := payload || '{"count": 1}'::jsonb;
+  end if;
+  for r in
+    with decided as (
+      select u.id as uid,
+             critical or app_private.wants(p.types, notification_type, 'inApp', defaults) as want_inbox,
+             critical or app_private.wants(p.types, notification_type, 'push', defaults) as want_push,
+             critical or app_private.wants(p.types, notification_type, 'email', defaults) as want_email,
+             case when not critical
+                  then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end
+               as quiet_until
+      from app.users u
+      left join app.notification_preferences p on p.user_id = u.id
+      where u.id = any(recipients)
+    ), written as (
+      insert into app.notifications as n (user_id, type, title, body, data, priority, collapse_key, inbox)
+      select d.uid, notification_type, notify_many.title, notify_many.body, payload,
+             notify_many.priority, notify_many.collapse_key, d.want_inbox
+      from decided d
+      on conflict (user_id, collapse_key) where read_at is null and collapse_key is not null
+      do update set
+        title = excluded.title,
+        body = excluded.body,
+        data = excluded.data || jsonb_build_object('count',
+          coalesce((n.data ->> 'count')::integer, 0) + coalesce((excluded.data ->> 'count')::integer, 1)),
+        priority = greatest(n.priority, excluded.priority),
+        inbox = n.inbox or excluded.inbox,
+        updated_at = now()
+      returning n.id, n.user_id, n.inbox, n.xmax = 0 as created
+    )
+    select w.id, w.user_id, w.inbox, w.created, d.want_push, d.want_email, d.quiet_until
+    from written w join decided d on d.uid = w.user_id
+  loop
+    if r.created then
+      if r.inbox then
+        perform app_private.emit_event('user:' || r.user_id, 'notification.created',
+          (select app.notification_json(n) from app.notifications n where n.id = r.id));
+      end if;
+      deliveries := 0;
+      if r.want_push then
+        insert into app_private.notification_deliveries (notification_id, channel, device_id, not_before)
+        select r.id, 'push', d.id, coalesce(r.quiet_until, now())
+        from app.push_devices d where d.user_id = r.user_id;
+        get diagnostics deliveries = row_count;
+      end if;
+      if r.want_email then
+        insert into app_private.notification_deliveries (notification_id, channel, not_before)
+        values (r.id, 'email', coalesce(r.quiet_until, now()));
+        deliveries := deliveries + 1;
+      end if;
+      if deliveries > 0 then
+        perform app_private.enqueue_job('notifications.deliver',
+          jsonb_build_object('notificationIds', jsonb_build_array(r.id)),
+          coalesce(r.quiet_until, now()), 'notifications.deliver:' || r.id::text);
+      end if;
+    end if;
+    recipient_id := r.user_id;
+    notification_id := r.id;
+    shown := r.inbox;
+    is_new := r.created;
+    return next;
+  end loop;
+end;
+$$;
+
+--
+-- Name: FUNCTION notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) IS 'THE way notifications are written, for any number of recipients in one statement. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences and quiet hours. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
+
+--
 -- Name: participant_events(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2579,6 +3003,31 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.queue_storage_deletion() IS 'Trigger on app.attachments (after delete): enqueues a storage.delete job for the row''s file. security definer because users delete attachments through cascades and app_private has no grants.';
+
+--
+-- Name: quiet_until(time without time zone, time without time zone, text, timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.quiet_until(quiet_start time without time zone, quiet_end time without time zone, time_zone text, at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+  select case
+    when quiet_start is null or time_zone is null then null
+    when quiet_start < quiet_end and local::time >= quiet_start and local::time < quiet_end
+      then (local::date + quiet_end) at time zone time_zone
+    when quiet_start > quiet_end and local::time >= quiet_start
+      then (local::date + 1 + quiet_end) at time zone time_zone
+    when quiet_start > quiet_end and local::time < quiet_end
+      then (local::date + quiet_end) at time zone time_zone
+  end
+  from (select at at time zone coalesce(time_zone, 'UTC') as local) x
+$$;
+
+--
+-- Name: FUNCTION quiet_until(quiet_start time without time zone, quiet_end time without time zone, time_zone text, at timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.quiet_until(quiet_start time without time zone, quiet_end time without time zone, time_zone text, at timestamp with time zone) IS 'When the quiet period that `at` falls in ends, or null when `at` is not in quiet hours. Start and end are wall-clock times in the time zone; a period whose start is after its end crosses midnight (22:00-07:00). Inlinable pure SQL (no pinned search_path, see app.notification_json).';
 
 --
 -- Name: read_mark_events(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2752,6 +3201,26 @@ $$;
 COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
 
 --
+-- Name: touch_push_device(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.touch_push_device() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION touch_push_device(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.touch_push_device() IS 'A device''s updated_at is the time of its last registration.';
+
+--
 -- Name: touch_updated_at(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2770,6 +3239,72 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest without trusting callers.';
+
+--
+-- Name: validate_notification_preferences(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.validate_notification_preferences() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  entry record;
+  channel record;
+begin
+  for entry in select * from jsonb_each(new.types) loop
+    if entry.key not in ('OPPORTUNITY', 'MESSAGE', 'ENTITY', 'SYSTEM', 'WALLET') then
+      raise exception 'unknown notification type %', entry.key using errcode = 'AG400';
+    end if;
+    if jsonb_typeof(entry.value) <> 'object' then
+      raise exception 'the channels of % are an object', entry.key using errcode = 'AG400';
+    end if;
+    for channel in select * from jsonb_each(entry.value) loop
+      if channel.key not in ('inApp', 'push', 'email') or jsonb_typeof(channel.value) <> 'boolean' then
+        raise exception 'the channels of % are inApp, push and email, each true or false', entry.key
+          using errcode = 'AG400';
+      end if;
+    end loop;
+  end loop;
+  if new.quiet_start is not null then
+    if extract(second from new.quiet_start) <> 0 or extract(second from new.quiet_end) <> 0 then
+      raise exception 'quiet hours start and end on a minute (HH:MM)' using errcode = 'AG400';
+    end if;
+    if new.quiet_start = new.quiet_end then
+      raise exception 'quiet hours start and end at different times' using errcode = 'AG400';
+    end if;
+    if tg_op = 'INSERT' or new.quiet_time_zone is distinct from old.quiet_time_zone then
+      if not exists (select 1 from pg_catalog.pg_timezone_names z where z.name = new.quiet_time_zone) then
+        raise exception 'unknown time zone %', new.quiet_time_zone using errcode = 'AG400';
+      end if;
+    end if;
+  end if;
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION validate_notification_preferences(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.validate_notification_preferences() IS 'Preferences hold known types and channels with boolean values, and quiet hours on whole minutes, not empty, in a time zone Postgres knows by name (pg_timezone_names, checked only when the zone changes: reading that view costs milliseconds). AG400 otherwise, whatever path wrote the row. security definer: it reads pg_timezone_names whoever writes.';
+
+--
+-- Name: wants(jsonb, app.notification_type, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce((choices -> notification_type::text ->> channel)::boolean, (defaults ->> channel)::boolean, false)
+$$;
+
+--
+-- Name: FUNCTION wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb) IS 'Whether a user wants a type on a channel: their own choice, else the default. Inlinable pure SQL with no pinned search_path on purpose (see app.notification_json), so the send''s hot path pays no call per recipient.';
 
 --
 -- Name: access_logs; Type: TABLE; Schema: app; Owner: -
@@ -2958,6 +3493,87 @@ ALTER TABLE app.message_versions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: notification_batches; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.notification_batches (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    created_by uuid,
+    idempotency_key text,
+    request_hash text,
+    audience jsonb NOT NULL,
+    type app.notification_type NOT NULL,
+    title text NOT NULL,
+    body text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    priority app.notification_priority DEFAULT 'normal'::app.notification_priority NOT NULL,
+    channels text[] NOT NULL,
+    status app.notification_batch_status DEFAULT 'queued'::app.notification_batch_status NOT NULL,
+    recipients integer DEFAULT 0 NOT NULL,
+    chunks integer,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT notification_batches_audience_check CHECK ((jsonb_typeof(audience) = 'object'::text)),
+    CONSTRAINT notification_batches_body_check CHECK ((char_length(body) <= 2000)),
+    CONSTRAINT notification_batches_channels_check CHECK ((((cardinality(channels) >= 1) AND (cardinality(channels) <= 3)) AND (channels <@ ARRAY['inApp'::text, 'push'::text, 'email'::text]))),
+    CONSTRAINT notification_batches_chunks_check CHECK ((chunks >= 0)),
+    CONSTRAINT notification_batches_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT notification_batches_idempotency_key_check CHECK (((char_length(idempotency_key) >= 1) AND (char_length(idempotency_key) <= 255))),
+    CONSTRAINT notification_batches_recipients_check CHECK ((recipients >= 0)),
+    CONSTRAINT notification_batches_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200)))
+);
+
+--
+-- Name: TABLE notification_batches; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.notification_batches IS 'Bulk sends by ADMINs: the request (audience, notification, channels), its Idempotency-Key and progress. Written only through app.create_notification_batch and the batch jobs; ADMINs read them.';
+
+--
+-- Name: notification_preferences; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.notification_preferences (
+    user_id uuid NOT NULL,
+    types jsonb DEFAULT '{}'::jsonb NOT NULL,
+    quiet_start time without time zone,
+    quiet_end time without time zone,
+    quiet_time_zone text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT notification_preferences_quiet_together CHECK ((((quiet_start IS NULL) = (quiet_end IS NULL)) AND ((quiet_start IS NULL) = (quiet_time_zone IS NULL)))),
+    CONSTRAINT notification_preferences_types_check CHECK ((jsonb_typeof(types) = 'object'::text))
+);
+
+--
+-- Name: TABLE notification_preferences; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.notification_preferences IS 'A user''s own choices: per type and channel ({ TYPE: { inApp, push, email } }, only what was chosen) and quiet hours (HH:MM to HH:MM in an IANA time zone, possibly across midnight) that hold push and e-mail back. Users read and write their own row; a trigger validates it.';
+
+--
+-- Name: push_devices; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.push_devices (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    token text NOT NULL,
+    platform app.push_platform NOT NULL,
+    device_name text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT push_devices_device_name_check CHECK ((char_length(device_name) <= 200)),
+    CONSTRAINT push_devices_token_check CHECK (((char_length(token) >= 1) AND (char_length(token) <= 1024)))
+);
+
+--
+-- Name: TABLE push_devices; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.push_devices IS 'FCM registration tokens, one row per token. A token registered by another user moves to that user (a new row, so deliveries queued for the previous owner never reach the new one). Deleted when FCM says the token is unregistered or invalid. Users see their own devices but never a token (no column grant); registration goes through app.register_push_device.';
 
 --
 -- Name: role_changes_id_seq; Type: SEQUENCE; Schema: app; Owner: -
@@ -3183,6 +3799,73 @@ CREATE TABLE app_private.magic_links (
 COMMENT ON TABLE app_private.magic_links IS 'Magic-link tokens as SHA-256 hashes: single use, short-lived; a leaked table signs nobody in.';
 
 --
+-- Name: notification_batch_chunks; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.notification_batch_chunks (
+    batch_id uuid NOT NULL,
+    chunk integer NOT NULL,
+    first_user_id uuid NOT NULL,
+    last_user_id uuid NOT NULL,
+    announced_at timestamp with time zone,
+    done_at timestamp with time zone,
+    CONSTRAINT notification_batch_chunks_chunk_check CHECK ((chunk >= 0))
+);
+
+--
+-- Name: TABLE notification_batch_chunks; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.notification_batch_chunks IS 'A bulk batch''s recipients in user-id ranges, one job per range: its live events (once, announced_at) and its deliveries. Server only.';
+
+--
+-- Name: notification_deliveries; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.notification_deliveries (
+    id bigint NOT NULL,
+    notification_id uuid NOT NULL,
+    channel app_private.delivery_channel NOT NULL,
+    device_id uuid,
+    status app_private.delivery_status DEFAULT 'queued'::app_private.delivery_status NOT NULL,
+    not_before timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    in_flight_since timestamp with time zone,
+    in_flight_token uuid,
+    error_code text,
+    error_message text,
+    provider_message_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    CONSTRAINT notification_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT notification_deliveries_email_has_no_device CHECK (((channel = 'push'::app_private.delivery_channel) OR (device_id IS NULL))),
+    CONSTRAINT notification_deliveries_error_code_check CHECK ((char_length(error_code) <= 100)),
+    CONSTRAINT notification_deliveries_error_message_check CHECK ((char_length(error_message) <= 1000)),
+    CONSTRAINT notification_deliveries_finished CHECK (((status = 'queued'::app_private.delivery_status) = (finished_at IS NULL))),
+    CONSTRAINT notification_deliveries_in_flight CHECK (((in_flight_since IS NULL) = (in_flight_token IS NULL))),
+    CONSTRAINT notification_deliveries_provider_message_id_check CHECK ((char_length(provider_message_id) <= 500))
+);
+
+--
+-- Name: TABLE notification_deliveries; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.notification_deliveries IS 'Push and e-mail deliveries: one per notification and device (push) or per notification (e-mail), with status, attempts, FCM''s error code and message name. Server only.';
+
+--
+-- Name: notification_deliveries_id_seq; Type: SEQUENCE; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.notification_deliveries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.notification_deliveries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: oauth_flows; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -3378,6 +4061,48 @@ ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
 
 --
+-- Name: notification_batches notification_batches_idempotency_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_batches
+    ADD CONSTRAINT notification_batches_idempotency_key UNIQUE (created_by, idempotency_key);
+
+--
+-- Name: notification_batches notification_batches_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_batches
+    ADD CONSTRAINT notification_batches_pkey PRIMARY KEY (id);
+
+--
+-- Name: notification_preferences notification_preferences_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_preferences
+    ADD CONSTRAINT notification_preferences_pkey PRIMARY KEY (user_id);
+
+--
+-- Name: notifications notifications_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notifications
+    ADD CONSTRAINT notifications_pkey PRIMARY KEY (id);
+
+--
+-- Name: push_devices push_devices_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.push_devices
+    ADD CONSTRAINT push_devices_pkey PRIMARY KEY (id);
+
+--
+-- Name: push_devices push_devices_token_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.push_devices
+    ADD CONSTRAINT push_devices_token_key UNIQUE (token);
+
+--
 -- Name: role_changes role_changes_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -3481,6 +4206,20 @@ ALTER TABLE ONLY app_private.magic_links
 
 ALTER TABLE ONLY app_private.magic_links
     ADD CONSTRAINT magic_links_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: notification_batch_chunks notification_batch_chunks_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.notification_batch_chunks
+    ADD CONSTRAINT notification_batch_chunks_pkey PRIMARY KEY (batch_id, chunk);
+
+--
+-- Name: notification_deliveries notification_deliveries_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.notification_deliveries
+    ADD CONSTRAINT notification_deliveries_pkey PRIMARY KEY (id);
 
 --
 -- Name: oauth_flows oauth_flows_exchange_code_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -3634,6 +4373,48 @@ CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) 
 CREATE INDEX messages_sender_id_idx ON app.messages USING btree (sender_id);
 
 --
+-- Name: notification_batches_created_at_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX notification_batches_created_at_idx ON app.notification_batches USING btree (created_at DESC, id DESC);
+
+--
+-- Name: notifications_batch_user_key; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX notifications_batch_user_key ON app.notifications USING btree (batch_id, user_id) WHERE (batch_id IS NOT NULL);
+
+--
+-- Name: notifications_collapse_key; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX notifications_collapse_key ON app.notifications USING btree (user_id, collapse_key) WHERE ((read_at IS NULL) AND (collapse_key IS NOT NULL));
+
+--
+-- Name: notifications_created_at_brin; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX notifications_created_at_brin ON app.notifications USING brin (created_at);
+
+--
+-- Name: notifications_inbox_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX notifications_inbox_idx ON app.notifications USING btree (user_id, created_at DESC, id DESC) WHERE inbox;
+
+--
+-- Name: notifications_unread_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX notifications_unread_idx ON app.notifications USING btree (user_id, created_at DESC, id DESC) WHERE (inbox AND (read_at IS NULL));
+
+--
+-- Name: push_devices_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX push_devices_user_id_idx ON app.push_devices USING btree (user_id);
+
+--
 -- Name: role_changes_changed_by_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -3754,6 +4535,36 @@ CREATE INDEX jobs_lease_idx ON app_private.jobs USING btree (locked_until) WHERE
 CREATE INDEX magic_links_expires_at_idx ON app_private.magic_links USING btree (expires_at);
 
 --
+-- Name: notification_deliveries_device_id_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX notification_deliveries_device_id_idx ON app_private.notification_deliveries USING btree (device_id) WHERE (device_id IS NOT NULL);
+
+--
+-- Name: notification_deliveries_email_key; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE UNIQUE INDEX notification_deliveries_email_key ON app_private.notification_deliveries USING btree (notification_id) WHERE (channel = 'email'::app_private.delivery_channel);
+
+--
+-- Name: notification_deliveries_finished_at_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX notification_deliveries_finished_at_idx ON app_private.notification_deliveries USING btree (finished_at) WHERE (finished_at IS NOT NULL);
+
+--
+-- Name: notification_deliveries_notification_id_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX notification_deliveries_notification_id_idx ON app_private.notification_deliveries USING btree (notification_id);
+
+--
+-- Name: notification_deliveries_push_key; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE UNIQUE INDEX notification_deliveries_push_key ON app_private.notification_deliveries USING btree (notification_id, device_id) WHERE (channel = 'push'::app_private.delivery_channel);
+
+--
 -- Name: oauth_flows_expires_at_idx; Type: INDEX; Schema: app_private; Owner: -
 --
 
@@ -3826,6 +4637,30 @@ CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages
 CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
 
 --
+-- Name: notification_preferences notification_preferences_validate; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER notification_preferences_validate BEFORE INSERT OR UPDATE ON app.notification_preferences FOR EACH ROW EXECUTE FUNCTION app_private.validate_notification_preferences();
+
+--
+-- Name: notifications notifications_deleted_event; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER notifications_deleted_event AFTER DELETE ON app.notifications FOR EACH ROW WHEN (old.inbox) EXECUTE FUNCTION app_private.notification_deleted_event();
+
+--
+-- Name: notifications notifications_guard_read; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER notifications_guard_read BEFORE UPDATE OF read_at ON app.notifications FOR EACH ROW EXECUTE FUNCTION app_private.guard_notification_read();
+
+--
+-- Name: notifications notifications_read_event; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER notifications_read_event AFTER UPDATE OF read_at ON app.notifications FOR EACH ROW WHEN (((old.read_at IS NULL) AND (new.read_at IS NOT NULL) AND new.inbox)) EXECUTE FUNCTION app_private.notification_read_event();
+
+--
 -- Name: conversation_participants participants_events; Type: TRIGGER; Schema: app; Owner: -
 --
 
@@ -3842,6 +4677,12 @@ CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE ON app.conversation_pa
 --
 
 CREATE TRIGGER participants_read_mark_events AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.read_mark_events();
+
+--
+-- Name: push_devices push_devices_touch; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER push_devices_touch BEFORE UPDATE ON app.push_devices FOR EACH ROW EXECUTE FUNCTION app_private.touch_push_device();
 
 --
 -- Name: sessions sessions_guard_update; Type: TRIGGER; Schema: app; Owner: -
@@ -3965,6 +4806,41 @@ ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES app.users(id) ON DELETE SET NULL;
 
 --
+-- Name: notification_batches notification_batches_created_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_batches
+    ADD CONSTRAINT notification_batches_created_by_fkey FOREIGN KEY (created_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: notification_preferences notification_preferences_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_preferences
+    ADD CONSTRAINT notification_preferences_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: notifications notifications_batch_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notifications
+    ADD CONSTRAINT notifications_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES app.notification_batches(id) ON DELETE SET NULL;
+
+--
+-- Name: notifications notifications_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notifications
+    ADD CONSTRAINT notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: push_devices push_devices_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.push_devices
+    ADD CONSTRAINT push_devices_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
 -- Name: role_changes role_changes_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -4012,6 +4888,27 @@ ALTER TABLE ONLY app.status_changes
 
 ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: notification_batch_chunks notification_batch_chunks_batch_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.notification_batch_chunks
+    ADD CONSTRAINT notification_batch_chunks_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES app.notification_batches(id) ON DELETE CASCADE;
+
+--
+-- Name: notification_deliveries notification_deliveries_device_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.notification_deliveries
+    ADD CONSTRAINT notification_deliveries_device_id_fkey FOREIGN KEY (device_id) REFERENCES app.push_devices(id) ON DELETE SET NULL;
+
+--
+-- Name: notification_deliveries notification_deliveries_notification_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.notification_deliveries
+    ADD CONSTRAINT notification_deliveries_notification_id_fkey FOREIGN KEY (notification_id) REFERENCES app.notifications(id) ON DELETE CASCADE;
 
 --
 -- Name: oauth_flows oauth_flows_link_user_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
@@ -4182,6 +5079,60 @@ CREATE POLICY messages_select_participant ON app.messages FOR SELECT TO authenti
 CREATE POLICY messages_update_author ON app.messages FOR UPDATE TO authenticated USING (((sender_id = ( SELECT auth.uid() AS uid)) AND (deleted_at IS NULL) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role))) WITH CHECK ((sender_id = ( SELECT auth.uid() AS uid)));
 
 --
+-- Name: notification_batches; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.notification_batches ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: notification_batches notification_batches_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notification_batches_select_admin ON app.notification_batches FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: notification_preferences; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.notification_preferences ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: notification_preferences notification_preferences_insert_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notification_preferences_insert_own ON app.notification_preferences FOR INSERT TO authenticated WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: notification_preferences notification_preferences_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notification_preferences_select_own ON app.notification_preferences FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: notification_preferences notification_preferences_update_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notification_preferences_update_own ON app.notification_preferences FOR UPDATE TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: notifications; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.notifications ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: notifications notifications_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notifications_select_own ON app.notifications FOR SELECT TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND inbox));
+
+--
+-- Name: notifications notifications_update_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notifications_update_own ON app.notifications FOR UPDATE TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND inbox)) WITH CHECK (((user_id = ( SELECT auth.uid() AS uid)) AND inbox));
+
+--
 -- Name: conversation_participants participants_select_participant; Type: POLICY; Schema: app; Owner: -
 --
 
@@ -4192,6 +5143,18 @@ CREATE POLICY participants_select_participant ON app.conversation_participants F
 --
 
 CREATE POLICY participants_update_self ON app.conversation_participants FOR UPDATE TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: push_devices; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.push_devices ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: push_devices push_devices_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY push_devices_select_own ON app.push_devices FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
 
 --
 -- Name: role_changes; Type: ROW SECURITY; Schema: app; Owner: -
@@ -4326,6 +5289,18 @@ ALTER TABLE app_private.jobs ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.magic_links ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: notification_batch_chunks; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.notification_batch_chunks ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: notification_deliveries; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.notification_deliveries ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: oauth_flows; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -4362,6 +5337,30 @@ GRANT USAGE ON SCHEMA app TO service_role;
 --
 
 GRANT ALL ON TYPE app.conversation_type TO authenticated;
+
+--
+-- Name: TYPE notification_batch_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.notification_batch_status TO authenticated;
+
+--
+-- Name: TYPE notification_priority; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.notification_priority TO authenticated;
+
+--
+-- Name: TYPE notification_type; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.notification_type TO authenticated;
+
+--
+-- Name: TYPE push_platform; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.push_platform TO authenticated;
 
 --
 -- Name: TYPE security_severity; Type: ACL; Schema: app; Owner: -
@@ -4660,6 +5659,25 @@ REVOKE ALL ON FUNCTION app.my_conversation_ids() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.my_conversation_ids() TO authenticated;
 
 --
+-- Name: TABLE notifications; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.notifications TO authenticated;
+
+--
+-- Name: COLUMN notifications.read_at; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT UPDATE(read_at) ON TABLE app.notifications TO authenticated;
+
+--
+-- Name: FUNCTION notification_json(n app.notifications); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.notification_json(n app.notifications) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.notification_json(n app.notifications) TO authenticated;
+
+--
 -- Name: FUNCTION public_config(); Type: ACL; Schema: app; Owner: -
 --
 
@@ -4747,6 +5765,18 @@ REVOKE ALL ON FUNCTION app_private.account_export_identities(target_user_id uuid
 REVOKE ALL ON FUNCTION app_private.account_export_messages(target_user_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION account_export_notifications(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_notifications(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_preferences(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_preferences(target_user_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION account_export_profile(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -4825,6 +5855,12 @@ REVOKE ALL ON FUNCTION app_private.guard_attachment_update() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.guard_message_update() FROM PUBLIC;
 
 --
+-- Name: FUNCTION guard_notification_read(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_notification_read() FROM PUBLIC;
+
+--
 -- Name: FUNCTION guard_read_mark(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -4891,6 +5927,36 @@ REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.next_job_at(kinds text[]) FROM PUBLIC;
 
 --
+-- Name: FUNCTION notification_deleted_event(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.notification_deleted_event() FROM PUBLIC;
+
+--
+-- Name: FUNCTION notification_read_event(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.notification_read_event() FROM PUBLIC;
+
+--
+-- Name: FUNCTION notification_type_defaults(notification_type app.notification_type); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) FROM PUBLIC;
+
+--
+-- Name: FUNCTION notify(recipient uuid, notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.notify(recipient uuid, notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION participant_events(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -4933,6 +5999,12 @@ REVOKE ALL ON FUNCTION app_private.prune_logs(keep_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.queue_storage_deletion() FROM PUBLIC;
 
 --
+-- Name: FUNCTION quiet_until(quiet_start time without time zone, quiet_end time without time zone, time_zone text, at timestamp with time zone); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.quiet_until(quiet_start time without time zone, quiet_end time without time zone, time_zone text, at timestamp with time zone) FROM PUBLIC;
+
+--
 -- Name: FUNCTION read_mark_events(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -4969,10 +6041,28 @@ REVOKE ALL ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text
 REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION touch_push_device(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.touch_push_device() FROM PUBLIC;
+
+--
 -- Name: FUNCTION touch_updated_at(); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
+
+--
+-- Name: FUNCTION validate_notification_preferences(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.validate_notification_preferences() FROM PUBLIC;
+
+--
+-- Name: FUNCTION wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb) FROM PUBLIC;
 
 --
 -- Name: TABLE access_logs; Type: ACL; Schema: app; Owner: -
@@ -5063,6 +6153,84 @@ GRANT SELECT ON TABLE app.identities TO authenticated;
 --
 
 GRANT SELECT ON TABLE app.message_versions TO authenticated;
+
+--
+-- Name: TABLE notification_batches; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.notification_batches TO authenticated;
+
+--
+-- Name: TABLE notification_preferences; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.notification_preferences TO authenticated;
+
+--
+-- Name: COLUMN notification_preferences.user_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(user_id) ON TABLE app.notification_preferences TO authenticated;
+
+--
+-- Name: COLUMN notification_preferences.types; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(types),UPDATE(types) ON TABLE app.notification_preferences TO authenticated;
+
+--
+-- Name: COLUMN notification_preferences.quiet_start; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(quiet_start),UPDATE(quiet_start) ON TABLE app.notification_preferences TO authenticated;
+
+--
+-- Name: COLUMN notification_preferences.quiet_end; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(quiet_end),UPDATE(quiet_end) ON TABLE app.notification_preferences TO authenticated;
+
+--
+-- Name: COLUMN notification_preferences.quiet_time_zone; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(quiet_time_zone),UPDATE(quiet_time_zone) ON TABLE app.notification_preferences TO authenticated;
+
+--
+-- Name: COLUMN push_devices.id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE app.push_devices TO authenticated;
+
+--
+-- Name: COLUMN push_devices.user_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT(user_id) ON TABLE app.push_devices TO authenticated;
+
+--
+-- Name: COLUMN push_devices.platform; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT(platform) ON TABLE app.push_devices TO authenticated;
+
+--
+-- Name: COLUMN push_devices.device_name; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT(device_name) ON TABLE app.push_devices TO authenticated;
+
+--
+-- Name: COLUMN push_devices.created_at; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE app.push_devices TO authenticated;
+
+--
+-- Name: COLUMN push_devices.updated_at; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT(updated_at) ON TABLE app.push_devices TO authenticated;
 
 --
 -- Name: TABLE security_events; Type: ACL; Schema: app; Owner: -

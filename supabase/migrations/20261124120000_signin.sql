@@ -521,12 +521,51 @@ $$;
 comment on function app_private.account_export_messages(uuid) is
   'Export part `messages`: every message the person wrote (in conversations they left too), with its files and earlier versions.';
 
+create function app_private.account_export_notifications(target_user_id uuid) returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
+    'priority', n.priority, 'inbox', n.inbox, 'readAt', app_private.iso_time(n.read_at),
+    'createdAt', app_private.iso_time(n.created_at)
+  ) order by n.created_at, n.id), '[]'::jsonb)
+  from app.notifications n where n.user_id = target_user_id
+$$;
+comment on function app_private.account_export_notifications(uuid) is
+  'Export part `notifications`: every notification of the person, those kept only for delivery (inbox false) included.';
+
+create function app_private.account_export_preferences(target_user_id uuid) returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'types', coalesce(p.types, '{}'::jsonb),
+    'quietHours', case when p.quiet_start is null then null else jsonb_build_object(
+      'start', to_char(p.quiet_start, 'HH24:MI'), 'end', to_char(p.quiet_end, 'HH24:MI'),
+      'timeZone', p.quiet_time_zone) end,
+    'updatedAt', app_private.iso_time(p.updated_at),
+    'pushDevices', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', d.id, 'platform', d.platform, 'deviceName', d.device_name,
+        'createdAt', app_private.iso_time(d.created_at), 'updatedAt', app_private.iso_time(d.updated_at)
+      ) order by d.created_at, d.id)
+      from app.push_devices d where d.user_id = target_user_id), '[]'::jsonb)
+  )
+  from (select target_user_id as id) me
+  left join app.notification_preferences p on p.user_id = me.id
+$$;
+comment on function app_private.account_export_preferences(uuid) is
+  'Export part `preferences`: the notification choices per type and channel, quiet hours, and the push devices registered (platform and name; never the device''s token).';
+
 insert into app_private.account_export_parts (part, function_name, description) values
   ('profile', 'app_private.account_export_profile(uuid)', 'The user row, role and status history (foundation).'),
   ('identities', 'app_private.account_export_identities(uuid)', 'Sign-in identities (foundation).'),
   ('sessions', 'app_private.account_export_sessions(uuid)', 'Sessions on record, without tokens (foundation).'),
   ('conversations', 'app_private.account_export_conversations(uuid)', 'Conversations taken part in (messaging).'),
-  ('messages', 'app_private.account_export_messages(uuid)', 'Messages written, with files and versions (messaging).');
+  ('messages', 'app_private.account_export_messages(uuid)', 'Messages written, with files and versions (messaging).'),
+  ('notifications', 'app_private.account_export_notifications(uuid)', 'Notifications received (notifications).'),
+  ('preferences', 'app_private.account_export_preferences(uuid)', 'Notification choices and push devices, without tokens (notifications).');
 
 create function app_private.account_export(target_user_id uuid) returns jsonb
 language plpgsql stable

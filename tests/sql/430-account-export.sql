@@ -30,8 +30,9 @@ select is_empty(
 );
 select set_has(
   $$ select part from app_private.account_export_parts $$,
-  $$ values ('profile'), ('identities'), ('sessions'), ('conversations'), ('messages') $$,
-  'The parts of the foundation and messaging are registered.'
+  $$ values ('profile'), ('identities'), ('sessions'), ('conversations'), ('messages'),
+            ('notifications'), ('preferences') $$,
+  'The parts of the foundation, messaging and notifications are registered.'
 );
 
 -- ---------------------------------------------------------------------------------------------

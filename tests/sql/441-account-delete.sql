@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(36);
+select plan(41);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -19,7 +19,9 @@ select set_eq(
             ('app.conversation_participants.user_id'), ('app.conversation_participants.added_by'),
             ('app.messages.sender_id'), ('app.attachments.uploader_id'),
             ('app_private.oauth_flows.link_user_id'), ('app_private.oauth_flows.result_user_id'),
-            ('app.status_changes.user_id'), ('app.status_changes.changed_by') $$,
+            ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
+            ('app.notification_batches.created_by'), ('app.notifications.user_id'),
+            ('app.notification_preferences.user_id'), ('app.push_devices.user_id') $$,
   'This test covers every reference to app.users (add a new one''s data below).'
 );
 
@@ -91,6 +93,17 @@ begin
   values (victim, direct, m_vic, 'a.txt', 'text/plain', 1, 'delete-441/attached'),
          (victim, null, null, 'b.txt', 'text/plain', 1, 'delete-441/loose');
   perform app_private.emit_event('user:' || victim::text, 'test.event', '{}');
+
+  -- Notifications: the inbox, a delivery to a device, choices, a bulk send the victim made.
+  insert into app.push_devices (id, user_id, token, platform, device_name)
+  values ('de100000-0000-4000-8000-0000000000d1', victim, 'delete-441-push-token', 'web', 'laptop');
+  insert into app.notifications (id, user_id, type, title, body)
+  values ('de100000-0000-4000-8000-0000000000a1', victim, 'SYSTEM', 'Hello', 'For the victim');
+  insert into app_private.notification_deliveries (notification_id, channel, device_id)
+  values ('de100000-0000-4000-8000-0000000000a1', 'push', 'de100000-0000-4000-8000-0000000000d1');
+  insert into app.notification_preferences (user_id, types) values (victim, '{}');
+  insert into app.notification_batches (created_by, audience, type, title, body, channels)
+  values (victim, '{"all":true}', 'SYSTEM', 'Bulk', 'From the victim', array['inApp']);
 end
 $$;
 
@@ -158,7 +171,19 @@ select is(
    and payload ->> 'userId' = (select id from victim)::text and run_at > now()),
   1, 'Log lines still on their way are nulled later by a queued job.');
 
+select is_empty($$ select 1 from app.notifications where id = 'de100000-0000-4000-8000-0000000000a1' $$,
+  'Their notifications are gone.');
+select is_empty(
+  $$ select 1 from app_private.notification_deliveries where notification_id = 'de100000-0000-4000-8000-0000000000a1' $$,
+  'Their deliveries are gone.');
+select is_empty($$ select 1 from app.push_devices where token = 'delete-441-push-token' $$,
+  'Their push tokens are gone.');
+select is_empty($$ select 1 from app.notification_preferences where user_id = (select id from victim) $$,
+  'Their notification preferences are gone.');
+
 -- What others keep loses the person.
+select isnt_empty($$ select 1 from app.notification_batches where title = 'Bulk' and created_by is null $$,
+  'A bulk notification they sent stays, without them.');
 select isnt_empty($$ select 1 from app.security_events where details ->> 'seed441' = 'true' and user_id is null $$,
   'Security events stay, without the person.');
 select isnt_empty(
