@@ -130,6 +130,11 @@ comment on table app_private.account_erasure_steps is
 -- Indexes
 -- ---------------------------------------------------------------------------------------------
 
+-- The admin search matches address or name; an account without an address must still be found by
+-- its name, so the indexed expression no longer turns null with the address.
+drop index app.users_search_idx;
+create index users_search_idx on app.users
+  using gin ((coalesce(lower(email), '') || ' ' || lower(name)) extensions.gin_trgm_ops);
 create index oauth_flows_expires_at_idx on app_private.oauth_flows (expires_at);
 create index oauth_flows_link_user_id_idx on app_private.oauth_flows (link_user_id);
 create index oauth_flows_result_user_id_idx on app_private.oauth_flows (result_user_id);

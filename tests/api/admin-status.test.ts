@@ -260,3 +260,18 @@ test("[admin] a suspension racing the caller's own demotion is refused and chang
   assert.equal(await statusOf(target.user.id), "active");
   assert.ok(await whoAmI(target.accessToken), "the target's sessions were not ended");
 });
+
+test("[admin] the user list shows an account without an address (a wallet's) and finds it by name", async () => {
+  const name = `Wallet ${crypto.randomUUID().slice(0, 8)}`;
+  const [row] = await t.deps.sql`
+    insert into app.users (email, name) values (null, ${name}) returning id`;
+  const page = await expectJson(
+    await t.request("GET", `/api/admin/users?search=${encodeURIComponent(name)}`, {
+      token: admin.accessToken,
+    }),
+    200,
+  );
+  assert.deepEqual(page.items.map((u: { id: string; email: string | null }) => [u.id, u.email]), [
+    [row.id, null],
+  ]);
+});

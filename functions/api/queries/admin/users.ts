@@ -52,7 +52,8 @@ export async function listUsers(
   const pattern = likePattern(q.search);
   const matching = (extra: (Fragment | null)[]) =>
     where(tx, [
-      ifGiven(pattern, (p) => tx`lower(email) || ' ' || lower(name) like ${p}`),
+      // The expression of users_search_idx (an account without an address is found by name).
+      ifGiven(pattern, (p) => tx`coalesce(lower(email), '') || ' ' || lower(name) like ${p}`),
       ifGiven(q.status, (status) => tx`status = ${status}::app.user_status`),
       ...extra,
     ]);
