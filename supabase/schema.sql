@@ -4502,7 +4502,7 @@ CREATE INDEX users_role_idx ON app.users USING btree (role);
 -- Name: users_search_idx; Type: INDEX; Schema: app; Owner: -
 --
 
-CREATE INDEX users_search_idx ON app.users USING gin ((((lower(email) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
+CREATE INDEX users_search_idx ON app.users USING gin ((((COALESCE(lower(email), ''::text) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
 
 --
 -- Name: idempotency_keys_created_at_idx; Type: INDEX; Schema: app_private; Owner: -
