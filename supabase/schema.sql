@@ -2894,6 +2894,9 @@ CREATE FUNCTION app_private.prune_auth_state() RETURNS void
   delete from app_private.oauth_flows
     where expires_at < now() - interval '1 day'
       and (exchange_expires_at is null or exchange_expires_at < now() - interval '1 day');
+  -- A verified identity nobody exchanged is not kept past its code.
+  update app_private.oauth_flows set result_identity = null
+    where result_identity is not null and exchange_expires_at < now();
   delete from app_private.siwe_nonces where expires_at < now() - interval '1 day';
   delete from app.sessions
     where (revoked_at is not null and revoked_at < now() - interval '30 days')
@@ -3886,22 +3889,22 @@ CREATE TABLE app_private.oauth_flows (
     exchange_code_hash text,
     exchange_expires_at timestamp with time zone,
     exchanged_at timestamp with time zone,
-    result_user_id uuid,
+    result_identity jsonb,
     result_authenticated_at timestamp with time zone,
-    result_new_account boolean,
     CONSTRAINT oauth_flows_bound CHECK (((binding_hash IS NULL) <> (client_challenge IS NULL))),
     CONSTRAINT oauth_flows_client_challenge_check CHECK ((client_challenge ~ '^[A-Za-z0-9_-]{43}$'::text)),
     CONSTRAINT oauth_flows_code_verifier_check CHECK (((char_length(code_verifier) >= 43) AND (char_length(code_verifier) <= 128))),
-    CONSTRAINT oauth_flows_exchange CHECK ((((exchange_code_hash IS NULL) = (exchange_expires_at IS NULL)) AND ((exchange_code_hash IS NULL) = (result_user_id IS NULL)) AND ((exchange_code_hash IS NULL) OR (client_challenge IS NOT NULL)))),
+    CONSTRAINT oauth_flows_exchange CHECK ((((exchange_code_hash IS NULL) = (exchange_expires_at IS NULL)) AND ((exchange_code_hash IS NULL) = (result_authenticated_at IS NULL)) AND ((exchange_code_hash IS NULL) OR (client_challenge IS NOT NULL)) AND ((result_identity IS NULL) OR (exchange_code_hash IS NOT NULL)))),
     CONSTRAINT oauth_flows_provider_check CHECK ((provider = ANY (ARRAY['google'::text, 'apple'::text]))),
-    CONSTRAINT oauth_flows_redirect_to_check CHECK ((char_length(redirect_to) <= 2048))
+    CONSTRAINT oauth_flows_redirect_to_check CHECK ((char_length(redirect_to) <= 2048)),
+    CONSTRAINT oauth_flows_result_identity_check CHECK ((jsonb_typeof(result_identity) = 'object'::text))
 );
 
 --
 -- Name: TABLE oauth_flows; Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON TABLE app_private.oauth_flows IS 'OAuth sign-ins in progress (Google, Apple): hashes of state and nonce, the PKCE verifier until the callback, the browser binding (hash of a cookie value) or the integrator''s PKCE challenge, where to send the browser afterwards and, for an explicit link, the signed-in user. Single use, ten minutes; an integrator flow''s result waits here behind a single-use exchange code. Server only.';
+COMMENT ON TABLE app_private.oauth_flows IS 'OAuth sign-ins in progress (Google, Apple): hashes of state and nonce, the PKCE verifier until the callback, the browser binding (hash of a cookie value) or the integrator''s PKCE challenge, where to send the browser afterwards and, for an explicit link, the signed-in user. Single use, ten minutes. An integrator flow''s verified identity waits here (result_identity) behind a single-use exchange code: which account it signs in to, or links to, is decided only when the holder of the verifier exchanges it, and the identity is cleared then. Server only.';
 
 --
 -- Name: rate_limits; Type: TABLE; Schema: app_private; Owner: -
@@ -4577,12 +4580,6 @@ CREATE INDEX oauth_flows_expires_at_idx ON app_private.oauth_flows USING btree (
 CREATE INDEX oauth_flows_link_user_id_idx ON app_private.oauth_flows USING btree (link_user_id);
 
 --
--- Name: oauth_flows_result_user_id_idx; Type: INDEX; Schema: app_private; Owner: -
---
-
-CREATE INDEX oauth_flows_result_user_id_idx ON app_private.oauth_flows USING btree (result_user_id);
-
---
 -- Name: rate_limits_window_start_idx; Type: INDEX; Schema: app_private; Owner: -
 --
 
@@ -4916,13 +4913,6 @@ ALTER TABLE ONLY app_private.notification_deliveries
 
 ALTER TABLE ONLY app_private.oauth_flows
     ADD CONSTRAINT oauth_flows_link_user_id_fkey FOREIGN KEY (link_user_id) REFERENCES app.users(id) ON DELETE CASCADE;
-
---
--- Name: oauth_flows oauth_flows_result_user_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
---
-
-ALTER TABLE ONLY app_private.oauth_flows
-    ADD CONSTRAINT oauth_flows_result_user_id_fkey FOREIGN KEY (result_user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 
 --
 -- Name: refresh_tokens refresh_tokens_parent_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -

@@ -60,18 +60,18 @@ create table app_private.oauth_flows (
   exchange_code_hash text unique,
   exchange_expires_at timestamptz,
   exchanged_at timestamptz,
-  result_user_id uuid references app.users (id) on delete cascade,
+  result_identity jsonb check (jsonb_typeof(result_identity) = 'object'),
   result_authenticated_at timestamptz,
-  result_new_account boolean,
   constraint oauth_flows_bound check ((binding_hash is null) <> (client_challenge is null)),
   constraint oauth_flows_exchange check (
     (exchange_code_hash is null) = (exchange_expires_at is null)
-    and (exchange_code_hash is null) = (result_user_id is null)
+    and (exchange_code_hash is null) = (result_authenticated_at is null)
     and (exchange_code_hash is null or client_challenge is not null)
+    and (result_identity is null or exchange_code_hash is not null)
   )
 );
 comment on table app_private.oauth_flows is
-  'OAuth sign-ins in progress (Google, Apple): hashes of state and nonce, the PKCE verifier until the callback, the browser binding (hash of a cookie value) or the integrator''s PKCE challenge, where to send the browser afterwards and, for an explicit link, the signed-in user. Single use, ten minutes; an integrator flow''s result waits here behind a single-use exchange code. Server only.';
+  'OAuth sign-ins in progress (Google, Apple): hashes of state and nonce, the PKCE verifier until the callback, the browser binding (hash of a cookie value) or the integrator''s PKCE challenge, where to send the browser afterwards and, for an explicit link, the signed-in user. Single use, ten minutes. An integrator flow''s verified identity waits here (result_identity) behind a single-use exchange code: which account it signs in to, or links to, is decided only when the holder of the verifier exchanges it, and the identity is cleared then. Server only.';
 
 create table app_private.siwe_nonces (
   nonce_hash text primary key,
@@ -137,7 +137,6 @@ create index users_search_idx on app.users
   using gin ((coalesce(lower(email), '') || ' ' || lower(name)) extensions.gin_trgm_ops);
 create index oauth_flows_expires_at_idx on app_private.oauth_flows (expires_at);
 create index oauth_flows_link_user_id_idx on app_private.oauth_flows (link_user_id);
-create index oauth_flows_result_user_id_idx on app_private.oauth_flows (result_user_id);
 create index siwe_nonces_expires_at_idx on app_private.siwe_nonces (expires_at);
 create index status_changes_user_id_idx on app.status_changes (user_id, changed_at desc);
 create index status_changes_changed_by_idx on app.status_changes (changed_by);
@@ -411,6 +410,9 @@ as $$
   delete from app_private.oauth_flows
     where expires_at < now() - interval '1 day'
       and (exchange_expires_at is null or exchange_expires_at < now() - interval '1 day');
+  -- A verified identity nobody exchanged is not kept past its code.
+  update app_private.oauth_flows set result_identity = null
+    where result_identity is not null and exchange_expires_at < now();
   delete from app_private.siwe_nonces where expires_at < now() - interval '1 day';
   delete from app.sessions
     where (revoked_at is not null and revoked_at < now() - interval '30 days')

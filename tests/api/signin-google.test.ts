@@ -239,6 +239,57 @@ test("[google] an integrator's code with the wrong verifier is refused and spent
   );
 });
 
+test("[google] an integrator's flow changes no account until its code is exchanged: a link is decided at the exchange", async () => {
+  const member = await signIn(t, uniqueEmail("integrator-linker"));
+  const who = newGoogleUser();
+  const verifier = "L".repeat(43);
+  const started = await startSignIn(t, "google", {
+    link: true,
+    codeChallenge: await sha256Base64url(verifier),
+  }, { token: member.accessToken });
+  const back = await authorizeAtProvider(started.url);
+  const response = await callback(t, "google", {
+    code: back.searchParams.get("code")!,
+    state: back.searchParams.get("state")!,
+  });
+  assert.equal(response.status, 303);
+  assert.equal(
+    (await accountOf(who.sub)).length,
+    0,
+    "nothing is linked or created at the callback",
+  );
+  const code = new URL(response.headers.get("location")!).searchParams.get("code")!;
+  const [waiting] = await t.deps.sql`
+    select result_identity ->> 'subject' as subject from app_private.oauth_flows
+    where exchange_code_hash = ${await sha256Hex(code)}`;
+  assert.equal(waiting.subject, who.sub, "the verified identity waits with the code");
+
+  const session = await expectJson(
+    await t.request("POST", "/api/auth/exchange", { body: { code, codeVerifier: verifier } }),
+    200,
+  );
+  assert.equal(session.user.id, member.user.id);
+  assert.equal((await accountOf(who.sub))[0].user_id, member.user.id);
+  const [cleared] = await t.deps.sql`
+    select result_identity from app_private.oauth_flows where exchange_code_hash = ${await sha256Hex(
+    code,
+  )}`;
+  assert.equal(cleared.result_identity, null, "the identity is not kept once exchanged");
+
+  // A code never exchanged links nothing.
+  const stranger = newGoogleUser();
+  const other = await startSignIn(t, "google", {
+    link: true,
+    codeChallenge: await sha256Base64url(verifier),
+  }, { token: member.accessToken });
+  const otherBack = await authorizeAtProvider(other.url);
+  await callback(t, "google", {
+    code: otherBack.searchParams.get("code")!,
+    state: otherBack.searchParams.get("state")!,
+  });
+  assert.equal((await accountOf(stranger.sub)).length, 0);
+});
+
 // --- refusals -------------------------------------------------------------------------------------
 
 test("[google] refused: a callback with a state nobody issued, or none, is 400 and opens nothing", async () => {

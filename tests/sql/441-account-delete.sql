@@ -18,7 +18,7 @@ select set_eq(
             ('app_private.idempotency_keys.user_id'), ('app.conversations.created_by'),
             ('app.conversation_participants.user_id'), ('app.conversation_participants.added_by'),
             ('app.messages.sender_id'), ('app.attachments.uploader_id'),
-            ('app_private.oauth_flows.link_user_id'), ('app_private.oauth_flows.result_user_id'),
+            ('app_private.oauth_flows.link_user_id'),
             ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
             ('app.notification_batches.created_by'), ('app.notifications.user_id'),
             ('app.notification_preferences.user_id'), ('app.push_devices.user_id') $$,
@@ -63,9 +63,10 @@ begin
     (victim, 'active', 'suspended', friend, 'once'),
     (friend, 'active', 'suspended', victim, 'by the victim');
   insert into app_private.oauth_flows (provider, state_hash, nonce_hash, client_challenge, link_user_id,
-                                       exchange_code_hash, exchange_expires_at, result_user_id, expires_at)
+                                       exchange_code_hash, exchange_expires_at, result_identity,
+                                       result_authenticated_at, expires_at)
   values ('google', 'delete-441-state', 'n', repeat('c', 43), victim, 'delete-441-code',
-          now() + interval '5 minutes', victim, now() + interval '10 minutes');
+          now() + interval '5 minutes', '{"subject":"g-441"}', now(), now() + interval '10 minutes');
   insert into app_private.magic_links (email, token_hash, expires_at)
   values ('delete.vic@example.test', 'delete-441-link', now() + interval '15 minutes');
   insert into app_private.rate_limits (bucket, window_start, hits) values

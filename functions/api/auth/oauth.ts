@@ -14,7 +14,9 @@
  * - an integrator (it sent `codeChallenge`, the S256 hash of a verifier only it knows): the
  *   callback ends with a single-use code in the redirect instead of cookies, and only
  *   `POST /api/auth/exchange { code, codeVerifier }` with the matching verifier turns it into
- *   tokens (five minutes).
+ *   tokens (five minutes). The verified identity waits with the code: the account it signs in to
+ *   (or links to) is decided at the exchange, so a flow completed by somebody else's browser
+ *   changes no account unless its code also reaches the holder of the verifier.
  *
  * Callback: the state is spent by one conditional update (single use even under concurrency);
  * unknown, used, expired or missing: 400. Every later failure answers 303 to the flow's
@@ -24,7 +26,7 @@ import { randomToken, sha256Base64url, sha256Hex, timingSafeEqual } from "../../
 import { ApiError, badRequest, unauthenticated } from "../../_shared/errors.ts";
 import type { Deps } from "../context.ts";
 import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
-import { type AccountFailure, resolveAccount } from "./accounts.ts";
+import { type AccountFailure, type ProviderIdentity, resolveAccount } from "./accounts.ts";
 import {
   authorizationUrl,
   exchangeCode,
@@ -224,38 +226,32 @@ export async function finishOAuth(
     return await fail(err.failure);
   }
 
-  const account = await resolveAccount(deps, {
+  const identity: ProviderIdentity = {
     provider,
     subject: claims.sub,
     email: claims.email,
     emailVerified: claims.emailVerified,
     name: claims.name ?? (provider === "apple" ? appleName(params.user) : null),
     image: claims.picture,
-  }, flow.link_user_id);
-  if (!account.ok) return await fail(account.reason, account.userId);
-  if (account.linked) {
-    await deps.security({
-      type: "auth.identity_linked",
-      severity: "warning",
-      userId: account.userId,
-      ip: ctx.ip,
-      userAgent: ctx.userAgent,
-      details: { provider, via: account.linked },
-    });
-  }
+  };
 
   if (flow.client_challenge) {
-    // An integrator: the result waits behind a single-use code only its verifier opens.
+    // An integrator: the verified identity waits behind a single-use code that only the holder
+    // of the verifier can exchange. Which account it signs in to (or links to) is decided then,
+    // so a flow someone else completed in their browser changes no account by itself.
     const code = randomToken();
     await deps.sql`
       update app_private.oauth_flows
       set exchange_code_hash = ${await sha256Hex(code)},
           exchange_expires_at = now() + make_interval(secs => ${EXCHANGE_TTL_SECONDS}),
-          result_user_id = ${account.userId}, result_authenticated_at = now(),
-          result_new_account = ${account.newAccount}
+          result_identity = ${deps.sql.json(identity as never)}, result_authenticated_at = now()
       where id = ${flow.id}`;
     return { kind: "redirect", location: withParam(target, "code", code) };
   }
+
+  const account = await resolveAccount(deps, identity, flow.link_user_id);
+  if (!account.ok) return await fail(account.reason, account.userId);
+  await linkedEvent(deps, ctx, provider, account.linked, account.userId);
   const session = await createSession(deps, {
     userId: account.userId,
     provider,
@@ -280,20 +276,24 @@ export async function exchangeSignInCode(
     rule: deps.settings.rateLimits.verifyPerIp,
     group: "verify_ip",
   });
+  // Spent, and the identity cleared, by the first attempt, whatever happens next.
   const [flow] = await deps.sql<{
     provider: OidcProviderId;
     client_challenge: string;
-    result_user_id: string;
-    result_authenticated_at: Date;
-    result_new_account: boolean;
-    active: boolean;
+    identity: ProviderIdentity;
+    authenticated_at: Date;
+    link_user_id: string | null;
   }[]>`
-    update app_private.oauth_flows o set exchanged_at = now()
-    from app.users u
-    where o.exchange_code_hash = ${await sha256Hex(input.code)} and o.exchanged_at is null
-      and o.exchange_expires_at > now() and u.id = o.result_user_id
-    returning o.provider, o.client_challenge, o.result_user_id, o.result_authenticated_at,
-              o.result_new_account, u.status = 'active' as active`;
+    update app_private.oauth_flows o set exchanged_at = now(), result_identity = null
+    from (
+      select f.id, f.result_identity from app_private.oauth_flows f
+      where f.exchange_code_hash = ${await sha256Hex(input.code)} and f.exchanged_at is null
+        and f.exchange_expires_at > now()
+      for update
+    ) spent
+    where o.id = spent.id
+    returning o.provider, o.client_challenge, spent.result_identity as identity,
+              o.result_authenticated_at as authenticated_at, o.link_user_id`;
   const refuse = async (reason: string, userId: string | null = null) => {
     await deps.security({
       type: "auth.signin_failed",
@@ -309,22 +309,51 @@ export async function exchangeSignInCode(
     throw unauthenticated("The sign-in code is invalid, used or expired.");
   }
   if (!timingSafeEqual(await sha256Base64url(input.codeVerifier), flow.client_challenge)) {
-    await refuse("code_verifier_mismatch", flow.result_user_id);
+    await refuse("code_verifier_mismatch");
     throw unauthenticated("The sign-in code is invalid, used or expired.");
   }
-  if (!flow.active) {
-    await refuse("suspended", flow.result_user_id);
-    throw new ApiError("forbidden", "This account is suspended.");
+  const account = await resolveAccount(deps, flow.identity, flow.link_user_id);
+  if (!account.ok) {
+    await refuse(account.reason, account.userId);
+    if (account.reason === "identity_in_use") {
+      throw new ApiError(
+        "conflict",
+        `This ${flow.provider} account already signs in to another account.`,
+      );
+    }
+    if (account.reason === "signups_closed") {
+      throw new ApiError("forbidden", "Sign-ups are closed.");
+    }
+    throw new ApiError("forbidden", "This account cannot sign in.");
   }
+  await linkedEvent(deps, ctx, flow.provider, account.linked, account.userId);
   const session = await createSession(deps, {
-    userId: flow.result_user_id,
+    userId: account.userId,
     provider: flow.provider,
     ip: ctx.ip,
     userAgent: ctx.userAgent,
-    authenticatedAt: flow.result_authenticated_at,
+    authenticatedAt: flow.authenticated_at,
   });
-  await signinEvent(deps, ctx, flow.provider, session, flow.result_new_account);
+  await signinEvent(deps, ctx, flow.provider, session, account.newAccount);
   return session;
+}
+
+async function linkedEvent(
+  deps: Deps,
+  ctx: RateContext,
+  provider: string,
+  linked: "verified_email" | "explicit" | null,
+  userId: string,
+) {
+  if (!linked) return;
+  await deps.security({
+    type: "auth.identity_linked",
+    severity: "warning",
+    userId,
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+    details: { provider, via: linked },
+  });
 }
 
 async function signinEvent(

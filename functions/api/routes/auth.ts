@@ -412,14 +412,16 @@ auth.openapi(
     summary: "Exchange an integrator's sign-in code for a session",
     description: "After a Google or Apple sign-in started with `codeChallenge`, the callback " +
       "redirects with `code`. Send it with the verifier whose S256 hash was the challenge; the " +
-      "code works once (a wrong verifier spends it too) and for five minutes.",
+      "code works once (a wrong verifier spends it too) and for five minutes. The account it " +
+      "signs in to (or, for `link`, the link) is decided here: a suspended account or closed " +
+      "sign-ups are 403, an identity that is another account's 409.",
     request: {
       body: jsonBody(z.object({
         code: z.string().min(1).max(512),
         codeVerifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/),
       })),
     },
-    responses: { 200: json(sessionSchema, "A new session"), ...errors(400, 401, 403, 429) },
+    responses: { 200: json(sessionSchema, "A new session"), ...errors(400, 401, 403, 409, 429) },
   }),
   async (c) => {
     const { code, codeVerifier } = c.req.valid("json");
