@@ -6,7 +6,7 @@
  * a user reads their own history, an ADMIN everyone's, nobody writes it directly.
  */
 begin;
-select plan(27);
+select plan(28);
 
 do $$
 begin
@@ -141,6 +141,8 @@ select throws_ok(
 select throws_ok(
   format($$ select app.sign_out_user(%L) $$, tests.user_id('status.ivy@example.test')),
   '42501', null, 'A visitor cannot call app.sign_out_user.');
+select throws_ok($$ select * from app.status_changes $$, '42501', null,
+  'A visitor cannot read status histories.');
 select tests.clear_authentication();
 
 -- ---------------------------------------------------------------------------------------------
