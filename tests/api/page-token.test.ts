@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   expectError,
+  expectJson,
   latestMagicToken,
   setCookies,
   signInAs,
@@ -101,4 +102,24 @@ test("[page token] after signout the cookies get no token, and a token handed ou
     401,
     "unauthenticated",
   );
+});
+
+test("[page token] keeps the session's auth_time and amr: asking for a token never makes a sign-in fresh", async () => {
+  const { cookies, csrf } = await browserSignIn();
+  const signedIn = claims(cookies["agora-access-token"]);
+  // Age the sign-in beyond any freshness window: only the database says when it happened.
+  await t.deps.sql`
+    update app.sessions set authenticated_at = authenticated_at - interval '2 hours'
+    where id = ${signedIn.session_id}`;
+  const body = await expectJson(
+    await t.request("POST", "/api/auth/token", {
+      cookies,
+      headers: { origin: ORIGIN, "x-csrf-token": csrf },
+    }),
+    200,
+  );
+  const mine = claims(body.accessToken);
+  assert.equal(mine.auth_time, signedIn.auth_time - 7200, "the session's own sign-in time");
+  assert.deepEqual(mine.amr, signedIn.amr);
+  assert.ok(mine.auth_time < Date.now() / 1000 - 3600, "not the time of this request");
 });
