@@ -1,9 +1,10 @@
 /**
  * The local stack's HTTP server on one port (54321 by default), laid out like hosted Supabase:
  * `/api/*` and `/functions/v1/api/*` (the `api` function), `/realtime/v1/*` (the Realtime
- * gateway: WebSocket and HTTP broadcast), `/health`, and in local mode `/_dev/mail` (the mail the
+ * gateway: WebSocket and HTTP broadcast), `/health`, in local mode `/_dev/mail` (the mail the
  * stack would have sent) and `/_dev/payments`, `/_dev/accounts` (the dev payment provider's
- * customer and vendor, dev-payments.ts).
+ * customer and vendor, dev-payments.ts), and the web client (web/dist, built by web/build.ts) at
+ * `/` and every other page path (stack/web-static.ts).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/context.ts";
@@ -14,6 +15,7 @@ import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts"
 import { createGateway, type Gateway } from "./realtime/gateway.ts";
 import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
 import { devPayments } from "./dev-payments.ts";
+import { serveWebClient } from "./web-static.ts";
 
 export interface StackServer {
   port: number;
@@ -36,6 +38,8 @@ export interface StackServerOptions {
   reusePort?: boolean;
   /** The job kinds this server drains (default: the app's); false: no drain. */
   jobs?: JobRegistry | false;
+  /** The built web client; default web/dist. */
+  webDir?: string;
 }
 
 const FUNCTIONS_PREFIX = "/functions/v1";
@@ -60,15 +64,6 @@ async function devMail(deps: Deps, url: URL): Promise<Response> {
   }));
   return Response.json({ items }, {
     headers: { "Cache-Control": "no-store", "X-Request-Id": crypto.randomUUID() },
-  });
-}
-
-const LANDING = new URL("../web/index.html", import.meta.url);
-
-/** The local stack's front page: where a magic link without `redirectTo` lands. */
-async function landingPage(): Promise<Response> {
-  return new Response(await Deno.readTextFile(LANDING), {
-    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
   });
 }
 
@@ -100,7 +95,8 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
       const response = await devPayments(deps, app, request, info);
       if (response) return response;
     }
-    if (url.pathname === "/" && request.method === "GET") return landingPage();
+    const page = await serveWebClient(request, url, opts.webDir);
+    if (page) return page;
     if (
       url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) ||
       url.pathname === `${FUNCTIONS_PREFIX}/api`

@@ -23,6 +23,10 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/attachments", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
   ["/api/auth/signout", "VISITOR"],
+  ["/api/auth/token", "VISITOR"], // a cookie session of any role (bearer callers: 403)
+  ["/api/auth/sessions", "VISITOR"], // the caller's own sessions, any role
+  ["/api/auth/identities", "VISITOR"],
+  ["/api/account", "VISITOR"], // export and deletion of one's own account, any role
   // The catalog and the vendor list are public (not signed-in routes); writes need SUBSCRIBER.
   ["/api/store/products", "SUBSCRIBER"],
   ["/api/store/orders", "SUBSCRIBER"],

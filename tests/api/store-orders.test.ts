@@ -439,6 +439,8 @@ test("[store] race: 40 concurrent buyers for 10 units make exactly 10 orders; pa
         sessionId: await sessionFor(user.id),
         email: user.email,
         userRole: "SUBSCRIBER",
+        authTime: Math.floor(Date.now() / 1000),
+        provider: "test",
       });
       return issued.token;
     }),

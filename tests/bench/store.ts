@@ -163,6 +163,8 @@ async function buyers(bench: BenchServer, n: number, tag: string) {
       sessionId: r.session_id,
       email: r.email,
       userRole: "SUBSCRIBER",
+      authTime: Math.floor(Date.now() / 1000),
+      provider: "bench",
     });
     return { id: r.id, claims, token };
   }));
