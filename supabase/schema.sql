@@ -817,6 +817,84 @@ $$;
 COMMENT ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) IS 'An ADMIN changes another user''s role: recorded with its reason (and, through the trigger, its security event) in the same transaction, or refused with nothing changed. Serialized with other role changes; the caller''s own row stays share-locked until commit.';
 
 --
+-- Name: status_changes; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.status_changes (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    previous_status app.user_status NOT NULL,
+    new_status app.user_status NOT NULL,
+    changed_by uuid,
+    reason text NOT NULL,
+    sessions_revoked integer DEFAULT 0 NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT status_changes_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500))),
+    CONSTRAINT status_changes_sessions_revoked_check CHECK ((sessions_revoked >= 0))
+);
+
+--
+-- Name: TABLE status_changes; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.status_changes IS 'The history of suspensions and reactivations (who, why, before and after, how many sessions ended), written only by app.change_user_status in the same transaction as the change.';
+
+--
+-- Name: change_user_status(uuid, app.user_status, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.change_user_status(target_user_id uuid, new_status app.user_status, change_reason text) RETURNS app.status_changes
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  caller uuid := app_private.lock_admin_caller();
+  previous app.user_status;
+  target_role app.user_role;
+  revoked integer := 0;
+  change app.status_changes;
+begin
+  if char_length(coalesce(trim(change_reason), '')) = 0 then
+    raise exception 'a status change needs a reason' using errcode = 'AG400';
+  end if;
+  select u.status, u.role into previous, target_role from app.users u where u.id = target_user_id for update;
+  if not found then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  if target_user_id = caller then
+    raise exception 'an ADMIN cannot change their own status' using errcode = 'AG422';
+  end if;
+  if previous = new_status then
+    -- Nothing changes, so nothing is recorded; the answer still describes the request.
+    return row(null, target_user_id, previous, new_status, caller, change_reason, 0, now())::app.status_changes;
+  end if;
+  -- The guard trigger refuses suspending the last active ADMIN.
+  update app.users set status = new_status where id = target_user_id;
+  if new_status = 'suspended' then
+    revoked := app_private.revoke_sessions(target_user_id, 'suspended');
+  end if;
+  insert into app.status_changes (user_id, previous_status, new_status, changed_by, reason, sessions_revoked)
+  values (target_user_id, previous, new_status, caller, change_reason, revoked)
+  returning * into change;
+  perform app_private.record_security_event(
+    case when new_status = 'suspended' then 'admin.user_suspended' else 'admin.user_reactivated' end,
+    case when new_status = 'suspended' and target_role = 'ADMIN' then 'critical'
+         when new_status = 'suspended' then 'warning' else 'info' end::app.security_severity,
+    target_user_id,
+    jsonb_build_object('by', caller, 'from', previous, 'to', new_status, 'reason', change_reason,
+                       'sessionsRevoked', revoked)
+  );
+  return change;
+end;
+$$;
+
+--
+-- Name: FUNCTION change_user_status(target_user_id uuid, new_status app.user_status, change_reason text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.change_user_status(target_user_id uuid, new_status app.user_status, change_reason text) IS 'An ADMIN suspends or reactivates another user, with a reason: a suspension ends every session of the user at once; the change, its history row (app.status_changes) and its security event commit together. Serialized with role changes; the caller''s row stays share-locked until commit. security definer: it ends another user''s sessions and writes the history and the event, which no API role may do directly; every rule is checked here.';
+
+--
 -- Name: claim_idempotency_key(text, text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1143,6 +1221,64 @@ $$;
 COMMENT ON FUNCTION app.current_user_role() IS 'The signed-in user''s current role from the database; VISITOR without an active session user.';
 
 --
+-- Name: delete_account(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.delete_account() RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  me uuid := (select auth.uid());
+  victim app.users;
+  step record;
+  wallets text[];
+begin
+  if me is null then
+    raise exception 'sign in to delete your account' using errcode = '42501';
+  end if;
+  if not app.has_fresh_sign_in() then
+    raise exception 'deleting the account needs a fresh sign-in' using errcode = 'AG403',
+      hint = 'reauthentication_required';
+  end if;
+  select * into victim from app.users u where u.id = me for update;
+  if not found then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  select coalesce(array_agg(lower(i.provider_user_id)), '{}') into wallets
+  from app.identities i where i.user_id = me and i.provider = 'wallet';
+  for step in select s.function_name from app_private.account_erasure_steps s order by s.position loop
+    execute format('select %s($1)', step.function_name::regproc) using me;
+  end loop;
+  -- Sign-in state that names the person but has no key to the user row.
+  if victim.email is not null then
+    delete from app_private.magic_links l where lower(l.email) = lower(victim.email);
+    delete from app_private.rate_limits r where r.bucket = 'signin:email:' || lower(victim.email);
+  end if;
+  delete from app_private.rate_limits r
+  where r.bucket = any (select 'signin:wallet:' || w from unnest(wallets) w);
+  update app.access_logs l set user_id = null where l.user_id = me;
+  -- Log lines still on their way from the API instances (written in batches) are nulled later.
+  perform app_private.enqueue_job('account.erase_access_logs', jsonb_build_object('userId', me),
+    now() + interval '2 minutes', 'account.erase_access_logs:' || me::text);
+  -- The row: identities, sessions (and their refresh tokens), memberships, files, histories and
+  -- every other domain's rows cascade; what others keep (messages, security events, orders)
+  -- sets the person to null. The guard trigger refuses the last active ADMIN.
+  delete from app.users u where u.id = me;
+  delete from app.events e where e.topic = 'user:' || me::text;
+  perform app_private.record_security_event('account.deleted', 'warning', null,
+    jsonb_build_object('userId', me, 'role', victim.role));
+  return now();
+end;
+$_$;
+
+--
+-- Name: FUNCTION delete_account(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.delete_account() IS 'The caller deletes their own account: needs a fresh sign-in (AG403 reauthentication_required), never the last active ADMIN (AG422). Runs the erasure steps (app_private.account_erasure_steps), removes sign-in state naming the person and its id from the access log (and queues account.erase_access_logs for log lines still being written), then the user row (every foreign key cascades or sets null), the user topic''s events, and records account.deleted. Every session ends with its row. security definer: it deletes the caller''s row and rows across domains that no API role may delete; it only ever touches the caller''s.';
+
+--
 -- Name: delete_message(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1261,6 +1397,34 @@ $$;
 COMMENT ON FUNCTION app.effective_config() IS 'The current configuration with every default filled in: what the API reads. security definer because app.config_versions is readable by admins only, so an API role gets it only as an ADMIN; the server''s own connection (no API role) always may. The public part is app.public_config.';
 
 --
+-- Name: export_account(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.export_account() RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := (select auth.uid());
+  document jsonb;
+begin
+  if me is null or not exists (select 1 from app.users u where u.id = me and u.status = 'active') then
+    raise exception 'sign in to export your account' using errcode = '42501';
+  end if;
+  document := app_private.account_export(me);
+  perform app_private.record_security_event('account.exported', 'info', me,
+    jsonb_build_object('parts', (select jsonb_agg(k order by k) from jsonb_object_keys(document) k)));
+  return document;
+end;
+$$;
+
+--
+-- Name: FUNCTION export_account(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.export_account() IS 'The caller''s data as one JSON document (app_private.account_export), recorded as account.exported. security definer: it reads the caller''s own rows across domains, messages in conversations they left included, which RLS would hide; it only ever reads the caller''s.';
+
+--
 -- Name: get_product(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1286,6 +1450,36 @@ $$;
 --
 
 COMMENT ON FUNCTION app.get_product(target_product_id uuid) IS 'A product as the API shows it, or null when the caller may not see it: catalog products (active, of an approved vendor) for anyone, drafts and archived products for their vendor''s owner and ADMINs. security definer: visitors hold no privilege on app tables; the visibility rule is explicit here.';
+
+--
+-- Name: has_fresh_sign_in(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.has_fresh_sign_in() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  session_claim text := auth.jwt() ->> 'session_id';
+begin
+  if (select auth.uid()) is null or session_claim is null
+     or session_claim !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    return false;
+  end if;
+  return exists (
+    select 1 from app.sessions s
+    where s.id = session_claim::uuid and s.user_id = (select auth.uid())
+      and s.revoked_at is null and s.expires_at > now()
+      and s.authenticated_at > now() - make_interval(secs => app.config_int('security', 'freshSignInSeconds'))
+  );
+end;
+$_$;
+
+--
+-- Name: FUNCTION has_fresh_sign_in(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/auth/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
 
 --
 -- Name: has_role(app.user_role); Type: FUNCTION; Schema: app; Owner: -
@@ -2436,6 +2630,34 @@ $$;
 COMMENT ON FUNCTION app.settlement_json(settlement app.settlements) IS 'A settlement as the API shows it (money as { amount, currency }). A builder: reads no table.';
 
 --
+-- Name: sign_out_user(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.sign_out_user(target_user_id uuid) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  caller uuid := app_private.lock_admin_caller();
+  revoked integer;
+begin
+  if not exists (select 1 from app.users u where u.id = target_user_id) then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  revoked := app_private.revoke_sessions(target_user_id, 'admin_signout');
+  perform app_private.record_security_event('admin.sessions_revoked', 'warning', target_user_id,
+    jsonb_build_object('by', caller, 'sessionsRevoked', revoked));
+  return revoked;
+end;
+$$;
+
+--
+-- Name: FUNCTION sign_out_user(target_user_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.sign_out_user(target_user_id uuid) IS 'An ADMIN ends every live session of a user at once (the user may sign in again); recorded as admin.sessions_revoked in the same transaction. Returns how many ended. security definer: no API role may end another user''s sessions; the caller is checked as in app.change_user_status.';
+
+--
 -- Name: store_idempotent_response(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2454,6 +2676,47 @@ $$;
 --
 
 COMMENT ON FUNCTION app.store_idempotent_response(idempotency_key text, response jsonb) IS 'Records the first response for a claimed key, in the same transaction as the work it describes. security definer for the same reason as claim_idempotency_key.';
+
+--
+-- Name: unlink_identity(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.unlink_identity(target_identity_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := (select auth.uid());
+  identity app.identities;
+begin
+  if me is null or not exists (select 1 from app.users u where u.id = me and u.status = 'active') then
+    raise exception 'sign in to unlink an identity' using errcode = '42501';
+  end if;
+  -- The user's row lock serializes unlinks (and links, which lock it too): two at once cannot
+  -- both see a second identity and leave none.
+  perform 1 from app.users u where u.id = me for update;
+  select * into identity from app.identities i where i.id = target_identity_id and i.user_id = me;
+  if not found then
+    raise exception 'identity not found' using errcode = 'AG404';
+  end if;
+  if identity.provider = 'email' then
+    raise exception 'the e-mail identity is the account''s own address and cannot be unlinked'
+      using errcode = 'AG422';
+  end if;
+  if (select count(*) from app.identities i where i.user_id = me) <= 1 then
+    raise exception 'the last identity of an account cannot be unlinked' using errcode = 'AG422';
+  end if;
+  delete from app.identities i where i.id = identity.id;
+  perform app_private.record_security_event('auth.identity_unlinked', 'warning', me,
+    jsonb_build_object('provider', identity.provider, 'identityId', identity.id));
+end;
+$$;
+
+--
+-- Name: FUNCTION unlink_identity(target_identity_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.unlink_identity(target_identity_id uuid) IS 'The signed-in user removes one of their sign-in identities (Google, Apple, a wallet); never the last one, never the e-mail identity (magic links reach the account through its address anyway). Recorded as auth.identity_unlinked in the same transaction. security definer: identities have no delete grant; ownership and the rules are checked here, under the user''s row lock.';
 
 --
 -- Name: vendor_json(app.vendors, boolean); Type: FUNCTION; Schema: app; Owner: -
@@ -2495,6 +2758,356 @@ $$;
 --
 
 COMMENT ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) IS 'A vendor as the API shows it: the public fields, plus owner, contact, country, the effective commission and the decision history when detailed (for the owner and ADMINs; callers decide, and RLS on app.vendor_decisions still applies to the history). security invoker.';
+
+--
+-- Name: account_erase_messaging(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_erase_messaging(target_user_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  g record;
+begin
+  -- Their messages become tombstones (content emptied by the guard trigger; message.deleted
+  -- events go out at commit), their earlier versions go, and their files (the delete trigger
+  -- queues each file's removal).
+  delete from app.message_versions v
+  using app.messages m where m.id = v.message_id and m.sender_id = target_user_id;
+  delete from app.attachments a where a.uploader_id = target_user_id;
+  update app.messages m set deleted_at = now()
+  where m.sender_id = target_user_id and m.deleted_at is null;
+  -- A group they created passes to its longest-standing other participant, as when a creator
+  -- leaves; a group nobody else is in goes.
+  for g in
+    select c.id from app.conversations c
+    where c.type = 'group'
+      and exists (select 1 from app.conversation_participants p
+                  where p.conversation_id = c.id and p.user_id = target_user_id)
+    for update of c
+  loop
+    if not exists (select 1 from app.conversation_participants p
+                   where p.conversation_id = g.id and p.user_id <> target_user_id) then
+      delete from app.conversations c where c.id = g.id;
+    else
+      update app.conversations c set created_by = (
+        select p.user_id from app.conversation_participants p
+        where p.conversation_id = g.id and p.user_id <> target_user_id
+        order by p.joined_at, p.user_id limit 1
+      ) where c.id = g.id and c.created_by = target_user_id;
+    end if;
+  end loop;
+end;
+$$;
+
+--
+-- Name: FUNCTION account_erase_messaging(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_erase_messaging(target_user_id uuid) IS 'Erasure step `messaging`: the person''s messages become tombstones (their place kept for the others), earlier versions and files go, groups they created pass to the longest-standing other participant and groups left empty are removed. Their memberships go with the user row (cascade).';
+
+--
+-- Name: account_erase_store(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_erase_store(target_user_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  open_checkout uuid;
+  vendor app.vendors;
+  next_status app.vendor_status;
+begin
+  for open_checkout in
+    select distinct o.checkout_id from app.orders o
+    where o.buyer_id = target_user_id and o.status = 'pending_payment'
+  loop
+    perform app_private.cancel_unpaid_checkout(open_checkout, 'system', null,
+                                               'the buyer deleted their account');
+  end loop;
+  update app.orders o set shipping_address = null
+  where o.buyer_id = target_user_id and o.shipping_address is not null
+    and o.status in ('delivered', 'completed', 'cancelled', 'refunded');
+  for vendor in
+    select * from app.vendors v
+    where v.owner_id = target_user_id and v.status in ('pending', 'approved')
+    order by v.id for update
+  loop
+    next_status := case when vendor.status = 'pending' then 'rejected' else 'suspended' end;
+    insert into app.vendor_decisions (vendor_id, from_status, to_status, reason, decided_by)
+    values (vendor.id, vendor.status, next_status, 'the owner deleted their account', null);
+    update app.vendors v set status = next_status where v.id = vendor.id;
+  end loop;
+end;
+$$;
+
+--
+-- Name: FUNCTION account_erase_store(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_erase_store(target_user_id uuid) IS 'Erasure step `store`: the person''s unpaid checkouts cancelled (stock released), shipping addresses of orders that need no delivery removed, their vendors stopped (pending rejected, approved suspended, recorded in the decisions). Their orders, refunds and settlements stay for the vendors and the accounts, without them (the foreign keys).';
+
+--
+-- Name: account_export(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export(target_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $_$
+declare
+  -- Every key of the contract, with the value of a domain that has nothing (or no part yet).
+  document jsonb := jsonb_build_object(
+    'exportedAt', app_private.iso_time(now()),
+    'profile', null, 'identities', '[]'::jsonb, 'sessions', '[]'::jsonb,
+    'conversations', '[]'::jsonb, 'messages', '[]'::jsonb, 'notifications', '[]'::jsonb,
+    'preferences', null, 'orders', '[]'::jsonb, 'vendor', null, 'wallet', null
+  );
+  p record;
+  value jsonb;
+begin
+  for p in select e.part, e.function_name from app_private.account_export_parts e order by e.part loop
+    execute format('select %s($1)', p.function_name::regproc) using target_user_id into value;
+    document := document || jsonb_build_object(p.part, coalesce(value, document -> p.part, 'null'::jsonb));
+  end loop;
+  return document;
+end;
+$_$;
+
+--
+-- Name: FUNCTION account_export(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export(target_user_id uuid) IS 'The account export of one user: the contract''s skeleton (every key, empty values) with every part registered in app_private.account_export_parts laid over it.';
+
+--
+-- Name: account_export_conversations(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_conversations(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', c.id, 'type', c.type, 'title', c.title, 'isCreator', c.created_by = target_user_id,
+    'createdAt', app_private.iso_time(c.created_at), 'joinedAt', app_private.iso_time(p.joined_at),
+    'lastReadMessageId', p.last_read_message_id, 'lastReadAt', app_private.iso_time(p.last_read_at)
+  ) order by p.joined_at, c.id), '[]'::jsonb)
+  from app.conversation_participants p join app.conversations c on c.id = p.conversation_id
+  where p.user_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_conversations(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_conversations(target_user_id uuid) IS 'Export part `conversations`: the conversations the person takes part in and how far they read; nothing about the other people in them.';
+
+--
+-- Name: account_export_identities(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_identities(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', i.id, 'provider', i.provider, 'providerUserId', i.provider_user_id, 'email', i.email,
+    'createdAt', app_private.iso_time(i.created_at), 'lastUsedAt', app_private.iso_time(i.last_used_at)
+  ) order by i.created_at, i.id), '[]'::jsonb)
+  from app.identities i where i.user_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_identities(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_identities(target_user_id uuid) IS 'Export part `identities`: how the person signs in (provider, the provider''s id for them, the address it gave).';
+
+--
+-- Name: account_export_messages(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_messages(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', m.id, 'conversationId', m.conversation_id, 'content', m.content, 'replyToId', m.reply_to_id,
+    'createdAt', app_private.iso_time(m.created_at), 'editedAt', app_private.iso_time(m.edited_at),
+    'deletedAt', app_private.iso_time(m.deleted_at),
+    'attachments', coalesce((
+      select jsonb_agg(jsonb_build_object('id', a.id, 'name', a.name, 'contentType', a.content_type,
+                                          'size', a.size, 'url', '/api/attachments/' || a.id::text)
+                       order by a.created_at, a.id)
+      from app.attachments a where a.message_id = m.id), '[]'::jsonb),
+    'earlierVersions', coalesce((
+      select jsonb_agg(jsonb_build_object('content', v.content, 'writtenAt', app_private.iso_time(v.written_at),
+                                          'replacedAt', app_private.iso_time(v.replaced_at))
+                       order by v.replaced_at, v.id)
+      from app.message_versions v where v.message_id = m.id), '[]'::jsonb)
+  ) order by m.created_at, m.id), '[]'::jsonb)
+  from app.messages m where m.sender_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_messages(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_messages(target_user_id uuid) IS 'Export part `messages`: every message the person wrote (in conversations they left too), with its files and earlier versions.';
+
+--
+-- Name: account_export_notifications(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_notifications(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
+    'priority', n.priority, 'inbox', n.inbox, 'readAt', app_private.iso_time(n.read_at),
+    'createdAt', app_private.iso_time(n.created_at)
+  ) order by n.created_at, n.id), '[]'::jsonb)
+  from app.notifications n where n.user_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_notifications(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_notifications(target_user_id uuid) IS 'Export part `notifications`: every notification of the person, those kept only for delivery (inbox false) included.';
+
+--
+-- Name: account_export_orders(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_orders(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(app.order_json(o) order by o.created_at desc, o.id desc), '[]'::jsonb)
+  from app.orders o where o.buyer_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_orders(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_orders(target_user_id uuid) IS 'Export part `orders`: every order the person bought, as GET /api/store/orders/:id shows it (items, payment, shipping, history).';
+
+--
+-- Name: account_export_preferences(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_preferences(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'types', coalesce(p.types, '{}'::jsonb),
+    'quietHours', case when p.quiet_start is null then null else jsonb_build_object(
+      'start', to_char(p.quiet_start, 'HH24:MI'), 'end', to_char(p.quiet_end, 'HH24:MI'),
+      'timeZone', p.quiet_time_zone) end,
+    'updatedAt', app_private.iso_time(p.updated_at),
+    'pushDevices', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', d.id, 'platform', d.platform, 'deviceName', d.device_name,
+        'createdAt', app_private.iso_time(d.created_at), 'updatedAt', app_private.iso_time(d.updated_at)
+      ) order by d.created_at, d.id)
+      from app.push_devices d where d.user_id = target_user_id), '[]'::jsonb)
+  )
+  from (select target_user_id as id) me
+  left join app.notification_preferences p on p.user_id = me.id
+$$;
+
+--
+-- Name: FUNCTION account_export_preferences(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_preferences(target_user_id uuid) IS 'Export part `preferences`: the notification choices per type and channel, quiet hours, and the push devices registered (platform and name; never the device''s token).';
+
+--
+-- Name: account_export_profile(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_profile(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', u.id, 'email', u.email, 'name', u.name, 'image', u.image, 'role', u.role,
+    'status', u.status, 'walletAddress', u.wallet_address,
+    'createdAt', app_private.iso_time(u.created_at), 'updatedAt', app_private.iso_time(u.updated_at),
+    'lastSignInAt', app_private.iso_time(u.last_sign_in_at),
+    'roleHistory', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'previousRole', rc.previous_role, 'newRole', rc.new_role, 'changedBy', rc.changed_by,
+        'reason', rc.reason, 'changedAt', app_private.iso_time(rc.changed_at)) order by rc.changed_at, rc.id)
+      from app.role_changes rc where rc.user_id = u.id), '[]'::jsonb),
+    'statusHistory', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'previousStatus', sc.previous_status, 'newStatus', sc.new_status, 'changedBy', sc.changed_by,
+        'reason', sc.reason, 'changedAt', app_private.iso_time(sc.changed_at)) order by sc.changed_at, sc.id)
+      from app.status_changes sc where sc.user_id = u.id), '[]'::jsonb)
+  )
+  from app.users u where u.id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_profile(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_profile(target_user_id uuid) IS 'Export part `profile`: the user row and its role and status history.';
+
+--
+-- Name: account_export_sessions(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_sessions(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+    'id', s.id, 'provider', s.provider, 'ip', host(s.ip), 'userAgent', s.user_agent,
+    'createdAt', app_private.iso_time(s.created_at),
+    'authenticatedAt', app_private.iso_time(s.authenticated_at),
+    'lastSeenAt', app_private.iso_time(greatest(s.created_at, s.refreshed_at)),
+    'expiresAt', app_private.iso_time(s.expires_at),
+    'revokedAt', app_private.iso_time(s.revoked_at), 'revokedReason', s.revoked_reason
+  ) order by s.created_at, s.id), '[]'::jsonb)
+  from app.sessions s where s.user_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_sessions(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_sessions(target_user_id uuid) IS 'Export part `sessions`: every session still on record (live, ended, expired), never a token or its hash.';
+
+--
+-- Name: account_export_vendor(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_vendor(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select app.vendor_json(v, true) || jsonb_build_object(
+    'settlements', coalesce((select jsonb_agg(app.settlement_json(s) order by s.created_at desc, s.id desc)
+                             from app.settlements s where s.vendor_id = v.id), '[]'::jsonb))
+  from app.vendors v where v.owner_id = target_user_id
+  order by (v.status <> 'rejected') desc, v.created_at desc
+  limit 1
+$$;
+
+--
+-- Name: FUNCTION account_export_vendor(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_vendor(target_user_id uuid) IS 'Export part `vendor`: the person''s vendor (the live one, else the latest application) as its owner sees it, decisions included, with its settlements; never the payout account''s id.';
 
 --
 -- Name: after_order_change(app.orders, text); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3491,6 +4104,21 @@ CREATE FUNCTION app_private.guard_message_update() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
+  -- A foreign key's own `set null`: the author's account or the message replied to was deleted.
+  -- Nothing else may change with it; the referenced row must really be gone.
+  if (new.sender_id is null and old.sender_id is not null
+      and not exists (select 1 from app.users u where u.id = old.sender_id))
+     or (new.reply_to_id is null and old.reply_to_id is not null
+         and not exists (select 1 from app.messages m where m.id = old.reply_to_id)) then
+    if new.id = old.id and new.conversation_id = old.conversation_id and new.seq = old.seq
+       and new.content = old.content and new.created_at = old.created_at
+       and new.edited_at is not distinct from old.edited_at
+       and new.deleted_at is not distinct from old.deleted_at
+       and (new.sender_id is not distinct from old.sender_id or new.sender_id is null)
+       and (new.reply_to_id is not distinct from old.reply_to_id or new.reply_to_id is null) then
+      return new;
+    end if;
+  end if;
   -- Users change content only; trusted server paths (no API role) may also fix metadata.
   -- (The `role` setting, not current_user: this function runs with its owner's rights.)
   if current_setting('role', true) in ('anon', 'authenticated') and (
@@ -3530,7 +4158,7 @@ $$;
 -- Name: FUNCTION guard_message_update(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.guard_message_update() IS 'Message edits keep the earlier version in app.message_versions; users change content only, within the configured edit window and length, never on a tombstone. Deletion (deleted_at set) empties the content.';
+COMMENT ON FUNCTION app_private.guard_message_update() IS 'Message edits keep the earlier version in app.message_versions; users change content only, within the configured edit window and length, never on a tombstone. Deletion (deleted_at set) empties the content. The foreign keys'' own set null (the author''s account or the replied-to message deleted) passes, tombstones included, when nothing else changes and the referenced row is gone.';
 
 --
 -- Name: guard_notification_read(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3624,6 +4252,15 @@ CREATE FUNCTION app_private.guard_read_mark() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
+  -- The foreign key's own `set null`: the person who added this participant deleted their account.
+  if new.added_by is null and old.added_by is not null
+     and not exists (select 1 from app.users u where u.id = old.added_by)
+     and new.conversation_id = old.conversation_id and new.user_id = old.user_id
+     and new.joined_at = old.joined_at and new.last_read_seq = old.last_read_seq
+     and new.last_read_message_id is not distinct from old.last_read_message_id
+     and new.last_read_at is not distinct from old.last_read_at then
+    return new;
+  end if;
   if new.conversation_id <> old.conversation_id or new.user_id <> old.user_id
      or new.joined_at <> old.joined_at or new.added_by is distinct from old.added_by then
     raise exception 'only the read mark of a participant can change' using errcode = '42501';
@@ -3650,7 +4287,7 @@ $$;
 -- Name: FUNCTION guard_read_mark(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only and name a real message at that position; nothing else of a participant row changes. security definer: it reads messages the row''s update may not see.';
+COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only and name a real message at that position; nothing else of a participant row changes, except the foreign key''s own set null of added_by when that account was deleted. security definer: it reads messages the row''s update may not see.';
 
 --
 -- Name: guard_session_update(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3703,6 +4340,34 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.guard_settlement_update() IS 'A settlement''s vendor, period and amounts are fixed when its run writes it; only its payout (status, transfer, failure, carry, paid time) moves.';
+
+--
+-- Name: guard_user_delete(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_user_delete() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if old.role = 'ADMIN' and old.status = 'active' then
+    -- The same lock as demotions and suspensions (app_private.guard_user_update).
+    perform pg_advisory_xact_lock(hashtext('app.users.active_admins'));
+    if not exists (
+      select 1 from app.users u where u.role = 'ADMIN' and u.status = 'active' and u.id <> old.id
+    ) then
+      raise exception 'the last active ADMIN cannot be deleted' using errcode = 'AG422';
+    end if;
+  end if;
+  return old;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_user_delete(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_user_delete() IS 'No path deletes the last active ADMIN: an account deletion of the only one is refused (AG422). The advisory lock is the one demotions and suspensions take, so two admins deleting themselves at once cannot leave none.';
 
 --
 -- Name: guard_user_update(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3798,6 +4463,23 @@ $$;
 COMMENT ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) IS 'A pending settlement whose vendor cannot be paid now (no active payout account): held, paid when the account becomes active.';
 
 --
+-- Name: iso_time(timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.iso_time(t timestamp with time zone) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+$$;
+
+--
+-- Name: FUNCTION iso_time(t timestamp with time zone); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.iso_time(t timestamp with time zone) IS 'A time as the API writes it (ISO-8601, UTC, microseconds), for the export''s parts.';
+
+--
 -- Name: job_backoff(integer); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3843,6 +4525,38 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) IS 'Objects merged key by key at every depth, anything else replaced by the patch: how a partial stored configuration is laid over the defaults.';
+
+--
+-- Name: lock_admin_caller(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.lock_admin_caller() RETURNS uuid
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  caller uuid := (select auth.uid());
+  caller_is_admin boolean;
+begin
+  if caller is null then
+    raise exception 'only an ADMIN does this' using errcode = '42501';
+  end if;
+  perform pg_advisory_xact_lock(hashtext('app.change_user_role'));
+  select u.role = 'ADMIN' and u.status = 'active' into caller_is_admin
+  from app.users u where u.id = caller
+  for share;
+  if not coalesce(caller_is_admin, false) then
+    raise exception 'only an ADMIN does this' using errcode = '42501';
+  end if;
+  return caller;
+end;
+$$;
+
+--
+-- Name: FUNCTION lock_admin_caller(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.lock_admin_caller() IS 'Serializes an ADMIN''s change to a user with role changes (the advisory lock app.change_user_role takes), then share-locks the caller''s row and checks it is an active ADMIN; returns the caller. A demotion or suspension of the caller either committed before (and the change is refused) or waits for this transaction.';
 
 --
 -- Name: lock_order_products(uuid[]); Type: FUNCTION; Schema: app_private; Owner: -
@@ -4259,6 +4973,13 @@ CREATE FUNCTION app_private.prune_auth_state() RETURNS void
     AS $$
   delete from app_private.rate_limits where window_start < now() - interval '1 day';
   delete from app_private.magic_links where expires_at < now() - interval '1 day';
+  delete from app_private.oauth_flows
+    where expires_at < now() - interval '1 day'
+      and (exchange_expires_at is null or exchange_expires_at < now() - interval '1 day');
+  -- A verified identity nobody exchanged is not kept past its code.
+  update app_private.oauth_flows set result_identity = null
+    where result_identity is not null and exchange_expires_at < now();
+  delete from app_private.siwe_nonces where expires_at < now() - interval '1 day';
   delete from app.sessions
     where (revoked_at is not null and revoked_at < now() - interval '30 days')
        or expires_at < now() - interval '30 days';
@@ -4268,7 +4989,7 @@ $$;
 -- Name: FUNCTION prune_auth_state(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.prune_auth_state() IS 'Housekeeping for sign-in state (old rate-limit windows, used magic links, long-dead sessions), run by pg_cron every 15 minutes.';
+COMMENT ON FUNCTION app_private.prune_auth_state() IS 'Housekeeping for sign-in state (old rate-limit windows, used magic links, finished OAuth flows and wallet nonces, long-dead sessions), run by pg_cron every 15 minutes.';
 
 --
 -- Name: prune_events(integer); Type: FUNCTION; Schema: app_private; Owner: -
@@ -4509,6 +5230,34 @@ $$;
 COMMENT ON FUNCTION app_private.record_role_change() IS 'Writes the audit row of every role change and, for a change by a signed-in ADMIN, its admin.role_changed security event, in the same transaction. security definer: nobody writes these rows directly.';
 
 --
+-- Name: record_security_event(text, app.security_severity, uuid, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  client_ip inet;
+begin
+  begin
+    client_ip := nullif(current_setting('agora.client_ip', true), '')::inet;
+  exception when invalid_text_representation then
+    client_ip := null;
+  end;
+  insert into app.security_events (type, severity, user_id, ip, user_agent, details)
+  values (event_type, event_severity, subject_user_id, client_ip,
+          left(nullif(current_setting('agora.user_agent', true), ''), 1024), event_details);
+end;
+$$;
+
+--
+-- Name: FUNCTION record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb) IS 'A security event written inside the transaction of the change it describes, with the client address and user agent the API put in agora.client_ip and agora.user_agent: the change and its record commit together or not at all. Called by the security definer API functions below.';
+
+--
 -- Name: record_stripe_event(text, text, boolean, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -4628,6 +5377,31 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.retry_dead_job(job_id bigint) IS 'Operators: puts a dead job back in the queue, due now, with its attempts reset (after fixing the cause). last_error is kept until the next outcome.';
+
+--
+-- Name: revoke_sessions(uuid, text, uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  revoked integer;
+begin
+  update app.sessions s set revoked_at = now(), revoked_reason = why
+  where s.user_id = target_user_id and s.revoked_at is null
+    and (keep_session_id is null or s.id <> keep_session_id);
+  get diagnostics revoked = row_count;
+  return revoked;
+end;
+$$;
+
+--
+-- Name: FUNCTION revoke_sessions(target_user_id uuid, why text, keep_session_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid) IS 'Ends every live session of a user (but keep_session_id), at once: the session check of every request and the topic rule read app.sessions. Returns how many ended.';
 
 --
 -- Name: run_scheduled_settlements(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -5383,6 +6157,7 @@ CREATE TABLE app.sessions (
     expires_at timestamp with time zone NOT NULL,
     revoked_at timestamp with time zone,
     revoked_reason text,
+    authenticated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT sessions_revoked_reason_check CHECK ((char_length(revoked_reason) <= 200)),
     CONSTRAINT sessions_user_agent_check CHECK ((char_length(user_agent) <= 1024))
 );
@@ -5392,6 +6167,18 @@ CREATE TABLE app.sessions (
 --
 
 COMMENT ON TABLE app.sessions IS 'A signed-in device. Every request checks its row, so revoking it kills its access tokens at once; a revoked or expired session authenticates nothing.';
+
+--
+-- Name: COLUMN sessions.provider; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.sessions.provider IS 'How the session was opened: email, google, apple or wallet (the access token''s amr).';
+
+--
+-- Name: COLUMN sessions.authenticated_at; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.sessions.authenticated_at IS 'When the person proved who they are for this session (the sign-in that opened it): the access token''s auth_time, unchanged by refreshes. A sign-in is fresh while this is within security.freshSignInSeconds.';
 
 --
 -- Name: settlement_lines; Type: TABLE; Schema: app; Owner: -
@@ -5452,12 +6239,25 @@ CREATE TABLE app.settlement_runs (
 COMMENT ON TABLE app.settlement_runs IS 'Each settlement run: its cut-off, who started it (null: the schedule) and what it settled.';
 
 --
+-- Name: status_changes_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.status_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.status_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: users; Type: TABLE; Schema: app; Owner: -
 --
 
 CREATE TABLE app.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
-    email text NOT NULL,
+    email text,
     name text DEFAULT ''::text NOT NULL,
     image text,
     role app.user_role DEFAULT 'SUBSCRIBER'::app.user_role NOT NULL,
@@ -5477,6 +6277,12 @@ CREATE TABLE app.users (
 --
 
 COMMENT ON TABLE app.users IS 'People on the platform, their role and status. The role here, not the one in a token, is what every check reads, so a change counts on the next statement.';
+
+--
+-- Name: COLUMN users.email; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.users.email IS 'The account''s verified e-mail address (a magic link was followed, or Google or Apple said it is verified), or null: an account made by a wallet, or by a provider that did not vouch for the address. Sign-ins link to an account only through this address, so an unverified address is never stored here.';
 
 --
 -- Name: vendor_decisions; Type: TABLE; Schema: app; Owner: -
@@ -5513,6 +6319,43 @@ ALTER TABLE app.vendor_decisions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: account_erasure_steps; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.account_erasure_steps (
+    domain text NOT NULL,
+    function_name regprocedure NOT NULL,
+    "position" integer NOT NULL,
+    description text NOT NULL,
+    CONSTRAINT account_erasure_steps_description_check CHECK (((char_length(description) >= 1) AND (char_length(description) <= 500))),
+    CONSTRAINT account_erasure_steps_domain_check CHECK ((domain ~ '^[a-z][a-z_]*$'::text))
+);
+
+--
+-- Name: TABLE account_erasure_steps; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.account_erasure_steps IS 'The one list of what an account deletion does beyond the foreign keys, one step per domain, run in position order by app.delete_account before the user row is deleted.';
+
+--
+-- Name: account_export_parts; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.account_export_parts (
+    part text NOT NULL,
+    function_name regprocedure NOT NULL,
+    description text NOT NULL,
+    CONSTRAINT account_export_parts_description_check CHECK (((char_length(description) >= 1) AND (char_length(description) <= 500))),
+    CONSTRAINT account_export_parts_part_check CHECK ((part ~ '^[a-z][A-Za-z]*$'::text))
+);
+
+--
+-- Name: TABLE account_export_parts; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
 
 --
 -- Name: catalog_counts; Type: TABLE; Schema: app_private; Owner: -
@@ -5705,6 +6548,44 @@ ALTER TABLE app_private.notification_deliveries ALTER COLUMN id ADD GENERATED AL
 );
 
 --
+-- Name: oauth_flows; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.oauth_flows (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    provider text NOT NULL,
+    state_hash text NOT NULL,
+    nonce_hash text NOT NULL,
+    code_verifier text,
+    binding_hash text,
+    client_challenge text,
+    redirect_to text,
+    link_user_id uuid,
+    ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    exchange_code_hash text,
+    exchange_expires_at timestamp with time zone,
+    exchanged_at timestamp with time zone,
+    result_identity jsonb,
+    result_authenticated_at timestamp with time zone,
+    CONSTRAINT oauth_flows_bound CHECK (((binding_hash IS NULL) <> (client_challenge IS NULL))),
+    CONSTRAINT oauth_flows_client_challenge_check CHECK ((client_challenge ~ '^[A-Za-z0-9_-]{43}$'::text)),
+    CONSTRAINT oauth_flows_code_verifier_check CHECK (((char_length(code_verifier) >= 43) AND (char_length(code_verifier) <= 128))),
+    CONSTRAINT oauth_flows_exchange CHECK ((((exchange_code_hash IS NULL) = (exchange_expires_at IS NULL)) AND ((exchange_code_hash IS NULL) = (result_authenticated_at IS NULL)) AND ((exchange_code_hash IS NULL) OR (client_challenge IS NOT NULL)) AND ((result_identity IS NULL) OR (exchange_code_hash IS NOT NULL)))),
+    CONSTRAINT oauth_flows_provider_check CHECK ((provider = ANY (ARRAY['google'::text, 'apple'::text]))),
+    CONSTRAINT oauth_flows_redirect_to_check CHECK ((char_length(redirect_to) <= 2048)),
+    CONSTRAINT oauth_flows_result_identity_check CHECK ((jsonb_typeof(result_identity) = 'object'::text))
+);
+
+--
+-- Name: TABLE oauth_flows; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.oauth_flows IS 'OAuth sign-ins in progress (Google, Apple): hashes of state and nonce, the PKCE verifier until the callback, the browser binding (hash of a cookie value) or the integrator''s PKCE challenge, where to send the browser afterwards and, for an explicit link, the signed-in user. Single use, ten minutes. An integrator flow''s verified identity waits here (result_identity) behind a single-use exchange code: which account it signs in to, or links to, is decided only when the holder of the verifier exchanges it, and the identity is cleared then. Server only.';
+
+--
 -- Name: rate_limits; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -5751,6 +6632,24 @@ ALTER TABLE app_private.refresh_tokens ALTER COLUMN id ADD GENERATED ALWAYS AS I
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: siwe_nonces; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.siwe_nonces (
+    nonce_hash text NOT NULL,
+    ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone
+);
+
+--
+-- Name: TABLE siwe_nonces; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.siwe_nonces IS 'Nonces handed out by GET /api/auth/nonce for Sign-In with Ethereum, as SHA-256 hashes: single use (spent by one conditional update when a signed message is accepted), ten minutes. Server only.';
 
 --
 -- Name: stripe_events; Type: TABLE; Schema: app_private; Owner: -
@@ -6055,6 +6954,13 @@ ALTER TABLE ONLY app.settlements
     ADD CONSTRAINT settlements_transfer_id_key UNIQUE (transfer_id);
 
 --
+-- Name: status_changes status_changes_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.status_changes
+    ADD CONSTRAINT status_changes_pkey PRIMARY KEY (id);
+
+--
 -- Name: users users_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -6088,6 +6994,41 @@ ALTER TABLE ONLY app.vendors
 
 ALTER TABLE ONLY app.vendors
     ADD CONSTRAINT vendors_slug_key UNIQUE (slug);
+
+--
+-- Name: account_erasure_steps account_erasure_steps_function_name_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.account_erasure_steps
+    ADD CONSTRAINT account_erasure_steps_function_name_key UNIQUE (function_name);
+
+--
+-- Name: account_erasure_steps account_erasure_steps_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.account_erasure_steps
+    ADD CONSTRAINT account_erasure_steps_pkey PRIMARY KEY (domain);
+
+--
+-- Name: account_erasure_steps account_erasure_steps_position_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.account_erasure_steps
+    ADD CONSTRAINT account_erasure_steps_position_key UNIQUE ("position");
+
+--
+-- Name: account_export_parts account_export_parts_function_name_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.account_export_parts
+    ADD CONSTRAINT account_export_parts_function_name_key UNIQUE (function_name);
+
+--
+-- Name: account_export_parts account_export_parts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.account_export_parts
+    ADD CONSTRAINT account_export_parts_pkey PRIMARY KEY (part);
 
 --
 -- Name: catalog_counts catalog_counts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -6174,6 +7115,27 @@ ALTER TABLE ONLY app_private.notification_deliveries
     ADD CONSTRAINT notification_deliveries_pkey PRIMARY KEY (id);
 
 --
+-- Name: oauth_flows oauth_flows_exchange_code_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.oauth_flows
+    ADD CONSTRAINT oauth_flows_exchange_code_hash_key UNIQUE (exchange_code_hash);
+
+--
+-- Name: oauth_flows oauth_flows_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.oauth_flows
+    ADD CONSTRAINT oauth_flows_pkey PRIMARY KEY (id);
+
+--
+-- Name: oauth_flows oauth_flows_state_hash_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.oauth_flows
+    ADD CONSTRAINT oauth_flows_state_hash_key UNIQUE (state_hash);
+
+--
 -- Name: rate_limits rate_limits_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
 --
 
@@ -6193,6 +7155,13 @@ ALTER TABLE ONLY app_private.refresh_tokens
 
 ALTER TABLE ONLY app_private.refresh_tokens
     ADD CONSTRAINT refresh_tokens_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: siwe_nonces siwe_nonces_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.siwe_nonces
+    ADD CONSTRAINT siwe_nonces_pkey PRIMARY KEY (nonce_hash);
 
 --
 -- Name: stripe_events stripe_events_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -6544,6 +7513,18 @@ CREATE INDEX settlements_status_idx ON app.settlements USING btree (status, vend
 CREATE INDEX settlements_vendor_idx ON app.settlements USING btree (vendor_id, created_at DESC, id DESC);
 
 --
+-- Name: status_changes_changed_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX status_changes_changed_by_idx ON app.status_changes USING btree (changed_by);
+
+--
+-- Name: status_changes_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX status_changes_user_id_idx ON app.status_changes USING btree (user_id, changed_at DESC);
+
+--
 -- Name: users_created_at_id_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -6577,7 +7558,7 @@ CREATE INDEX users_role_idx ON app.users USING btree (role);
 -- Name: users_search_idx; Type: INDEX; Schema: app; Owner: -
 --
 
-CREATE INDEX users_search_idx ON app.users USING gin ((((lower(email) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
+CREATE INDEX users_search_idx ON app.users USING gin ((((COALESCE(lower(email), ''::text) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
 
 --
 -- Name: vendor_decisions_decided_by_idx; Type: INDEX; Schema: app; Owner: -
@@ -6694,6 +7675,18 @@ CREATE INDEX notification_deliveries_notification_id_idx ON app_private.notifica
 CREATE UNIQUE INDEX notification_deliveries_push_key ON app_private.notification_deliveries USING btree (notification_id, device_id) WHERE (channel = 'push'::app_private.delivery_channel);
 
 --
+-- Name: oauth_flows_expires_at_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX oauth_flows_expires_at_idx ON app_private.oauth_flows USING btree (expires_at);
+
+--
+-- Name: oauth_flows_link_user_id_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX oauth_flows_link_user_id_idx ON app_private.oauth_flows USING btree (link_user_id);
+
+--
 -- Name: rate_limits_window_start_idx; Type: INDEX; Schema: app_private; Owner: -
 --
 
@@ -6710,6 +7703,12 @@ CREATE INDEX refresh_tokens_parent_id_idx ON app_private.refresh_tokens USING bt
 --
 
 CREATE INDEX refresh_tokens_session_id_idx ON app_private.refresh_tokens USING btree (session_id);
+
+--
+-- Name: siwe_nonces_expires_at_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX siwe_nonces_expires_at_idx ON app_private.siwe_nonces USING btree (expires_at);
 
 --
 -- Name: stripe_events_received_idx; Type: INDEX; Schema: app_private; Owner: -
@@ -6860,6 +7859,12 @@ CREATE TRIGGER settlements_guard_update BEFORE UPDATE ON app.settlements FOR EAC
 --
 
 CREATE TRIGGER settlements_no_delete BEFORE DELETE ON app.settlements FOR EACH ROW EXECUTE FUNCTION app_private.refuse_ledger_change();
+
+--
+-- Name: users users_guard_delete; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER users_guard_delete BEFORE DELETE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_delete();
 
 --
 -- Name: users users_guard_update; Type: TRIGGER; Schema: app; Owner: -
@@ -7179,6 +8184,20 @@ ALTER TABLE ONLY app.settlements
     ADD CONSTRAINT settlements_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE RESTRICT;
 
 --
+-- Name: status_changes status_changes_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.status_changes
+    ADD CONSTRAINT status_changes_changed_by_fkey FOREIGN KEY (changed_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: status_changes status_changes_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.status_changes
+    ADD CONSTRAINT status_changes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
 -- Name: vendor_decisions vendor_decisions_decided_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -7240,6 +8259,13 @@ ALTER TABLE ONLY app_private.notification_deliveries
 
 ALTER TABLE ONLY app_private.notification_deliveries
     ADD CONSTRAINT notification_deliveries_notification_id_fkey FOREIGN KEY (notification_id) REFERENCES app.notifications(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_flows oauth_flows_link_user_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.oauth_flows
+    ADD CONSTRAINT oauth_flows_link_user_id_fkey FOREIGN KEY (link_user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 
 --
 -- Name: refresh_tokens refresh_tokens_parent_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
@@ -7702,6 +8728,24 @@ CREATE POLICY settlements_select_admin ON app.settlements FOR SELECT TO authenti
 CREATE POLICY settlements_select_vendor ON app.settlements FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
 
 --
+-- Name: status_changes; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.status_changes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: status_changes status_changes_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY status_changes_select_admin ON app.status_changes FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: status_changes status_changes_select_self; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY status_changes_select_self ON app.status_changes FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
 -- Name: users; Type: ROW SECURITY; Schema: app; Owner: -
 --
 
@@ -7768,6 +8812,18 @@ CREATE POLICY vendors_select_admin ON app.vendors FOR SELECT TO authenticated US
 CREATE POLICY vendors_select_owner ON app.vendors FOR SELECT TO authenticated USING (((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
 
 --
+-- Name: account_erasure_steps; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.account_erasure_steps ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: account_export_parts; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.account_export_parts ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: catalog_counts; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -7822,6 +8878,12 @@ ALTER TABLE app_private.notification_batch_chunks ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.notification_deliveries ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: oauth_flows; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.oauth_flows ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: rate_limits; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -7832,6 +8894,12 @@ ALTER TABLE app_private.rate_limits ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: siwe_nonces; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.siwe_nonces ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: stripe_events; Type: ROW SECURITY; Schema: app_private; Owner: -
@@ -8071,6 +9139,19 @@ REVOKE ALL ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.us
 GRANT ALL ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) TO authenticated;
 
 --
+-- Name: TABLE status_changes; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.status_changes TO authenticated;
+
+--
+-- Name: FUNCTION change_user_status(target_user_id uuid, new_status app.user_status, change_reason text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.change_user_status(target_user_id uuid, new_status app.user_status, change_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.change_user_status(target_user_id uuid, new_status app.user_status, change_reason text) TO authenticated;
+
+--
 -- Name: FUNCTION claim_idempotency_key(idempotency_key text, key_scope text, body_hash text); Type: ACL; Schema: app; Owner: -
 --
 
@@ -8114,6 +9195,13 @@ GRANT ALL ON FUNCTION app.current_user_role() TO anon;
 GRANT ALL ON FUNCTION app.current_user_role() TO authenticated;
 
 --
+-- Name: FUNCTION delete_account(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.delete_account() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.delete_account() TO authenticated;
+
+--
 -- Name: FUNCTION delete_message(target_message_id uuid); Type: ACL; Schema: app; Owner: -
 --
 
@@ -8135,12 +9223,26 @@ REVOKE ALL ON FUNCTION app.effective_config() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.effective_config() TO authenticated;
 
 --
+-- Name: FUNCTION export_account(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.export_account() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.export_account() TO authenticated;
+
+--
 -- Name: FUNCTION get_product(target_product_id uuid); Type: ACL; Schema: app; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app.get_product(target_product_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO anon;
 GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO authenticated;
+
+--
+-- Name: FUNCTION has_fresh_sign_in(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.has_fresh_sign_in() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.has_fresh_sign_in() TO authenticated;
 
 --
 -- Name: FUNCTION has_role(required app.user_role); Type: ACL; Schema: app; Owner: -
@@ -8435,6 +9537,13 @@ REVOKE ALL ON FUNCTION app.settlement_json(settlement app.settlements) FROM PUBL
 GRANT ALL ON FUNCTION app.settlement_json(settlement app.settlements) TO authenticated;
 
 --
+-- Name: FUNCTION sign_out_user(target_user_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.sign_out_user(target_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.sign_out_user(target_user_id uuid) TO authenticated;
+
+--
 -- Name: FUNCTION store_idempotent_response(idempotency_key text, response jsonb); Type: ACL; Schema: app; Owner: -
 --
 
@@ -8442,11 +9551,90 @@ REVOKE ALL ON FUNCTION app.store_idempotent_response(idempotency_key text, respo
 GRANT ALL ON FUNCTION app.store_idempotent_response(idempotency_key text, response jsonb) TO authenticated;
 
 --
+-- Name: FUNCTION unlink_identity(target_identity_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.unlink_identity(target_identity_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.unlink_identity(target_identity_id uuid) TO authenticated;
+
+--
 -- Name: FUNCTION vendor_json(vendor app.vendors, detailed boolean); Type: ACL; Schema: app; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) TO authenticated;
+
+--
+-- Name: FUNCTION account_erase_messaging(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_erase_messaging(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_erase_store(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_erase_store(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_conversations(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_conversations(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_identities(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_identities(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_messages(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_messages(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_notifications(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_notifications(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_orders(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_orders(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_preferences(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_preferences(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_profile(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_profile(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_sessions(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_sessions(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_export_vendor(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_vendor(target_user_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION after_order_change(target app.orders, event text); Type: ACL; Schema: app_private; Owner: -
@@ -8635,6 +9823,12 @@ REVOKE ALL ON FUNCTION app_private.guard_session_update() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.guard_settlement_update() FROM PUBLIC;
 
 --
+-- Name: FUNCTION guard_user_delete(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_user_delete() FROM PUBLIC;
+
+--
 -- Name: FUNCTION guard_user_update(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -8653,6 +9847,12 @@ REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_second
 REVOKE ALL ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION iso_time(t timestamp with time zone); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.iso_time(t timestamp with time zone) FROM PUBLIC;
+
+--
 -- Name: FUNCTION job_backoff(attempts integer); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -8663,6 +9863,12 @@ REVOKE ALL ON FUNCTION app_private.job_backoff(attempts integer) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION lock_admin_caller(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.lock_admin_caller() FROM PUBLIC;
 
 --
 -- Name: FUNCTION lock_order_products(order_ids uuid[]); Type: ACL; Schema: app_private; Owner: -
@@ -8803,6 +10009,12 @@ REVOKE ALL ON FUNCTION app_private.record_refund_result(target_order_id uuid, re
 REVOKE ALL ON FUNCTION app_private.record_role_change() FROM PUBLIC;
 
 --
+-- Name: FUNCTION record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb) FROM PUBLIC;
+
+--
 -- Name: FUNCTION record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -8831,6 +10043,12 @@ REVOKE ALL ON FUNCTION app_private.request_refund(target app.orders, refund_reas
 --
 
 REVOKE ALL ON FUNCTION app_private.retry_dead_job(job_id bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION revoke_sessions(target_user_id uuid, why text, keep_session_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION run_scheduled_settlements(); Type: ACL; Schema: app_private; Owner: -
