@@ -2,8 +2,9 @@
  * The local stack's HTTP server on one port (54321 by default), laid out like hosted Supabase:
  * `/api/*` and `/functions/v1/api/*` (the `api` function), `/realtime/v1/*` (the Realtime
  * gateway: WebSocket and HTTP broadcast), `/health`, in local mode `/_dev/mail` (the mail the
- * stack would have sent), and the web client (web/dist, built by web/build.ts) at `/` and every
- * other page path (stack/web-static.ts).
+ * stack would have sent) and `/_dev/payments`, `/_dev/accounts` (the dev payment provider's
+ * customer and vendor, dev-payments.ts), and the web client (web/dist, built by web/build.ts) at
+ * `/` and every other page path (stack/web-static.ts).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/context.ts";
@@ -13,6 +14,7 @@ import { appJobs } from "../functions/api/jobs/registry.ts";
 import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts";
 import { createGateway, type Gateway } from "./realtime/gateway.ts";
 import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
+import { devPayments } from "./dev-payments.ts";
 import { serveWebClient } from "./web-static.ts";
 
 export interface StackServer {
@@ -88,6 +90,10 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     }
     if (url.pathname === "/_dev/mail" && deps.settings.localMode && request.method === "GET") {
       return devMail(deps, url);
+    }
+    if (deps.settings.localMode && url.pathname.startsWith("/_dev/")) {
+      const response = await devPayments(deps, app, request, info);
+      if (response) return response;
     }
     const page = await serveWebClient(request, url, opts.webDir);
     if (page) return page;

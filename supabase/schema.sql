@@ -108,6 +108,94 @@ CREATE TYPE app.notification_type AS ENUM (
 COMMENT ON TYPE app.notification_type IS 'What a notification is about; preferences are chosen per type.';
 
 --
+-- Name: order_actor; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.order_actor AS ENUM (
+    'buyer',
+    'vendor',
+    'admin',
+    'system'
+);
+
+--
+-- Name: TYPE order_actor; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.order_actor IS 'Who moves an order: its buyer, its vendor''s owner, an ADMIN, or the system (payments, expiry, auto-completion).';
+
+--
+-- Name: order_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.order_status AS ENUM (
+    'pending_payment',
+    'paid',
+    'processing',
+    'shipped',
+    'delivered',
+    'completed',
+    'cancelled',
+    'refunded'
+);
+
+--
+-- Name: TYPE order_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.order_status IS 'Where an order is; app.order_transitions says which moves exist and who may make them.';
+
+--
+-- Name: payment_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.payment_status AS ENUM (
+    'pending',
+    'succeeded',
+    'failed',
+    'refunded'
+);
+
+--
+-- Name: TYPE payment_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.payment_status IS 'The payment of a checkout and of each of its orders: pending (not paid yet), succeeded, failed (the last attempt failed; payable again until the reservation expires), refunded (a refund is owed or made: app.refunds says which).';
+
+--
+-- Name: payouts_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.payouts_status AS ENUM (
+    'not_started',
+    'pending',
+    'active',
+    'restricted'
+);
+
+--
+-- Name: TYPE payouts_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.payouts_status IS 'The vendor''s payout account: not_started (none yet), pending (onboarding not finished), active (can receive transfers), restricted (the provider needs more from the vendor). Only active accounts are paid; the others'' settlements are held.';
+
+--
+-- Name: product_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.product_status AS ENUM (
+    'draft',
+    'active',
+    'archived'
+);
+
+--
+-- Name: TYPE product_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.product_status IS 'draft: visible to its vendor only; active: in the catalog (when its vendor is approved) and orderable; archived: withdrawn, kept for the orders that name it.';
+
+--
 -- Name: push_platform; Type: TYPE; Schema: app; Owner: -
 --
 
@@ -124,6 +212,22 @@ CREATE TYPE app.push_platform AS ENUM (
 COMMENT ON TYPE app.push_platform IS 'The kind of device a push token belongs to.';
 
 --
+-- Name: refund_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.refund_status AS ENUM (
+    'pending',
+    'succeeded',
+    'failed'
+);
+
+--
+-- Name: TYPE refund_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.refund_status IS 'A refund owed to a buyer: pending (queued for the payment provider), succeeded (the provider accepted it), failed (the provider refused it; an operator must look).';
+
+--
 -- Name: security_severity; Type: TYPE; Schema: app; Owner: -
 --
 
@@ -138,6 +242,23 @@ CREATE TYPE app.security_severity AS ENUM (
 --
 
 COMMENT ON TYPE app.security_severity IS 'How urgently an admin should look at a security event.';
+
+--
+-- Name: settlement_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.settlement_status AS ENUM (
+    'pending',
+    'paid',
+    'held',
+    'failed'
+);
+
+--
+-- Name: TYPE settlement_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.settlement_status IS 'pending: a transfer is queued; paid: transferred (or nothing to pay); held: not paid yet (the payout account is not active, or the net is negative and carried into the next settlement); failed: the provider refused the transfer (an operator must look).';
 
 --
 -- Name: user_role; Type: TYPE; Schema: app; Owner: -
@@ -171,6 +292,23 @@ CREATE TYPE app.user_status AS ENUM (
 --
 
 COMMENT ON TYPE app.user_status IS 'A suspended user authenticates nothing and is in no list.';
+
+--
+-- Name: vendor_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.vendor_status AS ENUM (
+    'pending',
+    'approved',
+    'rejected',
+    'suspended'
+);
+
+--
+-- Name: TYPE vendor_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.vendor_status IS 'pending: applied, waiting for an ADMIN; approved: sells; rejected: refused (the owner may apply again); suspended: stopped by an ADMIN, its products leave the catalog and it cannot sell.';
 
 --
 -- Name: delivery_channel; Type: TYPE; Schema: app_private; Owner: -
@@ -220,6 +358,37 @@ CREATE TYPE app_private.job_state AS ENUM (
 --
 
 COMMENT ON TYPE app_private.job_state IS 'queued: waits for run_at; running: claimed under a lease (locked_until); done: succeeded; dead: failed its last attempt or failed permanently, kept for operators.';
+
+--
+-- Name: abandon_checkout(uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.abandon_checkout(target_checkout_id uuid, idempotency_key text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not exists (
+    select 1 from app.checkouts c
+    where c.id = target_checkout_id and c.buyer_id = auth.uid() and c.payment_intent_id is null
+  ) then
+    raise exception 'checkout not found' using errcode = 'AG404';
+  end if;
+  perform app_private.cancel_unpaid_checkout(target_checkout_id, 'system', null,
+                                             'the payment provider did not answer');
+  if idempotency_key is not null then
+    delete from app_private.idempotency_keys k
+    where k.user_id = auth.uid() and k.key = abandon_checkout.idempotency_key;
+    update app.checkouts c set idempotency_key = null where c.id = target_checkout_id;
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION abandon_checkout(target_checkout_id uuid, idempotency_key text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.abandon_checkout(target_checkout_id uuid, idempotency_key text) IS 'When the payment provider does not answer (503 payment_provider_unavailable), cancels the caller''s checkout that has no payment intent yet (its stock goes back at once) and frees its Idempotency-Key, so a retry starts afresh. security definer: as app.create_checkout.';
 
 --
 -- Name: add_participants(uuid, uuid[]); Type: FUNCTION; Schema: app; Owner: -
@@ -317,6 +486,102 @@ $$;
 
 COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages, active senders and new conversations per interval, zero-filled, with totals: counts only, never content. security definer because ADMINs cannot read conversations they are not in, yet the platform''s figures count them all; it checks the caller is an ADMIN and returns aggregates only.';
 
+--
+-- Name: apply_for_vendor(text, text, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  base_slug text;
+  candidate text;
+  n integer := 1;
+  created app.vendors;
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    raise exception 'applying as a vendor needs the SUBSCRIBER role' using errcode = 'AG403';
+  end if;
+  if exists (
+    select 1 from app.vendors v
+    where v.owner_id = me and v.status in ('pending', 'approved', 'suspended')
+  ) then
+    raise exception 'you already have a vendor application or a vendor' using errcode = 'AG409';
+  end if;
+  base_slug := left(btrim(regexp_replace(lower(vendor_name), '[^a-z0-9]+', '-', 'g'), '-'), 60);
+  if base_slug = '' then
+    base_slug := 'vendor';
+  end if;
+  candidate := base_slug;
+  while exists (select 1 from app.vendors v where v.slug = candidate) loop
+    n := n + 1;
+    candidate := base_slug || '-' || n;
+  end loop;
+  begin
+    insert into app.vendors (owner_id, name, slug, description, contact_email, country)
+    values (me, btrim(vendor_name), candidate, coalesce(vendor_description, ''),
+            btrim(vendor_contact_email), upper(vendor_country))
+    returning * into created;
+  exception when unique_violation then
+    raise exception 'you already have a vendor application or a vendor (or the name is taken)'
+      using errcode = 'AG409';
+  end;
+  return app.vendor_json(created, true);
+end;
+$$;
+
+--
+-- Name: FUNCTION apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text) IS 'A user applies to sell (status pending): SUBSCRIBER and up (AG403), one live (pending, approved or suspended) vendor per user (AG409, enforced by the partial unique index vendors_one_live_per_owner). security definer: vendors have no insert grant, so every row comes through this check.';
+
+--
+-- Name: attach_payment_intent(uuid, text, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  checkout app.checkouts;
+  answer jsonb;
+begin
+  select * into checkout from app.checkouts c
+  where c.id = target_checkout_id and c.buyer_id = auth.uid()
+  for update;
+  if not found then
+    raise exception 'checkout not found' using errcode = 'AG404';
+  end if;
+  if checkout.payment_intent_id is not null and checkout.payment_intent_id <> intent_id then
+    raise exception 'the checkout has another payment intent' using errcode = 'AG409';
+  end if;
+  update app.checkouts c set payment_intent_id = intent_id where c.id = checkout.id;
+  insert into app_private.checkout_secrets (checkout_id, client_secret)
+  values (checkout.id, intent_client_secret)
+  on conflict (checkout_id) do update set client_secret = excluded.client_secret;
+  -- Cancelled meanwhile (expiry): the intent must not stay payable.
+  if checkout.closed_at is not null and checkout.payment_status <> 'succeeded' then
+    perform app_private.enqueue_job('store.payment_intent_cancel',
+      jsonb_build_object('checkoutId', checkout.id), now(), 'pi-cancel:' || checkout.id);
+  end if;
+  answer := app_private.checkout_json(checkout.id, intent_client_secret);
+  if idempotency_key is not null then
+    perform app.store_idempotent_response(idempotency_key, answer);
+  end if;
+  return answer;
+end;
+$$;
+
+--
+-- Name: FUNCTION attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text) IS 'Attaches the PaymentIntent the API created (idempotently: the same intent again is fine, another is AG409) to the caller''s checkout, keeps its client secret apart, and returns the checkout answer, stored for the idempotency key. security definer: checkouts have no update grant; only the buyer''s own checkout is touched.';
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -403,6 +668,81 @@ $$;
 --
 
 COMMENT ON FUNCTION app.can_write_topic(topic text) IS 'Whether the caller may broadcast or track presence on a realtime topic: participants of a conversation may (presence, client-side signals); user: and admin topics are written by the server only (realtime.send), never by clients. security definer: it reads memberships through app.can_read_topic; it returns a boolean.';
+
+--
+-- Name: change_order_status(uuid, app.order_status, text, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.change_order_status(target_order_id uuid, to_status app.order_status, move_reason text DEFAULT NULL::text, tracking text DEFAULT NULL::text, ship_carrier text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  target app.orders;
+  actors app.order_actor[] := '{}';
+  acting app.order_actor;
+  allowed jsonb;
+begin
+  select * into target from app.orders o where o.id = target_order_id;
+  if found and me is not null and app.has_role('SUBSCRIBER') then
+    if target.buyer_id = me then
+      actors := actors || 'buyer'::app.order_actor;
+    end if;
+    if target.vendor_id in (select app.my_vendor_ids()) then
+      actors := actors || 'vendor'::app.order_actor;
+    end if;
+    if app.is_admin() then
+      actors := actors || 'admin'::app.order_actor;
+    end if;
+  end if;
+  if cardinality(actors) = 0 then
+    raise exception 'order not found' using errcode = 'AG404';
+  end if;
+  if not exists (
+    select 1 from app.order_transitions t where t.to_status = change_order_status.to_status and t.actor = any(actors)
+  ) then
+    raise exception 'you may not move an order to %', to_status using errcode = 'AG403';
+  end if;
+
+  -- Lock order: the checkout, then the order (then products, in move_order).
+  perform 1 from app.checkouts c where c.id = target.checkout_id for update;
+  select * into target from app.orders o where o.id = target_order_id for update;
+
+  select t.actor into acting from app.order_transitions t
+  where t.from_status = target.status and t.to_status = change_order_status.to_status and t.actor = any(actors)
+  order by array_position(array['buyer', 'vendor', 'admin']::app.order_actor[], t.actor)
+  limit 1;
+  if acting is null then
+    select coalesce(jsonb_agg(distinct t.to_status), '[]'::jsonb) into allowed
+    from app.order_transitions t where t.from_status = target.status and t.actor = any(actors);
+    raise exception 'an order that is % cannot become %', target.status, to_status
+      using errcode = 'AG422', hint = 'invalid_transition',
+            detail = jsonb_build_object('from', target.status, 'to', to_status, 'allowed', allowed)::text;
+  end if;
+  if to_status = 'shipped' and char_length(btrim(coalesce(tracking, ''))) = 0 then
+    raise exception 'shipping needs a trackingNumber' using errcode = 'AG400',
+      detail = jsonb_build_array(jsonb_build_object('path', 'trackingNumber', 'message', 'required when shipping'))::text;
+  end if;
+
+  if target.status = 'pending_payment' and to_status = 'cancelled' then
+    -- One payment intent pays the whole checkout: an unpaid checkout is cancelled whole.
+    perform app_private.cancel_unpaid_checkout(target.checkout_id, acting, me,
+                                               coalesce(move_reason, 'cancelled by the ' || acting));
+  else
+    perform app_private.move_order(target, to_status, acting, me, move_reason,
+                                   btrim(tracking), nullif(btrim(ship_carrier), ''));
+  end if;
+  select * into target from app.orders o where o.id = target_order_id;
+  return app.order_json(target);
+end;
+$$;
+
+--
+-- Name: FUNCTION change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text) IS 'A person moves an order: buyer, vendor owner or ADMIN (the caller may hold several of these parts; the move is recorded under the first that may make it). 404 for an order the caller cannot see, then 403 for a status the caller may never set, then 422 invalid_transition (details: from, to, allowed), then 400 for shipping without a tracking number. Cancelling an unpaid order cancels its whole checkout. security definer: orders and stock have no write grants; every rule is checked here.';
 
 --
 -- Name: role_changes; Type: TABLE; Schema: app; Owner: -
@@ -635,6 +975,166 @@ $$;
 --
 
 COMMENT ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) IS 'Display profiles (name, image, role; never e-mail) of the people who share a conversation with the caller. security definer: app.users shows a user only their own row.';
+
+--
+-- Name: create_checkout(jsonb, jsonb, text, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  claim jsonb;
+  store_currency text := app_private.store_currency();
+  refused jsonb;
+  short jsonb;
+  wanted_ids uuid[];
+  wanted_quantities integer[];
+  wanted_prices bigint[];
+  new_checkout_id uuid;
+  checkout_total bigint;
+  created app.orders;
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    raise exception 'ordering needs the SUBSCRIBER role' using errcode = 'AG403';
+  end if;
+  if jsonb_typeof(requested_items) <> 'array' or jsonb_array_length(requested_items) = 0 then
+    raise exception 'a checkout needs items' using errcode = 'AG400';
+  end if;
+
+  if idempotency_key is not null then
+    claim := app.claim_idempotency_key(idempotency_key, 'create_checkout', request_hash);
+    if claim ? 'conflict' then
+      raise exception 'this Idempotency-Key was used with another request' using errcode = 'AG409';
+    end if;
+    if jsonb_typeof(claim -> 'response') = 'object' then
+      return jsonb_build_object('replay', claim -> 'response');
+    end if;
+    if claim is not null then
+      -- The key's first request committed its checkout but never stored an answer.
+      select jsonb_build_object('resume', c.id, 'total', c.total, 'currency', c.currency) into claim
+      from app.checkouts c
+      where c.buyer_id = me and c.idempotency_key = create_checkout.idempotency_key;
+      if claim is not null then
+        return claim;
+      end if;
+      raise exception 'a request with this Idempotency-Key is still running' using errcode = 'AG409';
+    end if;
+  end if;
+
+  -- The wanted quantities, one per product (a product named twice is summed).
+  select array_agg(x.product_id order by x.product_id), array_agg(x.quantity order by x.product_id)
+  into wanted_ids, wanted_quantities
+  from (
+    select (e ->> 'productId')::uuid as product_id, sum((e ->> 'quantity')::integer)::integer as quantity
+    from jsonb_array_elements(requested_items) e
+    group by 1
+  ) x;
+  if exists (select 1 from unnest(wanted_quantities) q where q < 1 or q > 1000) then
+    raise exception 'a quantity is from 1 to 1000' using errcode = 'AG400';
+  end if;
+
+  -- First without locks: the refusals answer before anything is written.
+  select jsonb_agg(jsonb_build_object('productId', w.product_id, 'reason',
+           case when p.id is null then 'not_found'
+                when v.status <> 'approved' then 'vendor_not_selling'
+                when p.status <> 'active' then 'not_active'
+                else 'wrong_currency' end) order by w.product_id)
+  into refused
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  left join app.products p on p.id = w.product_id
+  left join app.vendors v on v.id = p.vendor_id
+  where p.id is null or p.status <> 'active' or v.status <> 'approved' or p.currency <> store_currency;
+  if refused is not null then
+    raise exception 'only active products of approved vendors can be ordered' using errcode = 'AG422',
+      detail = jsonb_build_object('items', refused)::text;
+  end if;
+
+  select jsonb_agg(jsonb_build_object('productId', w.product_id, 'requested', w.quantity,
+                                      'available', p.stock - p.reserved) order by w.product_id)
+  into short
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id
+  where p.stock - p.reserved < w.quantity;
+  if short is not null then
+    raise exception 'not enough stock for % of the items', jsonb_array_length(short)
+      using errcode = 'AG422', hint = 'insufficient_stock', detail = jsonb_build_object('items', short)::text;
+  end if;
+
+  -- The server's prices, in the order of wanted_ids (checked again under the locks below).
+  select array_agg(p.price_amount order by w.product_id), sum(p.price_amount * w.quantity)
+  into wanted_prices, checkout_total
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id;
+
+  insert into app.checkouts (buyer_id, total, currency, provider, idempotency_key, reserved_until)
+  values (me, checkout_total, store_currency, payment_provider, create_checkout.idempotency_key,
+          now() + make_interval(mins => app.config_int('store', 'reservationMinutes')))
+  returning id into new_checkout_id;
+
+  insert into app.orders (checkout_id, buyer_id, vendor_id, vendor_name, total, currency, shipping_address)
+  select new_checkout_id, me, v.id, v.name, sum(w.price * w.quantity), store_currency, shipping_address
+  from unnest(wanted_ids, wanted_quantities, wanted_prices) as w (product_id, quantity, price)
+  join app.products p on p.id = w.product_id
+  join app.vendors v on v.id = p.vendor_id
+  group by v.id, v.name;
+
+  insert into app.order_items (order_id, product_id, title, unit_price, quantity, total)
+  select o.id, p.id, p.title, w.price, w.quantity, w.price * w.quantity
+  from unnest(wanted_ids, wanted_quantities, wanted_prices) as w (product_id, quantity, price)
+  join app.products p on p.id = w.product_id
+  join app.orders o on o.checkout_id = new_checkout_id and o.vendor_id = p.vendor_id;
+
+  insert into app.order_history (order_id, from_status, to_status, actor, actor_id, reason)
+  select o.id, null, 'pending_payment', 'buyer', me, 'checkout'
+  from app.orders o where o.checkout_id = new_checkout_id;
+
+  for created in select * from app.orders o where o.checkout_id = new_checkout_id order by o.id loop
+    perform app_private.emit_order_event(created, 'order.created');
+  end loop;
+
+  -- Last, the row locks, so they are held only until the commit that follows: in one fixed order
+  -- (product id), so concurrent checkouts queue and never deadlock; NO KEY UPDATE, which the
+  -- order items' foreign-key locks (KEY SHARE) of other checkouts do not block. A rollback
+  -- (refused below) takes the rows and events above with it.
+  perform 1 from app.products p where p.id = any(wanted_ids) order by p.id for no key update of p;
+
+  if exists (
+    select 1 from unnest(wanted_ids, wanted_prices) as w (product_id, price)
+    join app.products p on p.id = w.product_id
+    join app.vendors v on v.id = p.vendor_id
+    where p.price_amount <> w.price or p.status <> 'active' or v.status <> 'approved'
+       or p.currency <> store_currency
+  ) then
+    raise exception 'a product changed during the checkout; try again' using errcode = 'AG409';
+  end if;
+
+  select jsonb_agg(jsonb_build_object('productId', w.product_id, 'requested', w.quantity,
+                                      'available', p.stock - p.reserved) order by w.product_id)
+  into short
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  join app.products p on p.id = w.product_id
+  where p.stock - p.reserved < w.quantity;
+  if short is not null then
+    raise exception 'not enough stock for % of the items', jsonb_array_length(short)
+      using errcode = 'AG422', hint = 'insufficient_stock', detail = jsonb_build_object('items', short)::text;
+  end if;
+
+  update app.products p set reserved = p.reserved + w.quantity
+  from unnest(wanted_ids, wanted_quantities) as w (product_id, quantity)
+  where p.id = w.product_id;
+
+  return jsonb_build_object('created', new_checkout_id, 'total', checkout_total, 'currency', store_currency);
+end;
+$$;
+
+--
+-- Name: FUNCTION create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) IS 'The checkout in one transaction: idempotency key (replay, resume or AG409), only active products of approved vendors in the store''s currency (AG422 with the refused items), enough available stock (AG422 insufficient_stock with the items short), the checkout, one order per vendor with items at the server''s prices, history and order.created events, and last the products row-locked in id order (held only until the commit), the rules and the stock checked again under the locks (AG409 if a price or status changed meanwhile) and the reservation (store.reservationMinutes). security definer: buyers cannot write products or orders; every rule is checked here, with no read-modify-write outside the database.';
 
 --
 -- Name: create_conversation(app.conversation_type, uuid[], text); Type: FUNCTION; Schema: app; Owner: -
@@ -925,6 +1425,33 @@ $$;
 COMMENT ON FUNCTION app.export_account() IS 'The caller''s data as one JSON document (app_private.account_export), recorded as account.exported. security definer: it reads the caller''s own rows across domains, messages in conversations they left included, which RLS would hide; it only ever reads the caller''s.';
 
 --
+-- Name: get_product(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.get_product(target_product_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  result jsonb;
+begin
+  select app.product_json(p, v) into result
+  from app.products p join app.vendors v on v.id = p.vendor_id
+  where p.id = target_product_id
+    and ((p.status = 'active' and v.status = 'approved')
+         or p.vendor_id in (select app.my_vendor_ids())
+         or app.is_admin());
+  return result;
+end;
+$$;
+
+--
+-- Name: FUNCTION get_product(target_product_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.get_product(target_product_id uuid) IS 'A product as the API shows it, or null when the caller may not see it: catalog products (active, of an approved vendor) for anyone, drafts and archived products for their vendor''s owner and ADMINs. security definer: visitors hold no privilege on app tables; the visibility rule is explicit here.';
+
+--
 -- Name: has_fresh_sign_in(); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1058,6 +1585,35 @@ $$;
 COMMENT ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) IS 'The people directory: id, name, image and role of active users other than the caller, for SUBSCRIBER and above, searched by name, in keyset pages. security definer: app.users shows a user only their own row; this returns public fields only, never an e-mail.';
 
 --
+-- Name: list_vendors(text, text, uuid, integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.list_vendors(search text DEFAULT NULL::text, after_created_at text DEFAULT NULL::text, after_id uuid DEFAULT NULL::uuid, page_size integer DEFAULT 50) RETURNS TABLE(vendor jsonb, sort_key text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  pattern text := case when search is null or search = '' then null
+    else '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'), '_', '\_') || '%' end;
+begin
+  return query
+    select app.vendor_json(v, false), v.created_at::text
+    from app.vendors v
+    where v.status = 'approved'
+      and (pattern is null or lower(v.name) like pattern)
+      and (after_id is null or (v.created_at, v.id) < (after_created_at::timestamptz, after_id))
+    order by v.created_at desc, v.id desc
+    limit least(greatest(page_size, 1), 201);
+end;
+$$;
+
+--
+-- Name: FUNCTION list_vendors(search text, after_created_at text, after_id uuid, page_size integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.list_vendors(search text, after_created_at text, after_id uuid, page_size integer) IS 'The public vendor list: approved vendors only, public fields only, newest first, keyset-paged by (created_at, id) (sort_key is created_at with its microseconds, for the cursor); search is a case-insensitive substring of the name. security definer: visitors hold no privilege on app tables; this returns only what anyone may see.';
+
+--
 -- Name: mark_read(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1189,6 +1745,49 @@ $$;
 COMMENT ON FUNCTION app.my_conversation_ids() IS 'The conversations the current user takes part in and may use (an active user of at least SUBSCRIBER; a participant demoted to VISITOR or suspended sees nothing until reinstated). security definer so policies on the participants table can use it without recursing into their own policies; it returns only the caller''s memberships.';
 
 --
+-- Name: my_selling_vendor_ids(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.my_selling_vendor_ids() RETURNS SETOF uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if app.has_role('SUBSCRIBER') then
+    return query select v.id from app.vendors v
+      where v.owner_id = (select auth.uid()) and v.status = 'approved';
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION my_selling_vendor_ids(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.my_selling_vendor_ids() IS 'The approved vendors the current user owns: who may create and edit products. security definer as app.my_vendor_ids.';
+
+--
+-- Name: my_vendor_ids(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.my_vendor_ids() RETURNS SETOF uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if app.has_role('SUBSCRIBER') then
+    return query select v.id from app.vendors v where v.owner_id = (select auth.uid());
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION my_vendor_ids(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.my_vendor_ids() IS 'The vendors the current user owns, whatever their status (an active user of at least SUBSCRIBER; a suspended or demoted owner owns nothing until reinstated). security definer so the store''s policies can use it without recursing into the vendors policies; it returns only the caller''s own vendors.';
+
+--
 -- Name: notifications; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -1243,6 +1842,215 @@ $$;
 --
 
 COMMENT ON FUNCTION app.notification_json(n app.notifications) IS 'The notification as the API and the live events show it. Inlinable pure SQL with no pinned search_path on purpose, as app.message_object: it reads no table and runs with the caller''s rights.';
+
+--
+-- Name: orders; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.orders (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    checkout_id uuid NOT NULL,
+    buyer_id uuid,
+    vendor_id uuid NOT NULL,
+    vendor_name text NOT NULL,
+    status app.order_status DEFAULT 'pending_payment'::app.order_status NOT NULL,
+    total bigint NOT NULL,
+    currency text NOT NULL,
+    payment_status app.payment_status DEFAULT 'pending'::app.payment_status NOT NULL,
+    shipping_address jsonb,
+    carrier text,
+    tracking_number text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    paid_at timestamp with time zone,
+    shipped_at timestamp with time zone,
+    delivered_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    cancelled_at timestamp with time zone,
+    refunded_at timestamp with time zone,
+    CONSTRAINT orders_carrier_check CHECK (((char_length(carrier) >= 1) AND (char_length(carrier) <= 100))),
+    CONSTRAINT orders_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT orders_total_check CHECK ((total > 0)),
+    CONSTRAINT orders_tracking_number_check CHECK (((char_length(tracking_number) >= 1) AND (char_length(tracking_number) <= 100)))
+);
+
+--
+-- Name: TABLE orders; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.orders IS 'One vendor''s part of a checkout: its items at the prices of the moment, its status (app.order_transitions) and payment status, shipping and the times of each step (delivered_at decides which settlement it belongs to). vendor_name is kept as it was when ordered. Written only by the order functions; buyer, vendor owner and ADMINs read it.';
+
+--
+-- Name: order_json(app.orders); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.order_json(target app.orders) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', target.id,
+    'checkoutId', target.checkout_id,
+    'buyerId', target.buyer_id,
+    'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
+    'status', target.status,
+    'items', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'productId', i.product_id,
+        'title', i.title,
+        'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', target.currency),
+        'quantity', i.quantity,
+        'total', jsonb_build_object('amount', i.total, 'currency', target.currency)
+      ) order by i.title, i.product_id)
+      from app.order_items i where i.order_id = target.id
+    ), '[]'::jsonb),
+    'total', jsonb_build_object('amount', target.total, 'currency', target.currency),
+    'payment', jsonb_build_object(
+      'status', target.payment_status,
+      'refund', (
+        select jsonb_build_object('status', r.status,
+                                  'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency))
+        from app.refunds r where r.order_id = target.id
+      )
+    ),
+    'shipping', jsonb_build_object(
+      'address', target.shipping_address,
+      'carrier', target.carrier,
+      'trackingNumber', target.tracking_number
+    ),
+    'history', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
+        'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      ) order by h.id)
+      from app.order_history h where h.order_id = target.id
+    ), '[]'::jsonb),
+    'createdAt', to_char(target.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updatedAt', to_char(target.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  )
+$$;
+
+--
+-- Name: FUNCTION order_json(target app.orders); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.order_json(target app.orders) IS 'An order as the API shows it (GET /api/store/orders/:id and every order event): vendor, items with money, total, payment (with its refund), shipping and history. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order.';
+
+--
+-- Name: products; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.products (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    vendor_id uuid NOT NULL,
+    title text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    category text NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    images text[] DEFAULT '{}'::text[] NOT NULL,
+    price_amount bigint NOT NULL,
+    currency text NOT NULL,
+    stock integer DEFAULT 0 NOT NULL,
+    reserved integer DEFAULT 0 NOT NULL,
+    status app.product_status DEFAULT 'active'::app.product_status NOT NULL,
+    search tsvector DEFAULT ''::tsvector NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT products_category_check CHECK (((category ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND (char_length(category) <= 60))),
+    CONSTRAINT products_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT products_description_check CHECK ((char_length(description) <= 10000)),
+    CONSTRAINT products_images_check CHECK ((cardinality(images) <= 10)),
+    CONSTRAINT products_price_amount_check CHECK (((price_amount >= 1) AND (price_amount <= '100000000000'::bigint))),
+    CONSTRAINT products_reserved_check CHECK ((reserved >= 0)),
+    CONSTRAINT products_reserved_within_stock CHECK ((reserved <= stock)),
+    CONSTRAINT products_stock_check CHECK ((stock >= 0)),
+    CONSTRAINT products_tags_check CHECK ((cardinality(tags) <= 20)),
+    CONSTRAINT products_title_check CHECK (((char_length(btrim(title)) >= 1) AND (char_length(btrim(title)) <= 200)))
+)
+WITH (fillfactor='80');
+
+--
+-- Name: TABLE products; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.products IS 'What vendors sell, at a price in the store''s currency (integer minor units), with stock and what unpaid checkouts reserve of it (available = stock - reserved, never negative). Vendors (owners of approved vendors) write their products under RLS; visitors read the catalog through app.search_products and app.get_product. search is the weighted full-text document.';
+
+--
+-- Name: COLUMN products.reserved; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.products.reserved IS 'Units held by checkouts not yet paid; changed only by the order functions, under the row''s lock.';
+
+--
+-- Name: COLUMN products.search; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.products.search IS 'The weighted full-text document (app_private.product_document), set by the write trigger when the text changes. Not a generated column: Postgres recomputes those on every update, and every checkout updates reserved; with the text untouched and room in the page (fillfactor 80), a stock update is HOT and rewrites no index.';
+
+--
+-- Name: vendors; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.vendors (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    owner_id uuid,
+    name text NOT NULL,
+    slug text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    logo_url text,
+    contact_email text NOT NULL,
+    country text NOT NULL,
+    status app.vendor_status DEFAULT 'pending'::app.vendor_status NOT NULL,
+    commission_bps integer,
+    payout_account_id text,
+    payouts_status app.payouts_status DEFAULT 'not_started'::app.payouts_status NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT vendors_commission_bps_check CHECK (((commission_bps >= 0) AND (commission_bps <= 10000))),
+    CONSTRAINT vendors_contact_email_check CHECK ((((char_length(contact_email) >= 3) AND (char_length(contact_email) <= 320)) AND (contact_email ~ '^[^@\s]+@[^@\s]+$'::text))),
+    CONSTRAINT vendors_country_check CHECK ((country ~ '^[A-Z]{2}$'::text)),
+    CONSTRAINT vendors_description_check CHECK ((char_length(description) <= 5000)),
+    CONSTRAINT vendors_logo_url_check CHECK ((char_length(logo_url) <= 2048)),
+    CONSTRAINT vendors_name_check CHECK (((char_length(btrim(name)) >= 2) AND (char_length(btrim(name)) <= 100))),
+    CONSTRAINT vendors_payout_account_id_check CHECK (((char_length(payout_account_id) >= 1) AND (char_length(payout_account_id) <= 255))),
+    CONSTRAINT vendors_slug_check CHECK (((slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND (char_length(slug) <= 80)))
+);
+
+--
+-- Name: TABLE vendors; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.vendors IS 'Sellers of the store, owned by one user each. Only approved vendors sell and appear in the catalog. commission_bps overrides store.commissionBps when set; payout_account_id is the vendor''s Stripe Connect account, and payouts_status follows its account.updated webhooks. Rows are written only by the functions below; owners and ADMINs read them (contact e-mail, account, commission), everyone else reads the public fields of approved vendors through app.list_vendors.';
+
+--
+-- Name: product_json(app.products, app.vendors); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.product_json(product app.products, vendor app.vendors) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', product.id,
+    'vendor', jsonb_build_object('id', vendor.id, 'name', vendor.name, 'slug', vendor.slug),
+    'title', product.title,
+    'description', product.description,
+    'category', product.category,
+    'tags', to_jsonb(product.tags),
+    'images', to_jsonb(product.images),
+    'price', jsonb_build_object('amount', product.price_amount, 'currency', product.currency),
+    'stock', jsonb_build_object('available', greatest(product.stock - product.reserved, 0)),
+    'status', product.status,
+    'createdAt', to_char(product.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updatedAt', to_char(product.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  )
+$$;
+
+--
+-- Name: FUNCTION product_json(product app.products, vendor app.vendors); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.product_json(product app.products, vendor app.vendors) IS 'A product as the API shows it: price as money, available stock (stock less reservations), the vendor''s id, name and slug. A builder: reads no table.';
 
 --
 -- Name: public_config(); Type: FUNCTION; Schema: app; Owner: -
@@ -1302,6 +2110,9 @@ begin
   return query
     select 'conversation:' || p.conversation_id::text
     from app.conversation_participants p where p.user_id = me;
+  -- The owner reads its vendor's topic (orders of the vendor), whatever the vendor's status.
+  return query
+    select 'vendor:' || v.id::text from app.vendors v where v.owner_id = me;
 end;
 $_$;
 
@@ -1309,7 +2120,7 @@ $_$;
 -- Name: FUNCTION readable_topics(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.readable_topics() IS 'THE topic rule, as the set of topics the current user may read: conversation:<id> for participants (active users of at least SUBSCRIBER), user:<id> for that user, admin for ADMINs; only for a live session, so signout ends realtime access at once. Every transport uses it: SSE and long-poll through app.can_read_topic, Realtime through the realtime.messages policy, the app.events policy as a set (evaluated once per statement, not per event row). security definer: it reads memberships and sessions the caller may not read, and returns only the caller''s own topics.';
+COMMENT ON FUNCTION app.readable_topics() IS 'THE topic rule, as the set of topics the current user may read: conversation:<id> for participants (active users of at least SUBSCRIBER), user:<id> for that user, vendor:<id> for the vendor''s owner, admin for ADMINs; only for a live session, so signout ends realtime access at once. Every transport uses it: SSE and long-poll through app.can_read_topic, Realtime through the realtime.messages policy, the app.events policy as a set (evaluated once per statement, not per event row). security definer: it reads memberships, vendors and sessions the caller may not read, and returns only the caller''s own topics.';
 
 --
 -- Name: remove_participant(uuid, uuid); Type: FUNCTION; Schema: app; Owner: -
@@ -1359,6 +2170,236 @@ $$;
 --
 
 COMMENT ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) IS 'The group''s creator removes someone; anyone may leave a group; direct conversations are fixed. A creator who leaves hands the group to the longest-standing participant; an empty group is removed. security definer as app.create_conversation.';
+
+--
+-- Name: run_settlements(timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.run_settlements(cut_off timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN runs settlements' using errcode = 'AG403';
+  end if;
+  return app_private.settle(least(coalesce(cut_off, now()), now()), auth.uid(), false);
+end;
+$$;
+
+--
+-- Name: FUNCTION run_settlements(cut_off timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.run_settlements(cut_off timestamp with time zone) IS 'POST /api/admin/settlements/run: the daily settlement now, up to cut_off (default and at most now). A run already in progress is AG409. security definer: settling reads and writes every vendor''s orders and ledger; the ADMIN check is explicit.';
+
+--
+-- Name: search_products(text, text, uuid, bigint, bigint, boolean, text, text, text, uuid, integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.search_products(search text DEFAULT NULL::text, category_filter text DEFAULT NULL::text, vendor_filter uuid DEFAULT NULL::uuid, min_price bigint DEFAULT NULL::bigint, max_price bigint DEFAULT NULL::bigint, in_stock boolean DEFAULT NULL::boolean, sort_by text DEFAULT 'relevance'::text, cursor_mode text DEFAULT NULL::text, cursor_key text DEFAULT NULL::text, cursor_id uuid DEFAULT NULL::uuid, page_size integer DEFAULT 50) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  own boolean := vendor_filter is not null
+    and exists (select 1 from app.my_vendor_ids() x where x = vendor_filter);
+  query tsquery;
+  mode text;
+  visible text;
+  text_match text;
+  rank_expr text;
+  f_category text := case when category_filter is null then 'true' else 'p.category = $2' end;
+  f_vendor text := case when vendor_filter is null then 'true' else 'p.vendor_id = $3' end;
+  f_price text := concat_ws(' and ',
+    'true',
+    case when min_price is not null then 'p.price_amount >= $4' end,
+    case when max_price is not null then 'p.price_amount <= $5' end);
+  f_stock text := case when in_stock then 'p.stock > p.reserved'
+    when in_stock = false then 'p.stock <= p.reserved' else 'true' end;
+  order_by text;
+  after text := 'true';
+  key_expr text;
+  rows jsonb;
+  items jsonb;
+  next_key jsonb;
+  facets jsonb;
+  limit_rows integer := least(greatest(page_size, 1), 200);
+  corrected text;
+  found_any boolean;
+begin
+  if sort_by not in ('relevance', 'newest', 'price_asc', 'price_desc') then
+    raise exception 'unknown sort %', sort_by using errcode = 'AG400';
+  end if;
+  -- The vendor's own view (vendorId = its own vendor) includes drafts and archived products.
+  visible := case when own then 'p.vendor_id = $3'
+    else $v$p.status = 'active' and v.status = 'approved'$v$ end;
+
+  if search is not null and btrim(search) <> '' then
+    query := websearch_to_tsquery('english'::regconfig, search);
+    mode := cursor_mode;
+    if mode is null then
+      mode := 'fts';
+      execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
+                      where %s and p.search @@ $6)', visible)
+        into strict found_any using search, category_filter, vendor_filter, min_price, max_price, query;
+      if not found_any then
+        corrected := app_private.correct_spelling(search);
+        if corrected is not null then
+          mode := 'spell:' || corrected;
+        end if;
+      end if;
+    end if;
+    if mode like 'spell:%' then
+      query := websearch_to_tsquery('english'::regconfig, substr(mode, 7));
+    elsif mode <> 'fts' then
+      raise exception 'unknown search mode' using errcode = 'AG400';
+    end if;
+    text_match := 'p.search @@ $6';
+    rank_expr := 'ts_rank_cd(p.search, $6)';
+  else
+    mode := 'none';
+    text_match := 'true';
+  end if;
+
+  if sort_by = 'relevance' and mode <> 'none' then
+    order_by := rank_expr || ' desc, p.id desc';
+    key_expr := '(' || rank_expr || ')::real::text';
+    if cursor_id is not null then
+      after := '(' || rank_expr || ', p.id) < ($7::real, $8)';
+    end if;
+  elsif sort_by in ('relevance', 'newest') then
+    order_by := 'p.created_at desc, p.id desc';
+    key_expr := 'p.created_at::text';
+    if cursor_id is not null then
+      after := '(p.created_at, p.id) < ($7::timestamptz, $8)';
+    end if;
+  elsif sort_by = 'price_asc' then
+    order_by := 'p.price_amount asc, p.id asc';
+    key_expr := 'p.price_amount::text';
+    if cursor_id is not null then
+      after := '(p.price_amount, p.id) > ($7::bigint, $8)';
+    end if;
+  else
+    order_by := 'p.price_amount desc, p.id desc';
+    key_expr := 'p.price_amount::text';
+    if cursor_id is not null then
+      after := '(p.price_amount, p.id) < ($7::bigint, $8)';
+    end if;
+  end if;
+
+  -- One row more than the page: it only says that another page exists. Aggregating a sorted,
+  -- limited subquery keeps its order (and lets the planner stop after limit rows).
+  execute format($q$
+    select coalesce(jsonb_agg(jsonb_build_object('item', app.product_json(x.p, x.v), 'key', x.sort_key)), '[]'::jsonb)
+    from (
+      select p, v, %s as sort_key
+      from app.products p join app.vendors v on v.id = p.vendor_id
+      where %s and %s and %s and %s and %s and %s and %s
+      order by %s
+      limit $9
+    ) x
+  $q$, key_expr, visible, text_match, f_category, f_vendor, f_price, f_stock, after, order_by)
+  into rows
+  using search, category_filter, vendor_filter, min_price, max_price, query, cursor_key, cursor_id,
+        limit_rows + 1;
+  if jsonb_array_length(rows) > limit_rows then
+    next_key := jsonb_build_array(rows -> (limit_rows - 1) -> 'key', rows -> (limit_rows - 1) -> 'item' -> 'id');
+  end if;
+  select coalesce(jsonb_agg(e -> 'item' order by i), '[]'::jsonb) into items
+  from jsonb_array_elements(rows) with ordinality as t (e, i)
+  where i <= limit_rows;
+
+  -- The unsearched catalog without a price filter (the front page, a category, a vendor's shop):
+  -- the category and vendor facets are sums of app_private.catalog_counts, the price range the
+  -- first row of the price index each way.
+  if mode = 'none' and min_price is null and max_price is null and not own then
+    execute format($q$
+      with c as (
+        select c.vendor_id, c.category, sum(c.products)::integer as n
+        from app_private.catalog_counts c join app.vendors v on v.id = c.vendor_id
+        where v.status = 'approved' and c.products > 0 and %3$s
+        group by c.vendor_id, c.category
+      )
+      select jsonb_build_object(
+        'categories', coalesce((
+          select jsonb_agg(jsonb_build_object('value', x.category, 'count', x.n) order by x.n desc, x.category)
+          from (select c.category, sum(c.n)::integer as n from c where %2$s group by c.category) x), '[]'::jsonb),
+        'vendors', coalesce((
+          select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n)
+                           order by x.n desc, fv.name, x.vendor_id)
+          from (select c.vendor_id, sum(c.n)::integer as n from c where %1$s group by c.vendor_id) x
+          join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
+        'price', jsonb_build_object(
+          'min', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount asc limit 1),
+          'max', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount desc limit 1))
+      )
+    $q$,
+      replace(f_category, 'p.', 'c.'), replace(f_vendor, 'p.', 'c.'),
+      case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
+      visible, f_category, f_vendor, f_stock)
+    into facets
+    using search, category_filter, vendor_filter, min_price, max_price, query;
+    return jsonb_build_object(
+      'items', items,
+      'next', case when next_key is null then null
+        else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
+      'facets', facets,
+      'mode', mode,
+      'corrected', case when mode like 'spell:%' then substr(mode, 7) end
+    );
+  end if;
+
+  -- One pass: every facet is a grouping set of the same scan, each count filtered by the other
+  -- facets' filters. Not a materialized CTE: the aggregate reads the join directly, and without
+  -- a text search or a stock filter that join is an index-only scan (products_facets_idx).
+  execute format($q$
+    with g as (
+      select grouping(p.category) as gc, grouping(p.vendor_id) as gv, p.category, p.vendor_id,
+             count(*) filter (where %2$s and %3$s and %4$s) as n_category,
+             count(*) filter (where %1$s and %3$s and %4$s) as n_vendor,
+             min(p.price_amount) filter (where %1$s and %2$s and %4$s) as price_min,
+             max(p.price_amount) filter (where %1$s and %2$s and %4$s) as price_max
+      from app.products p join app.vendors v on v.id = p.vendor_id
+      where %5$s and %6$s
+      group by grouping sets ((p.category), (p.vendor_id), ())
+    )
+    select jsonb_build_object(
+      'categories', coalesce((
+        select jsonb_agg(jsonb_build_object('value', g.category, 'count', g.n_category)
+                         order by g.n_category desc, g.category)
+        from g where g.gc = 0 and g.n_category > 0), '[]'::jsonb),
+      'vendors', coalesce((
+        select jsonb_agg(jsonb_build_object('id', g.vendor_id, 'name', fv.name, 'count', g.n_vendor)
+                         order by g.n_vendor desc, fv.name, g.vendor_id)
+        from g join app.vendors fv on fv.id = g.vendor_id
+        where g.gc = 1 and g.gv = 0 and g.n_vendor > 0), '[]'::jsonb),
+      'price', coalesce((
+        select jsonb_build_object('min', g.price_min, 'max', g.price_max)
+        from g where g.gc = 1 and g.gv = 1), jsonb_build_object('min', null, 'max', null))
+    )
+  $q$, f_category, f_vendor, f_price, f_stock, visible, text_match)
+  into facets
+  using search, category_filter, vendor_filter, min_price, max_price, query;
+
+  return jsonb_build_object(
+    'items', items,
+    'next', case when next_key is null then null
+      else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
+    'facets', facets,
+    'mode', mode,
+    'corrected', case when mode like 'spell:%' then substr(mode, 7) end
+  );
+end;
+$_$;
+
+--
+-- Name: FUNCTION search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) IS 'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with spelling correction when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own. Returns {items, next: [sort, mode, key, id] | null, facets, mode, corrected}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
 
 --
 -- Name: send_message(uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app; Owner: -
@@ -1465,6 +2506,130 @@ $$;
 COMMENT ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) IS 'A participant''s ephemeral typing signal, throttled per user, conversation and state (one per throttle_ms, at least 250; the rest are accepted and dropped). Returns whether it was sent. security definer: it counts in the private rate-limit table; it checks participation first.';
 
 --
+-- Name: set_vendor_status(uuid, app.vendor_status, text, integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.set_vendor_status(target_vendor_id uuid, new_status app.vendor_status, decision_reason text, new_commission_bps integer DEFAULT NULL::integer) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  vendor app.vendors;
+  allowed app.vendor_status[];
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN decides on vendors' using errcode = 'AG403';
+  end if;
+  if char_length(btrim(coalesce(decision_reason, ''))) = 0 then
+    raise exception 'a decision needs a reason' using errcode = 'AG400';
+  end if;
+  select * into vendor from app.vendors v where v.id = target_vendor_id for update;
+  if not found then
+    raise exception 'vendor not found' using errcode = 'AG404';
+  end if;
+  allowed := case vendor.status
+    when 'pending' then array['approved', 'rejected']::app.vendor_status[]
+    when 'approved' then array['suspended']::app.vendor_status[]
+    when 'suspended' then array['approved']::app.vendor_status[]
+    else array[]::app.vendor_status[]
+  end;
+  -- The same status is a commission change only.
+  if not (new_status = any(allowed)
+          or (new_status = vendor.status and new_commission_bps is not null and new_status <> 'rejected')) then
+    raise exception 'a % vendor cannot become %', vendor.status, new_status
+      using errcode = 'AG422', hint = 'invalid_transition',
+            detail = jsonb_build_object('from', vendor.status, 'to', new_status, 'allowed', to_jsonb(allowed))::text;
+  end if;
+  insert into app.vendor_decisions (vendor_id, from_status, to_status, reason, commission_bps, decided_by)
+  values (vendor.id, vendor.status, new_status, btrim(decision_reason), new_commission_bps, auth.uid());
+  update app.vendors v
+  set status = new_status, commission_bps = coalesce(new_commission_bps, v.commission_bps)
+  where v.id = vendor.id
+  returning * into vendor;
+  if vendor.owner_id is not null then
+    perform app_private.emit_event('user:' || vendor.owner_id, 'vendor.status_changed',
+                                   app.vendor_json(vendor, true));
+  end if;
+  perform app_private.after_vendor_change(vendor, decision_reason);
+  return app.vendor_json(vendor, true);
+end;
+$$;
+
+--
+-- Name: FUNCTION set_vendor_status(target_vendor_id uuid, new_status app.vendor_status, decision_reason text, new_commission_bps integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.set_vendor_status(target_vendor_id uuid, new_status app.vendor_status, decision_reason text, new_commission_bps integer) IS 'An ADMIN approves, rejects, suspends or reinstates a vendor, or changes its commission, with a reason recorded in app.vendor_decisions; a move the vendor''s status does not allow is AG422 invalid_transition with the allowed ones. The owner gets vendor.status_changed on user:<ownerId>. security definer: vendors have no update grant; the ADMIN check is explicit.';
+
+--
+-- Name: settlements; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.settlements (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    run_id uuid NOT NULL,
+    vendor_id uuid NOT NULL,
+    period_end timestamp with time zone NOT NULL,
+    order_count integer NOT NULL,
+    gross bigint NOT NULL,
+    commission bigint NOT NULL,
+    refunds bigint NOT NULL,
+    net bigint NOT NULL,
+    currency text NOT NULL,
+    status app.settlement_status NOT NULL,
+    transfer_id text,
+    failure_reason text,
+    carried_into uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    paid_at timestamp with time zone,
+    CONSTRAINT settlements_commission_check CHECK ((commission >= 0)),
+    CONSTRAINT settlements_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT settlements_gross_check CHECK ((gross >= 0)),
+    CONSTRAINT settlements_net CHECK ((net = ((gross - commission) - refunds))),
+    CONSTRAINT settlements_order_count_check CHECK ((order_count >= 0)),
+    CONSTRAINT settlements_refunds_check CHECK ((refunds >= 0))
+);
+
+--
+-- Name: TABLE settlements; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.settlements IS 'What one run owes one vendor: gross of the orders it settles, commission, refunds deducted, net, and the payout''s status and transfer. The amounts never change after the run (only status, transfer and carry fields do).';
+
+--
+-- Name: settlement_json(app.settlements); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.settlement_json(settlement app.settlements) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', settlement.id,
+    'vendorId', settlement.vendor_id,
+    'runId', settlement.run_id,
+    'periodEnd', to_char(settlement.period_end at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'orderCount', settlement.order_count,
+    'gross', jsonb_build_object('amount', settlement.gross, 'currency', settlement.currency),
+    'commission', jsonb_build_object('amount', settlement.commission, 'currency', settlement.currency),
+    'refunds', jsonb_build_object('amount', settlement.refunds, 'currency', settlement.currency),
+    'net', jsonb_build_object('amount', settlement.net, 'currency', settlement.currency),
+    'status', settlement.status,
+    'transferId', settlement.transfer_id,
+    'carriedInto', settlement.carried_into,
+    'createdAt', to_char(settlement.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'paidAt', to_char(settlement.paid_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  )
+$$;
+
+--
+-- Name: FUNCTION settlement_json(settlement app.settlements); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.settlement_json(settlement app.settlements) IS 'A settlement as the API shows it (money as { amount, currency }). A builder: reads no table.';
+
+--
 -- Name: sign_out_user(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1554,6 +2719,47 @@ $$;
 COMMENT ON FUNCTION app.unlink_identity(target_identity_id uuid) IS 'The signed-in user removes one of their sign-in identities (Google, Apple, a wallet); never the last one, never the e-mail identity (magic links reach the account through its address anyway). Recorded as auth.identity_unlinked in the same transaction. security definer: identities have no delete grant; ownership and the rules are checked here, under the user''s row lock.';
 
 --
+-- Name: vendor_json(app.vendors, boolean); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.vendor_json(vendor app.vendors, detailed boolean DEFAULT false) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', vendor.id,
+    'name', vendor.name,
+    'slug', vendor.slug,
+    'description', vendor.description,
+    'logoUrl', vendor.logo_url,
+    'status', vendor.status,
+    'payouts', jsonb_build_object('status', vendor.payouts_status),
+    'createdAt', to_char(vendor.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  ) || case when detailed then jsonb_build_object(
+    'ownerId', vendor.owner_id,
+    'contactEmail', vendor.contact_email,
+    'country', vendor.country,
+    'commissionBps', coalesce(vendor.commission_bps, app.config_int('store', 'commissionBps')),
+    'commissionOverride', vendor.commission_bps is not null,
+    'updatedAt', to_char(vendor.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'decisions', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'from', d.from_status, 'to', d.to_status, 'reason', d.reason,
+        'commissionBps', d.commission_bps, 'decidedBy', d.decided_by,
+        'at', to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      ) order by d.id)
+      from app.vendor_decisions d where d.vendor_id = vendor.id
+    ), '[]'::jsonb)
+  ) else '{}'::jsonb end
+$$;
+
+--
+-- Name: FUNCTION vendor_json(vendor app.vendors, detailed boolean); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) IS 'A vendor as the API shows it: the public fields, plus owner, contact, country, the effective commission and the decision history when detailed (for the owner and ADMINs; callers decide, and RLS on app.vendor_decisions still applies to the history). security invoker.';
+
+--
 -- Name: account_erase_messaging(uuid); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1600,6 +2806,48 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.account_erase_messaging(target_user_id uuid) IS 'Erasure step `messaging`: the person''s messages become tombstones (their place kept for the others), earlier versions and files go, groups they created pass to the longest-standing other participant and groups left empty are removed. Their memberships go with the user row (cascade).';
+
+--
+-- Name: account_erase_store(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_erase_store(target_user_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  open_checkout uuid;
+  vendor app.vendors;
+  next_status app.vendor_status;
+begin
+  for open_checkout in
+    select distinct o.checkout_id from app.orders o
+    where o.buyer_id = target_user_id and o.status = 'pending_payment'
+  loop
+    perform app_private.cancel_unpaid_checkout(open_checkout, 'system', null,
+                                               'the buyer deleted their account');
+  end loop;
+  update app.orders o set shipping_address = null
+  where o.buyer_id = target_user_id and o.shipping_address is not null
+    and o.status in ('delivered', 'completed', 'cancelled', 'refunded');
+  for vendor in
+    select * from app.vendors v
+    where v.owner_id = target_user_id and v.status in ('pending', 'approved')
+    order by v.id for update
+  loop
+    next_status := case when vendor.status = 'pending' then 'rejected' else 'suspended' end;
+    insert into app.vendor_decisions (vendor_id, from_status, to_status, reason, decided_by)
+    values (vendor.id, vendor.status, next_status, 'the owner deleted their account', null);
+    update app.vendors v set status = next_status where v.id = vendor.id;
+  end loop;
+end;
+$$;
+
+--
+-- Name: FUNCTION account_erase_store(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_erase_store(target_user_id uuid) IS 'Erasure step `store`: the person''s unpaid checkouts cancelled (stock released), shipping addresses of orders that need no delivery removed, their vendors stopped (pending rejected, approved suspended, recorded in the decisions). Their orders, refunds and settlements stay for the vendors and the accounts, without them (the foreign keys).';
 
 --
 -- Name: account_export(uuid); Type: FUNCTION; Schema: app_private; Owner: -
@@ -1733,6 +2981,24 @@ $$;
 COMMENT ON FUNCTION app_private.account_export_notifications(target_user_id uuid) IS 'Export part `notifications`: every notification of the person, those kept only for delivery (inbox false) included.';
 
 --
+-- Name: account_export_orders(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_orders(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(app.order_json(o) order by o.created_at desc, o.id desc), '[]'::jsonb)
+  from app.orders o where o.buyer_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_orders(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_orders(target_user_id uuid) IS 'Export part `orders`: every order the person bought, as GET /api/store/orders/:id shows it (items, payment, shipping, history).';
+
+--
 -- Name: account_export_preferences(uuid); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1822,6 +3088,260 @@ $$;
 COMMENT ON FUNCTION app_private.account_export_sessions(target_user_id uuid) IS 'Export part `sessions`: every session still on record (live, ended, expired), never a token or its hash.';
 
 --
+-- Name: account_export_vendor(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_vendor(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select app.vendor_json(v, true) || jsonb_build_object(
+    'settlements', coalesce((select jsonb_agg(app.settlement_json(s) order by s.created_at desc, s.id desc)
+                             from app.settlements s where s.vendor_id = v.id), '[]'::jsonb))
+  from app.vendors v where v.owner_id = target_user_id
+  order by (v.status <> 'rejected') desc, v.created_at desc
+  limit 1
+$$;
+
+--
+-- Name: FUNCTION account_export_vendor(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_vendor(target_user_id uuid) IS 'Export part `vendor`: the person''s vendor (the live one, else the latest application) as its owner sees it, decisions included, with its settlements; never the payout account''s id.';
+
+--
+-- Name: after_order_change(app.orders, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.after_order_change(target app.orders, event text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  last app.order_history;
+  owner uuid;
+  amount text := to_char(target.total / 100.0, 'FM999999999990.00') || ' ' || target.currency;
+  ref text := left(target.id::text, 8);
+  data jsonb := jsonb_build_object('kind', event, 'orderId', target.id, 'checkoutId', target.checkout_id,
+                                   'vendorId', target.vendor_id, 'status', target.status);
+  title text;
+  body text;
+begin
+  select * into last from app.order_history h where h.order_id = target.id order by h.id desc limit 1;
+  select v.owner_id into owner from app.vendors v where v.id = target.vendor_id;
+
+  -- The buyer.
+  title := null;
+  if event = 'order.status_changed' and target.buyer_id is distinct from last.actor_id then
+    case target.status
+      when 'paid' then
+        title := 'Payment received';
+        body := format('Your order %s from %s is paid (%s).', ref, target.vendor_name, amount);
+      when 'shipped' then
+        title := 'Your order has shipped';
+        body := format('%s shipped your order %s%s%s.', target.vendor_name, ref,
+                       coalesce(' with ' || target.carrier, ''),
+                       coalesce(', tracking number ' || target.tracking_number, ''));
+      when 'delivered' then
+        title := 'Your order was delivered';
+        body := format('Your order %s from %s was delivered.', ref, target.vendor_name);
+      when 'cancelled' then
+        title := 'Your order was cancelled';
+        body := format('Your order %s from %s was cancelled%s.', ref, target.vendor_name,
+                       coalesce(': ' || last.reason, ''))
+                || case when target.payment_status = 'refunded' then ' Your payment will be refunded.' else '' end;
+      when 'refunded' then
+        title := 'Your order was refunded';
+        body := format('Your order %s from %s was refunded (%s).', ref, target.vendor_name, amount);
+      else
+        title := null;
+    end case;
+  elsif event = 'order.payment_failed' then
+    title := 'Your payment failed';
+    body := format('The payment for your order %s from %s failed. You can pay again until the reservation ends.',
+                   ref, target.vendor_name);
+  elsif event = 'order.refund_succeeded' then
+    title := 'Your refund was issued';
+    body := format('%s for your order %s from %s is on its way back to you.', amount, ref, target.vendor_name);
+  end if;
+  if title is not null and target.buyer_id is not null then
+    perform app_private.notify(target.buyer_id, 'SYSTEM', title, body, data, 'normal',
+      case when event = 'order.payment_failed' then 'checkout-payment:' || target.checkout_id end);
+  end if;
+
+  -- The vendor's owner.
+  title := null;
+  if event = 'order.status_changed' and owner is not null and owner is distinct from last.actor_id then
+    if target.status = 'paid' then
+      title := 'New order to fulfil';
+      body := format('Order %s (%s) is paid and waits for you.', ref, amount);
+    elsif target.status = 'cancelled' and last.from_status in ('paid', 'processing') then
+      title := 'An order was cancelled';
+      body := format('Order %s (%s) was cancelled%s; the buyer is refunded.', ref, amount,
+                     coalesce(': ' || last.reason, ''));
+    elsif target.status = 'refunded' then
+      title := 'An order was refunded';
+      body := format('Order %s (%s) was refunded; it is deducted from your next settlement.', ref, amount);
+    elsif target.status = 'completed' then
+      title := 'An order was completed';
+      body := format('Order %s (%s) is complete.', ref, amount);
+    end if;
+  end if;
+  if title is not null then
+    perform app_private.notify(owner, 'SYSTEM', title, body, data);
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION after_order_change(target app.orders, event text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.after_order_change(target app.orders, event text) IS 'The SYSTEM notifications of an order change (data: kind, orderId, checkoutId, vendorId, status), through app_private.notify: the buyer on payment, shipping, delivery, cancellation, refund, a failed payment (one per checkout, collapsed) and an issued refund; the vendor''s owner on a paid order to fulfil and a paid order cancelled, refunded or completed. Whoever made the move is not told of it.';
+
+--
+-- Name: after_vendor_change(app.vendors, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  title text;
+begin
+  if vendor.owner_id is null or vendor.owner_id = auth.uid() then
+    return;
+  end if;
+  title := case vendor.status
+    when 'approved' then format('%s can sell', vendor.name)
+    when 'rejected' then format('%s was not approved', vendor.name)
+    when 'suspended' then format('%s is suspended', vendor.name)
+    else format('%s was reviewed', vendor.name)
+  end;
+  perform app_private.notify(
+    vendor.owner_id, 'SYSTEM', title, left(decision_reason, 2000),
+    jsonb_build_object('kind', 'vendor.status_changed', 'vendorId', vendor.id, 'status', vendor.status,
+                       'commissionBps', vendor.commission_bps),
+    case when vendor.status = 'suspended' then 'high' else 'normal' end::app.notification_priority
+  );
+end;
+$$;
+
+--
+-- Name: FUNCTION after_vendor_change(vendor app.vendors, decision_reason text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) IS 'The owner''s SYSTEM notification of an ADMIN''s decision on their vendor (data: kind vendor.status_changed, vendorId, status, commissionBps), with the decision''s reason as its body; a suspension is high priority.';
+
+--
+-- Name: apply_payment_intent(text, text, bigint, text, boolean); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.apply_payment_intent(intent_id text, intent_status text, intent_amount bigint, intent_currency text, attempt_failed boolean DEFAULT false) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  checkout app.checkouts;
+  ids uuid[];
+  target app.orders;
+  outcome text := 'paid';
+begin
+  select * into checkout from app.checkouts c where c.payment_intent_id = intent_id for update;
+  if not found then
+    return 'unknown';
+  end if;
+
+  if intent_status = 'succeeded' then
+    if intent_amount <> checkout.total or upper(intent_currency) <> checkout.currency then
+      return 'mismatch';
+    end if;
+    if checkout.payment_status = 'succeeded' then
+      outcome := 'already_paid';
+    end if;
+    update app.checkouts c set payment_status = 'succeeded' where c.id = checkout.id;
+    select array_agg(o.id order by o.id) into ids from app.orders o where o.checkout_id = checkout.id;
+    perform 1 from app.orders o where o.id = any(ids) order by o.id for update;
+    perform app_private.lock_order_products(ids);
+    for target in select * from app.orders o where o.id = any(ids) order by o.id loop
+      if target.status = 'pending_payment' then
+        perform app_private.move_order(target, 'paid', 'system', null, 'payment succeeded');
+      elsif target.status = 'cancelled' and target.payment_status in ('pending', 'failed') then
+        -- Paid after it was cancelled (the reservation expired first): the money goes back.
+        update app.orders o set payment_status = 'refunded' where o.id = target.id
+        returning * into target;
+        perform app_private.request_refund(target, 'paid after the order was cancelled', null);
+        perform app_private.emit_order_event(target, 'order.status_changed');
+      end if;
+    end loop;
+    perform app_private.close_checkout_if_settled(checkout.id);
+    return outcome;
+  end if;
+
+  if intent_status = 'requires_payment_method' and attempt_failed
+     and checkout.payment_status in ('pending', 'failed') then
+    update app.checkouts c set payment_status = 'failed' where c.id = checkout.id;
+    for target in
+      update app.orders o set payment_status = 'failed'
+      where o.checkout_id = checkout.id and o.status = 'pending_payment'
+      returning *
+    loop
+      perform app_private.after_order_change(target, 'order.payment_failed');
+    end loop;
+    return 'failed';
+  end if;
+  return 'ignored';
+end;
+$$;
+
+--
+-- Name: FUNCTION apply_payment_intent(intent_id text, intent_status text, intent_amount bigint, intent_currency text, attempt_failed boolean); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.apply_payment_intent(intent_id text, intent_status text, intent_amount bigint, intent_currency text, attempt_failed boolean) IS 'What a PaymentIntent''s current state (read from the provider by the store.stripe_event job, never taken from the event) does to its checkout: success pays the unpaid orders (system actor) if amount and currency match, and refunds orders cancelled before the money came; a failed attempt marks the payment failed (payable again until the reservation expires). Idempotent: the same state twice changes nothing, so replayed and out-of-order events are harmless.';
+
+--
+-- Name: apply_payout_account(text, app.payouts_status); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.apply_payout_account(account text, new_status app.payouts_status) RETURNS uuid
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  vendor app.vendors;
+  released_count integer;
+begin
+  update app.vendors v set payouts_status = new_status
+  where v.payout_account_id = account
+  returning * into vendor;
+  if not found then
+    return null;
+  end if;
+  if new_status = 'active' then
+    -- No dedupe key: the settlement's earlier job (which held it) is done; the job itself is
+    -- idempotent (it pays only pending settlements, with the key settlement:<id> at the provider).
+    with released as (
+      update app.settlements s set status = 'pending', failure_reason = null
+      where s.vendor_id = vendor.id and s.status = 'held' and s.net > 0 and s.carried_into is null
+      returning s.id
+    )
+    select count(app_private.enqueue_job('store.payout', jsonb_build_object('settlementId', r.id)))
+    into released_count
+    from released r;
+  end if;
+  return vendor.id;
+end;
+$$;
+
+--
+-- Name: FUNCTION apply_payout_account(account text, new_status app.payouts_status); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.apply_payout_account(account text, new_status app.payouts_status) IS 'Keeps a vendor''s payouts status from its Connect account (account.updated webhooks, the account re-read from the provider); when the account becomes active, the vendor''s held settlements with a positive net become pending and get store.payout jobs. Returns the vendor''s id (null for an unknown account).';
+
+--
 -- Name: assign_message_seq(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1854,6 +3374,71 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.assign_message_seq() IS 'A new message takes the next seq from its conversation; the update holds the conversation row''s lock until commit, so seq order is commit order within the conversation. Also checks a reply points into the same conversation.';
+
+--
+-- Name: cancel_unpaid_checkout(uuid, app.order_actor, uuid, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.cancel_unpaid_checkout(target_checkout_id uuid, by_actor app.order_actor, by_user uuid, cancel_reason text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  pending app.orders;
+  ids uuid[];
+begin
+  perform 1 from app.checkouts c where c.id = target_checkout_id for update;
+  select array_agg(o.id order by o.id) into ids from app.orders o
+  where o.checkout_id = target_checkout_id and o.status = 'pending_payment';
+  if ids is null then
+    return;
+  end if;
+  perform 1 from app.orders o where o.id = any(ids) order by o.id for update;
+  perform app_private.lock_order_products(ids);
+  for pending in
+    select * from app.orders o where o.id = any(ids) and o.status = 'pending_payment' order by o.id
+  loop
+    perform app_private.move_order(pending, 'cancelled', by_actor, by_user, cancel_reason);
+  end loop;
+  perform app_private.close_checkout_if_settled(target_checkout_id);
+end;
+$$;
+
+--
+-- Name: FUNCTION cancel_unpaid_checkout(target_checkout_id uuid, by_actor app.order_actor, by_user uuid, cancel_reason text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.cancel_unpaid_checkout(target_checkout_id uuid, by_actor app.order_actor, by_user uuid, cancel_reason text) IS 'Cancels all orders of a checkout that await payment, releasing their reservations: one PaymentIntent pays the whole checkout, so an unpaid checkout is cancelled whole (by its buyer, an ADMIN or the expiry). Locks the checkout, then its orders, then their products, in that order.';
+
+--
+-- Name: checkout_json(uuid, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.checkout_json(target_checkout_id uuid, client_secret text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object('checkout', jsonb_build_object(
+    'id', c.id,
+    'total', jsonb_build_object('amount', c.total, 'currency', c.currency),
+    'reservedUntil', to_char(c.reserved_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'orders', coalesce((select jsonb_agg(app.order_json(o) order by o.vendor_name, o.id)
+                        from app.orders o where o.checkout_id = c.id), '[]'::jsonb),
+    'payment', jsonb_build_object(
+      'provider', c.provider,
+      'paymentIntentId', c.payment_intent_id,
+      'clientSecret', client_secret,
+      'status', c.payment_status
+    )
+  ))
+  from app.checkouts c where c.id = target_checkout_id
+$$;
+
+--
+-- Name: FUNCTION checkout_json(target_checkout_id uuid, client_secret text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.checkout_json(target_checkout_id uuid, client_secret text) IS 'The answer of POST /api/store/orders: { checkout: { id, total, reservedUntil, orders, payment: { provider, paymentIntentId, clientSecret, status } } }.';
 
 --
 -- Name: jobs; Type: TABLE; Schema: app_private; Owner: -
@@ -1981,6 +3566,37 @@ $$;
 COMMENT ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) IS 'Claims up to batch due jobs of the given kinds (queued and due, or running with an expired lease) with for update skip locked; each gets attempts + 1, a new claim_token and a lease. Dead-letters jobs whose lease expired on their last attempt.';
 
 --
+-- Name: close_checkout_if_settled(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.close_checkout_if_settled(target_checkout_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  checkout app.checkouts;
+begin
+  select * into checkout from app.checkouts c where c.id = target_checkout_id;
+  if checkout.closed_at is not null or exists (
+    select 1 from app.orders o where o.checkout_id = target_checkout_id and o.status = 'pending_payment'
+  ) then
+    return;
+  end if;
+  update app.checkouts c set closed_at = now() where c.id = target_checkout_id;
+  if checkout.payment_status <> 'succeeded' and checkout.payment_intent_id is not null then
+    perform app_private.enqueue_job('store.payment_intent_cancel',
+      jsonb_build_object('checkoutId', target_checkout_id), now(), 'pi-cancel:' || target_checkout_id);
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION close_checkout_if_settled(target_checkout_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.close_checkout_if_settled(target_checkout_id uuid) IS 'Marks a checkout closed once no order of it awaits payment (so expiry no longer looks at it) and, when it was never paid, queues the cancellation of its PaymentIntent (store.payment_intent_cancel), so a late payment attempt fails at the provider instead of charging for cancelled orders.';
+
+--
 -- Name: collect_orphan_attachments(interval); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -1996,6 +3612,39 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
+
+--
+-- Name: complete_delivered_orders(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.complete_delivered_orders() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  due app.orders;
+  n integer := 0;
+begin
+  for due in
+    select o.* from app.orders o
+    where o.status = 'delivered'
+      and o.delivered_at < now() - make_interval(days => app.config_int('store', 'autoCompleteDays'))
+    order by o.delivered_at
+    for update skip locked
+  loop
+    perform app_private.move_order(due, 'completed', 'system', null,
+                                   'completed automatically after delivery');
+    n := n + 1;
+  end loop;
+  return n;
+end;
+$$;
+
+--
+-- Name: FUNCTION complete_delivered_orders(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.complete_delivered_orders() IS 'Completes orders delivered more than store.autoCompleteDays ago (actor system). Run hourly by pg_cron.';
 
 --
 -- Name: complete_job(bigint, uuid); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2076,6 +3725,119 @@ $$;
 COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
 
 --
+-- Name: correct_spelling(text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.correct_spelling(search text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $_$
+declare
+  term text;
+  best text;
+  corrected text[] := '{}';
+  changed boolean := false;
+  allowed integer;
+begin
+  for term in
+    select w from regexp_split_to_table(lower(search), '[^[:alnum:]]+') as w where w <> ''
+  loop
+    best := null;
+    if char_length(term) between 3 and 40 and term ~ '^[[:alpha:]]+$'
+       and not exists (select 1 from app_private.catalog_words c where c.word = term) then
+      allowed := case when char_length(term) <= 3 then 1 else 2 end;
+      select c.word into best
+      from app_private.catalog_words c
+      where char_length(c.word) between char_length(term) - allowed
+                                   and char_length(term) + allowed
+        and extensions.levenshtein_less_equal(c.word, term, allowed) <= allowed
+      order by extensions.levenshtein(c.word, term),
+               extensions.similarity(c.word, term) desc, c.word
+      limit 1;
+    end if;
+    if best is null then
+      corrected := corrected || term;
+    else
+      corrected := corrected || best;
+      changed := true;
+    end if;
+  end loop;
+  return case when changed then array_to_string(corrected, ' ') end;
+end;
+$_$;
+
+--
+-- Name: FUNCTION correct_spelling(search text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.correct_spelling(search text) IS 'The search with each word the catalog''s vocabulary does not know replaced by its nearest vocabulary word (Levenshtein distance at most 1 for 3 letters, 2 for longer; then trigram similarity), or null when no word changed: the typo fallback of app.search_products.';
+
+--
+-- Name: count_catalog(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.count_catalog() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op = 'INSERT' then
+    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+    select n.vendor_id, n.category, n.stock > n.reserved, count(*)::integer
+    from new_rows n where n.status = 'active'
+    group by 1, 2, 3 order by 1, 2, 3
+    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  elsif tg_op = 'DELETE' then
+    update app_private.catalog_counts c set products = c.products - d.n
+    from (select o.vendor_id, o.category, o.stock > o.reserved as in_stock, count(*)::integer as n
+          from old_rows o where o.status = 'active' group by 1, 2, 3) d
+    where c.vendor_id = d.vendor_id and c.category = d.category and c.in_stock = d.in_stock;
+  else
+    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+    select x.vendor_id, x.category, x.in_stock, sum(x.n)::integer
+    from (
+      select n.vendor_id, n.category, n.stock > n.reserved as in_stock, 1 as n
+      from new_rows n where n.status = 'active'
+      union all
+      select o.vendor_id, o.category, o.stock > o.reserved, -1
+      from old_rows o where o.status = 'active'
+    ) x
+    group by 1, 2, 3 having sum(x.n) <> 0 order by 1, 2, 3
+    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  end if;
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION count_catalog(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.count_catalog() IS 'Keeps app_private.catalog_counts: the net change of each statement on app.products (inserts, updates that move a product between vendor, category, status or availability, deletes), applied in key order. security definer: vendors write products, but not the server-only counts.';
+
+--
+-- Name: create_checkout_as(text, jsonb, jsonb, text, text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return app.create_checkout(requested_items, shipping_address, idempotency_key, request_hash,
+                             payment_provider);
+end;
+$$;
+
+--
+-- Name: FUNCTION create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) IS 'A checkout in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.create_checkout as the caller, so the commit follows at once on the server and the products'' row locks are never held across a round trip. Only the API''s own role may call it: it trusts the claims it is given.';
+
+--
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2140,6 +3902,30 @@ $$;
 COMMENT ON FUNCTION app_private.emit_event(topic text, event text, payload jsonb) IS 'Appends a durable event and hands the same envelope to Realtime; its id is the event''s cursor (<xid>.<id>), the same on every transport, so clients remove duplicates. security definer: triggers write events on behalf of whichever user caused them.';
 
 --
+-- Name: emit_order_event(app.orders, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.emit_order_event(target app.orders, event text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  payload jsonb := app.order_json(target);
+begin
+  if target.buyer_id is not null then
+    perform app_private.emit_event('user:' || target.buyer_id, event, payload);
+  end if;
+  perform app_private.emit_event('vendor:' || target.vendor_id, event, payload);
+end;
+$$;
+
+--
+-- Name: FUNCTION emit_order_event(target app.orders, event text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.emit_order_event(target app.orders, event text) IS 'order.created / order.status_changed on user:<buyerId> and vendor:<vendorId>, each carrying the order as GET /api/store/orders/:id returns it. Called inside the order functions, with their rights.';
+
+--
 -- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2171,6 +3957,38 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer) IS 'Queues a job (kind, payload, not before run_at, at most max_attempts attempts) and NOTIFYs agora_jobs at commit; with a dedupe_key already taken, returns that job instead. For SQL functions and triggers (security definer) and the server''s own connection.';
+
+--
+-- Name: expire_reservations(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.expire_reservations() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  expired uuid;
+  n integer := 0;
+begin
+  for expired in
+    select c.id from app.checkouts c
+    where c.closed_at is null and c.reserved_until < now()
+    order by c.reserved_until
+    for update skip locked
+  loop
+    perform app_private.cancel_unpaid_checkout(expired, 'system', null, 'reservation expired');
+    perform app_private.close_checkout_if_settled(expired);
+    n := n + 1;
+  end loop;
+  return n;
+end;
+$$;
+
+--
+-- Name: FUNCTION expire_reservations(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.expire_reservations() IS 'Cancels the unpaid orders of checkouts whose reservation (store.reservationMinutes) ran out, so their stock is available again, and queues the cancellation of their payment intents. Returns how many checkouts it closed. Skips checkouts locked by a payment in progress (the next run sees them). Run every minute by pg_cron.';
 
 --
 -- Name: fail_job(bigint, uuid, text, interval, boolean); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2205,6 +4023,42 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean) IS 'Records a failed attempt of a claimed job: queued again after retry_after or the backoff, or dead when permanent or out of attempts. Returns the new state, null if the lease was lost.';
+
+--
+-- Name: fail_settlement(uuid, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.fail_settlement(target_settlement_id uuid, why text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update app.settlements s set status = 'failed', failure_reason = why
+  where s.id = target_settlement_id and s.status = 'pending'
+$$;
+
+--
+-- Name: FUNCTION fail_settlement(target_settlement_id uuid, why text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.fail_settlement(target_settlement_id uuid, why text) IS 'The provider refused a transfer for good: failed, with its reason, for an operator (set it back to pending and retry the dead store.payout job once fixed).';
+
+--
+-- Name: finish_stripe_event(text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update app_private.stripe_events e set processed_at = now(), outcome = event_outcome
+  where e.id = event_id
+$$;
+
+--
+-- Name: FUNCTION finish_stripe_event(event_id text, event_outcome text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) IS 'Marks an event handled, with what it did (for operators reading app_private.stripe_events).';
 
 --
 -- Name: guard_attachment_update(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2334,6 +4188,62 @@ $$;
 COMMENT ON FUNCTION app_private.guard_notification_read() IS 'Users only mark notifications read: the time is the server''s (no backdating into the read-time figures) and a read notification stays read. Fires only when read_at is in the update.';
 
 --
+-- Name: guard_product_write(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_product_write() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  -- The API role of the statement (the GUC keeps it inside security definer code).
+  api_role boolean := current_setting('role', true) in ('anon', 'authenticated');
+  currency text;
+begin
+  if tg_op = 'UPDATE' then
+    if new.id <> old.id or new.vendor_id <> old.vendor_id or new.created_at <> old.created_at then
+      raise exception 'a product''s id, vendor and creation time never change' using errcode = '42501';
+    end if;
+    -- Stock and reservations move with every checkout: only a change by the vendor is an update.
+    if (new.title, new.description, new.category, new.tags, new.images, new.price_amount,
+        new.currency, new.status) is distinct from
+       (old.title, old.description, old.category, old.tags, old.images, old.price_amount,
+        old.currency, old.status) or (api_role and new.stock <> old.stock) then
+      new.updated_at := now();
+    end if;
+  end if;
+  if tg_op = 'INSERT' or (new.title, new.description, new.category, new.tags)
+                          is distinct from (old.title, old.description, old.category, old.tags) then
+    new.search := app_private.product_document(new.title, new.tags, new.category, new.description);
+    insert into app_private.catalog_words (word)
+    select distinct w
+    from unnest(tsvector_to_array(to_tsvector('simple'::regconfig,
+           new.title || ' ' || array_to_string(new.tags, ' ')))) as w
+    where w ~ '^[[:alpha:]]{3,40}$'
+    on conflict do nothing;
+  end if;
+  if api_role and (tg_op = 'INSERT' or new.currency <> old.currency) then
+    currency := app_private.store_currency();
+    if new.currency <> currency then
+      raise exception 'the store sells in %', currency using errcode = 'AG400',
+        detail = jsonb_build_array(jsonb_build_object('path', 'price.currency', 'message', 'must be ' || currency))::text;
+    end if;
+  end if;
+  if new.stock < new.reserved then
+    raise exception 'stock cannot go below the % units unpaid checkouts hold', new.reserved
+      using errcode = 'AG422', detail = jsonb_build_object('reserved', new.reserved)::text;
+  end if;
+  return new;
+end;
+$_$;
+
+--
+-- Name: FUNCTION guard_product_write(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_product_write() IS 'Products keep their id, vendor and creation time; a price is in the store''s currency (AG400); stock never goes below what unpaid checkouts hold (AG422, clearer than the check constraint behind it); the search document and the vocabulary follow the text (computed only when it changes, so a checkout''s stock update stays cheap and HOT); updated_at is the server''s clock, moved by the vendor''s changes (not by checkouts). security definer: it reads the store''s currency from the configuration, which vendors may not read.';
+
+--
 -- Name: guard_read_mark(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2403,6 +4313,33 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.guard_session_update() IS 'Users revoke their own sessions and nothing more: the revocation time is the server''s clock (no backdating into the prune window) and a revoked session never changes again.';
+
+--
+-- Name: guard_settlement_update(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.guard_settlement_update() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if (new.id, new.run_id, new.vendor_id, new.period_end, new.order_count, new.gross, new.commission,
+      new.refunds, new.net, new.currency, new.created_at)
+     is distinct from
+     (old.id, old.run_id, old.vendor_id, old.period_end, old.order_count, old.gross, old.commission,
+      old.refunds, old.net, old.currency, old.created_at) then
+    raise exception 'a settlement''s amounts never change' using errcode = '42501';
+  end if;
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION guard_settlement_update(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.guard_settlement_update() IS 'A settlement''s vendor, period and amounts are fixed when its run writes it; only its payout (status, transfer, failure, carry, paid time) moves.';
 
 --
 -- Name: guard_user_delete(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2508,6 +4445,24 @@ $$;
 COMMENT ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) IS 'Counts one hit against a fixed window and returns the count and when the window ends. One upsert, so concurrent instances count exactly. Called only by the server''s own connection, before any user transaction.';
 
 --
+-- Name: hold_settlement(uuid, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update app.settlements s set status = 'held', failure_reason = why
+  where s.id = target_settlement_id and s.status = 'pending'
+$$;
+
+--
+-- Name: FUNCTION hold_settlement(target_settlement_id uuid, why text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) IS 'A pending settlement whose vendor cannot be paid now (no active payout account): held, paid when the account becomes active.';
+
+--
 -- Name: iso_time(timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2604,6 +4559,26 @@ $$;
 COMMENT ON FUNCTION app_private.lock_admin_caller() IS 'Serializes an ADMIN''s change to a user with role changes (the advisory lock app.change_user_role takes), then share-locks the caller''s row and checks it is an active ADMIN; returns the caller. A demotion or suspension of the caller either committed before (and the change is refused) or waits for this transaction.';
 
 --
+-- Name: lock_order_products(uuid[]); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.lock_order_products(order_ids uuid[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select 1 from app.products p
+  where p.id in (select i.product_id from app.order_items i where i.order_id = any(order_ids))
+  order by p.id
+  for no key update of p
+$$;
+
+--
+-- Name: FUNCTION lock_order_products(order_ids uuid[]); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.lock_order_products(order_ids uuid[]) IS 'Row-locks the products of some orders in id order before their stock changes: every path takes product locks in this one order, so two of them never wait on each other in a cycle.';
+
+--
 -- Name: message_events(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2643,6 +4618,74 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner.';
+
+--
+-- Name: move_order(app.orders, app.order_status, app.order_actor, uuid, text, text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.move_order(target app.orders, to_status app.order_status, by_actor app.order_actor, by_user uuid, move_reason text, tracking text DEFAULT NULL::text, ship_carrier text DEFAULT NULL::text) RETURNS app.orders
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  moved app.orders;
+begin
+  if not exists (
+    select 1 from app.order_transitions t
+    where t.from_status = target.status and t.to_status = move_order.to_status and t.actor = by_actor
+  ) then
+    raise exception 'an order cannot move from % to % by %', target.status, to_status, by_actor
+      using errcode = 'AG422', hint = 'invalid_transition';
+  end if;
+
+  -- Stock: a payment turns the reservation into a sale; a cancellation before payment releases
+  -- it; a cancellation or refund after payment puts the units back.
+  if target.status = 'pending_payment' and to_status in ('paid', 'cancelled') then
+    perform app_private.lock_order_products(array[target.id]);
+    update app.products p
+    set reserved = p.reserved - i.quantity,
+        stock = p.stock - case when to_status = 'paid' then i.quantity else 0 end
+    from app.order_items i
+    where i.order_id = target.id and p.id = i.product_id;
+  elsif to_status in ('cancelled', 'refunded') then
+    perform app_private.lock_order_products(array[target.id]);
+    update app.products p set stock = p.stock + i.quantity
+    from app.order_items i
+    where i.order_id = target.id and p.id = i.product_id;
+    perform app_private.request_refund(target, coalesce(move_reason, to_status::text), by_user);
+  end if;
+
+  update app.orders o
+  set status = to_status,
+      payment_status = case
+        when to_status = 'paid' then 'succeeded'::app.payment_status
+        when to_status in ('cancelled', 'refunded') and target.status <> 'pending_payment' then 'refunded'
+        else o.payment_status end,
+      paid_at = case when to_status = 'paid' then now() else o.paid_at end,
+      shipped_at = case when to_status = 'shipped' then now() else o.shipped_at end,
+      tracking_number = case when to_status = 'shipped' then tracking else o.tracking_number end,
+      carrier = case when to_status = 'shipped' then ship_carrier else o.carrier end,
+      delivered_at = case when to_status = 'delivered' then now() else o.delivered_at end,
+      completed_at = case when to_status = 'completed' then now() else o.completed_at end,
+      cancelled_at = case when to_status = 'cancelled' then now() else o.cancelled_at end,
+      refunded_at = case when to_status = 'refunded' then now() else o.refunded_at end
+  where o.id = target.id
+  returning * into moved;
+
+  insert into app.order_history (order_id, from_status, to_status, actor, actor_id, reason)
+  values (target.id, target.status, to_status, by_actor, by_user, move_reason);
+
+  perform app_private.emit_order_event(moved, 'order.status_changed');
+  perform app_private.after_order_change(moved, 'order.status_changed');
+  return moved;
+end;
+$$;
+
+--
+-- Name: FUNCTION move_order(target app.orders, to_status app.order_status, by_actor app.order_actor, by_user uuid, move_reason text, tracking text, ship_carrier text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.move_order(target app.orders, to_status app.order_status, by_actor app.order_actor, by_user uuid, move_reason text, tracking text, ship_carrier text) IS 'One move of an order and its effects: stock (sale, release, restore, under ordered row locks), refunds owed (cancellation after payment, refund), payment status, the step''s time, the history row, the live order.status_changed to buyer and vendor. Refuses (AG422) a move app.order_transitions does not list for that actor; who the actor is is the caller''s business.';
 
 --
 -- Name: next_job_at(text[]); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2882,6 +4925,45 @@ $$;
 COMMENT ON FUNCTION app_private.participant_events() IS 'Joining and leaving are events on the conversation and, for the person, on their user topic (so a client learns of new conversations live).';
 
 --
+-- Name: payout_to_make(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.payout_to_make(target_settlement_id uuid) RETURNS TABLE(status app.settlement_status, net bigint, currency text, vendor_id uuid, account_id text, payouts_status app.payouts_status)
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select s.status, s.net, s.currency, s.vendor_id, v.payout_account_id, v.payouts_status
+  from app.settlements s join app.vendors v on v.id = s.vendor_id
+  where s.id = target_settlement_id
+$$;
+
+--
+-- Name: FUNCTION payout_to_make(target_settlement_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.payout_to_make(target_settlement_id uuid) IS 'What a store.payout job needs: the settlement''s status and net, and the vendor''s payout account and its status.';
+
+--
+-- Name: product_document(text, text[], text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.product_document(title text, tags text[], category text, description text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
+      || setweight(to_tsvector('english'::regconfig, coalesce(array_to_string(tags, ' '), '')), 'B')
+      || setweight(to_tsvector('english'::regconfig, coalesce(category, '')), 'C')
+      || setweight(to_tsvector('english'::regconfig, coalesce(left(description, 20000), '')), 'D')
+$$;
+
+--
+-- Name: FUNCTION product_document(title text, tags text[], category text, description text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.product_document(title text, tags text[], category text, description text) IS 'The text a product is found by, weighted: title (A) over tags (B) over category (C) over description (D), English stemming. Immutable: the same text always gives the same document.';
+
+--
 -- Name: prune_auth_state(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3057,6 +5139,54 @@ $$;
 COMMENT ON FUNCTION app_private.read_mark_events() IS 'Each forward move of a read mark is a message.read event for the other participants.';
 
 --
+-- Name: record_payout(uuid, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.record_payout(target_settlement_id uuid, transfer text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update app.settlements s set status = 'paid', transfer_id = transfer, paid_at = now(), failure_reason = null
+  where s.id = target_settlement_id and s.status = 'pending'
+$$;
+
+--
+-- Name: FUNCTION record_payout(target_settlement_id uuid, transfer text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.record_payout(target_settlement_id uuid, transfer text) IS 'A pending settlement was transferred: paid, with the transfer id.';
+
+--
+-- Name: record_refund_result(uuid, text, app.refund_status, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.record_refund_result(target_order_id uuid, refund_id text, result app.refund_status, failure text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  target app.orders;
+begin
+  update app.refunds r
+  set status = result,
+      provider_refund_id = coalesce(refund_id, r.provider_refund_id),
+      failure_reason = failure,
+      succeeded_at = case when result = 'succeeded' then coalesce(r.succeeded_at, now()) else r.succeeded_at end
+  where r.order_id = target_order_id and r.status <> result;
+  if found then
+    select * into target from app.orders o where o.id = target_order_id;
+    perform app_private.after_order_change(target, 'order.refund_' || result::text);
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION record_refund_result(target_order_id uuid, refund_id text, result app.refund_status, failure text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.record_refund_result(target_order_id uuid, refund_id text, result app.refund_status, failure text) IS 'Records what the provider said to a refund (its id, succeeded or failed with the reason); repeating the same result changes nothing.';
+
+--
 -- Name: record_role_change(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3128,6 +5258,98 @@ $$;
 COMMENT ON FUNCTION app_private.record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb) IS 'A security event written inside the transaction of the change it describes, with the client address and user agent the API put in agora.client_ip and agora.user_agent: the change and its record commit together or not at all. Called by the security definer API functions below.';
 
 --
+-- Name: record_stripe_event(text, text, boolean, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app_private.stripe_events (id, type, livemode, payload)
+  values (event_id, event_type, coalesce(event_livemode, false), event_payload)
+  on conflict (id) do nothing;
+  if not found then
+    return false;
+  end if;
+  perform app_private.enqueue_job('store.stripe_event', jsonb_build_object('eventId', event_id),
+                                  now(), 'stripe-event:' || event_id);
+  return true;
+end;
+$$;
+
+--
+-- Name: FUNCTION record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb) IS 'The webhook''s one write: the event (verified by its signature before this) stored under its id and a store.stripe_event job queued, in one statement''s transaction; an event id seen before does nothing and returns false. Called by the webhook route on the API''s own connection.';
+
+--
+-- Name: refund_to_make(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.refund_to_make(target_order_id uuid) RETURNS TABLE(payment_intent_id text, amount bigint, currency text, status app.refund_status)
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select c.payment_intent_id, r.amount, r.currency, r.status
+  from app.refunds r
+  join app.orders o on o.id = r.order_id
+  join app.checkouts c on c.id = o.checkout_id
+  where r.order_id = target_order_id
+$$;
+
+--
+-- Name: FUNCTION refund_to_make(target_order_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.refund_to_make(target_order_id uuid) IS 'What a store.refund job needs: the checkout''s payment intent, the amount and currency owed, and the refund''s status (a succeeded one is not made again).';
+
+--
+-- Name: refuse_ledger_change(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.refuse_ledger_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  raise exception 'the settlement ledger is append-only' using errcode = '42501';
+end;
+$$;
+
+--
+-- Name: FUNCTION refuse_ledger_change(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.refuse_ledger_change() IS 'Keeps app.settlement_lines append-only for every role, the server''s own included: a correction is a new line, never an edit.';
+
+--
+-- Name: request_refund(app.orders, text, uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.request_refund(target app.orders, refund_reason text, requested uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app.refunds (order_id, amount, currency, reason, requested_by)
+  values (target.id, target.total, target.currency, refund_reason, requested)
+  on conflict (order_id) do nothing;
+  if found then
+    perform app_private.enqueue_job('store.refund', jsonb_build_object('orderId', target.id),
+                                    now(), 'refund:' || target.id);
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION request_refund(target app.orders, refund_reason text, requested uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.request_refund(target app.orders, refund_reason text, requested uuid) IS 'Records the refund owed for an order and queues the store.refund job (dedupe key refund:<orderId>) that makes it through the payment provider with that same idempotency key: at most one refund per order, however often it is asked for.';
+
+--
 -- Name: retry_dead_job(bigint); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3182,6 +5404,28 @@ $$;
 COMMENT ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid) IS 'Ends every live session of a user (but keep_session_id), at once: the session check of every request and the topic rule read app.sessions. Returns how many ended.';
 
 --
+-- Name: run_scheduled_settlements(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.run_scheduled_settlements() RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if extract(hour from now() at time zone 'UTC')::integer <> app.config_int('store', 'settlementHourUtc') then
+    return null;
+  end if;
+  return app_private.settle(now(), null, true);
+end;
+$$;
+
+--
+-- Name: FUNCTION run_scheduled_settlements(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.run_scheduled_settlements() IS 'The daily settlement: pg_cron calls it hourly and it settles only in the hour store.settlementHourUtc names (UTC), so changing that setting needs no rescheduling. Waits for a run in progress instead of failing.';
+
+--
 -- Name: send_message_as(text, uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3202,6 +5446,147 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
+
+--
+-- Name: set_payout_account(uuid, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.set_payout_account(target_vendor_id uuid, account_id text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  update app.vendors v
+  set payout_account_id = account_id,
+      payouts_status = case when v.payouts_status = 'not_started' then 'pending' else v.payouts_status end
+  where v.id = target_vendor_id and (v.payout_account_id is null or v.payout_account_id = account_id);
+  if not found then
+    raise exception 'the vendor has another payout account' using errcode = 'AG409';
+  end if;
+end;
+$$;
+
+--
+-- Name: FUNCTION set_payout_account(target_vendor_id uuid, account_id text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.set_payout_account(target_vendor_id uuid, account_id text) IS 'Records the Connect account created for a vendor (once; a second, different account is AG409) and marks onboarding as started. Called by the API''s payouts route after creating the account with the provider.';
+
+--
+-- Name: settle(timestamp with time zone, uuid, boolean); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean DEFAULT false) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  new_run_id uuid := gen_random_uuid();
+  default_bps integer := app.config_int('store', 'commissionBps');
+  settled integer;
+  created integer;
+begin
+  if wait then
+    perform pg_advisory_xact_lock(hashtext('agora.settlements'));
+  elsif not pg_try_advisory_xact_lock(hashtext('agora.settlements')) then
+    raise exception 'a settlement run is in progress; try again when it is done' using errcode = 'AG409';
+  end if;
+
+  insert into app.settlement_runs (id, as_of, started_by) values (new_run_id, cut_off, started);
+
+  with sales as (
+    select 'sale'::text as kind, o.id as order_id, null::uuid as source, o.vendor_id, o.currency,
+           o.total as amount,
+           -- Per order, rounded half up to the minor unit (totals are positive integers).
+           (o.total * coalesce(v.commission_bps, default_bps) + 5000) / 10000 as commission
+    from app.orders o join app.vendors v on v.id = o.vendor_id
+    where o.status in ('delivered', 'completed') and o.payment_status = 'succeeded'
+      and o.delivered_at <= cut_off
+      and not exists (select 1 from app.settlement_lines l where l.order_id = o.id and l.kind = 'sale')
+  ), refunded as (
+    select 'refund'::text, o.id, null::uuid, o.vendor_id, o.currency, o.total, 0::bigint
+    from app.orders o
+    where o.status = 'refunded' and o.refunded_at <= cut_off
+      and exists (select 1 from app.settlement_lines l where l.order_id = o.id and l.kind = 'sale')
+      and not exists (select 1 from app.settlement_lines l where l.order_id = o.id and l.kind = 'refund')
+  ), carried as (
+    select 'carry'::text, null::uuid, s.id, s.vendor_id, s.currency, -s.net, 0::bigint
+    from app.settlements s
+    where s.status = 'held' and s.net < 0 and s.carried_into is null
+  ), lines as materialized (
+    select * from sales union all select * from refunded union all select * from carried
+  ), totals as (
+    select l.vendor_id, l.currency,
+           count(*) filter (where l.kind = 'sale')::integer as order_count,
+           coalesce(sum(l.amount) filter (where l.kind = 'sale'), 0)::bigint as gross,
+           coalesce(sum(l.commission), 0)::bigint as commission,
+           coalesce(sum(l.amount) filter (where l.kind <> 'sale'), 0)::bigint as refunds
+    from lines l group by l.vendor_id, l.currency
+  ), made as (
+    insert into app.settlements (run_id, vendor_id, period_end, order_count, gross, commission,
+                                 refunds, net, currency, status, paid_at)
+    select new_run_id, t.vendor_id, cut_off, t.order_count, t.gross, t.commission, t.refunds,
+           t.gross - t.commission - t.refunds, t.currency,
+           case when t.gross - t.commission - t.refunds = 0 then 'paid'
+                when t.gross - t.commission - t.refunds < 0 then 'held'
+                when v.payouts_status = 'active' then 'pending'
+                else 'held' end::app.settlement_status,
+           case when t.gross - t.commission - t.refunds = 0 then now() end
+    from totals t join app.vendors v on v.id = t.vendor_id
+    returning id, vendor_id, currency
+  )
+  insert into app.settlement_lines (settlement_id, vendor_id, kind, order_id, source_settlement_id, amount, commission)
+  select m.id, l.vendor_id, l.kind, l.order_id, l.source, l.amount, l.commission
+  from lines l join made m on m.vendor_id = l.vendor_id and m.currency = l.currency;
+
+  update app.settlements s set carried_into = l.settlement_id
+  from app.settlement_lines l
+  join app.settlements made on made.id = l.settlement_id and made.run_id = new_run_id
+  where l.kind = 'carry' and s.id = l.source_settlement_id;
+
+  perform app_private.enqueue_job('store.payout', jsonb_build_object('settlementId', s.id), now(),
+                                  'payout:' || s.id)
+  from app.settlements s where s.run_id = new_run_id and s.status = 'pending';
+
+  select count(*)::integer, coalesce(sum(s.order_count), 0)::integer into created, settled
+  from app.settlements s where s.run_id = new_run_id;
+  update app.settlement_runs r set orders_settled = settled, settlements_created = created
+  where r.id = new_run_id;
+
+  return jsonb_build_object(
+    'runId', new_run_id,
+    'settlements', coalesce((select jsonb_agg(app.settlement_json(s) order by s.vendor_id)
+                             from app.settlements s where s.run_id = new_run_id), '[]'::jsonb),
+    'orders', settled
+  );
+end;
+$$;
+
+--
+-- Name: FUNCTION settle(cut_off timestamp with time zone, started uuid, wait boolean); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean) IS 'A settlement run in a few set-based statements: sale lines for the orders delivered or completed and paid by the cut-off and not yet settled (commission per order, rounded half up), refund lines for settled orders refunded since, carry lines for negative settlements, one settlement per vendor (pending when its payout account is active and the net positive, else held; nothing to pay is paid), and a store.payout job per pending settlement. Serialized by an advisory lock (AG409, or waiting when asked); the ledger''s unique keys settle each order once whatever happens.';
+
+--
+-- Name: store_currency(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.store_currency() RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select coalesce(
+    (select c.config -> 'store' ->> 'currency' from app.config_versions c order by c.version desc limit 1),
+    app_private.config_defaults() -> 'store' ->> 'currency'
+  )
+$$;
+
+--
+-- Name: FUNCTION store_currency(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.store_currency() IS 'The store''s one currency (store.currency of the current configuration, its default otherwise). security definer: the configuration is readable by ADMINs only; it returns one code.';
 
 --
 -- Name: touch_push_device(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3343,6 +5728,36 @@ ALTER TABLE app.access_logs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: checkouts; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.checkouts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    buyer_id uuid,
+    total bigint NOT NULL,
+    currency text NOT NULL,
+    provider text NOT NULL,
+    payment_intent_id text,
+    payment_status app.payment_status DEFAULT 'pending'::app.payment_status NOT NULL,
+    idempotency_key text,
+    reserved_until timestamp with time zone NOT NULL,
+    closed_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT checkouts_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT checkouts_idempotency_key_check CHECK (((char_length(idempotency_key) >= 1) AND (char_length(idempotency_key) <= 255))),
+    CONSTRAINT checkouts_payment_intent_id_check CHECK (((char_length(payment_intent_id) >= 1) AND (char_length(payment_intent_id) <= 255))),
+    CONSTRAINT checkouts_provider_check CHECK ((provider = ANY (ARRAY['stripe'::text, 'dev'::text]))),
+    CONSTRAINT checkouts_total_check CHECK ((total > 0))
+);
+
+--
+-- Name: TABLE checkouts; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.checkouts IS 'The orders a buyer pays together: one PaymentIntent (transfer_group = this id) for their total. reserved_until is when unpaid stock goes back; closed_at is set once no order of it awaits payment. Written only by the order functions.';
 
 --
 -- Name: config_versions; Type: TABLE; Schema: app; Owner: -
@@ -3557,6 +5972,79 @@ CREATE TABLE app.notification_preferences (
 COMMENT ON TABLE app.notification_preferences IS 'A user''s own choices: per type and channel ({ TYPE: { inApp, push, email } }, only what was chosen) and quiet hours (HH:MM to HH:MM in an IANA time zone, possibly across midnight) that hold push and e-mail back. Users read and write their own row; a trigger validates it.';
 
 --
+-- Name: order_history; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.order_history (
+    id bigint NOT NULL,
+    order_id uuid NOT NULL,
+    from_status app.order_status,
+    to_status app.order_status NOT NULL,
+    actor app.order_actor NOT NULL,
+    actor_id uuid,
+    reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT order_history_reason_check CHECK ((char_length(reason) <= 1000))
+);
+
+--
+-- Name: TABLE order_history; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.order_history IS 'Every move of an order (the first row is its creation, from null), who made it and why. Append-only: written by app_private.move_order and the checkout.';
+
+--
+-- Name: order_history_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.order_history ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.order_history_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: order_items; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.order_items (
+    order_id uuid NOT NULL,
+    product_id uuid NOT NULL,
+    title text NOT NULL,
+    unit_price bigint NOT NULL,
+    quantity integer NOT NULL,
+    total bigint NOT NULL,
+    CONSTRAINT order_items_quantity_check CHECK (((quantity >= 1) AND (quantity <= 1000))),
+    CONSTRAINT order_items_total CHECK ((total = (unit_price * quantity))),
+    CONSTRAINT order_items_unit_price_check CHECK ((unit_price > 0))
+);
+
+--
+-- Name: TABLE order_items; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.order_items IS 'What an order holds, with the title and unit price taken from the product by the server at checkout (a client''s prices are never read).';
+
+--
+-- Name: order_transitions; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.order_transitions (
+    from_status app.order_status NOT NULL,
+    to_status app.order_status NOT NULL,
+    actor app.order_actor NOT NULL
+);
+
+--
+-- Name: TABLE order_transitions; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.order_transitions IS 'The order state machine as data, exactly the contract''s table: each allowed move and each actor who may make it. app.change_order_status and app_private.move_order accept nothing else.';
+
+--
 -- Name: push_devices; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -3577,6 +6065,34 @@ CREATE TABLE app.push_devices (
 --
 
 COMMENT ON TABLE app.push_devices IS 'FCM registration tokens, one row per token. A token registered by another user moves to that user (a new row, so deliveries queued for the previous owner never reach the new one). Deleted when FCM says the token is unregistered or invalid. Users see their own devices but never a token (no column grant); registration goes through app.register_push_device.';
+
+--
+-- Name: refunds; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.refunds (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    order_id uuid NOT NULL,
+    amount bigint NOT NULL,
+    currency text NOT NULL,
+    status app.refund_status DEFAULT 'pending'::app.refund_status NOT NULL,
+    reason text,
+    requested_by uuid,
+    provider_refund_id text,
+    failure_reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    succeeded_at timestamp with time zone,
+    CONSTRAINT refunds_amount_check CHECK ((amount > 0)),
+    CONSTRAINT refunds_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT refunds_reason_check CHECK ((char_length(reason) <= 1000))
+);
+
+--
+-- Name: TABLE refunds; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.refunds IS 'A refund owed to a buyer for one order (at most one per order: the unique key), made through the payment provider by a store.refund job with the idempotency key refund:<orderId>.';
 
 --
 -- Name: role_changes_id_seq; Type: SEQUENCE; Schema: app; Owner: -
@@ -3665,6 +6181,64 @@ COMMENT ON COLUMN app.sessions.provider IS 'How the session was opened: email, g
 COMMENT ON COLUMN app.sessions.authenticated_at IS 'When the person proved who they are for this session (the sign-in that opened it): the access token''s auth_time, unchanged by refreshes. A sign-in is fresh while this is within security.freshSignInSeconds.';
 
 --
+-- Name: settlement_lines; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.settlement_lines (
+    id bigint NOT NULL,
+    settlement_id uuid NOT NULL,
+    vendor_id uuid NOT NULL,
+    kind text NOT NULL,
+    order_id uuid,
+    source_settlement_id uuid,
+    amount bigint NOT NULL,
+    commission bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT settlement_lines_amount_check CHECK ((amount >= 0)),
+    CONSTRAINT settlement_lines_commission_check CHECK ((commission >= 0)),
+    CONSTRAINT settlement_lines_kind_check CHECK ((kind = ANY (ARRAY['sale'::text, 'refund'::text, 'carry'::text]))),
+    CONSTRAINT settlement_lines_shape CHECK ((((kind = 'carry'::text) = (source_settlement_id IS NOT NULL)) AND ((kind = 'carry'::text) = (order_id IS NULL))))
+);
+
+--
+-- Name: TABLE settlement_lines; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.settlement_lines IS 'The append-only ledger behind settlements: a sale line per settled order (with its commission), a refund line per settled order refunded later, a carry line per negative settlement carried forward. The unique keys (order_id, kind) and (source_settlement_id) make each order settled exactly once and each deduction made once, under any concurrency; a trigger refuses updates and deletes.';
+
+--
+-- Name: settlement_lines_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.settlement_lines ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.settlement_lines_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: settlement_runs; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.settlement_runs (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    as_of timestamp with time zone NOT NULL,
+    started_by uuid,
+    orders_settled integer DEFAULT 0 NOT NULL,
+    settlements_created integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE settlement_runs; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.settlement_runs IS 'Each settlement run: its cut-off, who started it (null: the schedule) and what it settled.';
+
+--
 -- Name: status_changes_id_seq; Type: SEQUENCE; Schema: app; Owner: -
 --
 
@@ -3711,6 +6285,42 @@ COMMENT ON TABLE app.users IS 'People on the platform, their role and status. Th
 COMMENT ON COLUMN app.users.email IS 'The account''s verified e-mail address (a magic link was followed, or Google or Apple said it is verified), or null: an account made by a wallet, or by a provider that did not vouch for the address. Sign-ins link to an account only through this address, so an unverified address is never stored here.';
 
 --
+-- Name: vendor_decisions; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.vendor_decisions (
+    id bigint NOT NULL,
+    vendor_id uuid NOT NULL,
+    from_status app.vendor_status NOT NULL,
+    to_status app.vendor_status NOT NULL,
+    reason text NOT NULL,
+    commission_bps integer,
+    decided_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT vendor_decisions_commission_bps_check CHECK (((commission_bps >= 0) AND (commission_bps <= 10000))),
+    CONSTRAINT vendor_decisions_reason_check CHECK (((char_length(btrim(reason)) >= 1) AND (char_length(btrim(reason)) <= 1000)))
+);
+
+--
+-- Name: TABLE vendor_decisions; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.vendor_decisions IS 'Every ADMIN decision on a vendor (approve, reject, suspend, reinstate, a commission change) with its reason: the history the owner and ADMINs read. Written only by app.set_vendor_status, never updated.';
+
+--
+-- Name: vendor_decisions_id_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.vendor_decisions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.vendor_decisions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: account_erasure_steps; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -3746,6 +6356,75 @@ CREATE TABLE app_private.account_export_parts (
 --
 
 COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
+
+--
+-- Name: catalog_counts; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.catalog_counts (
+    vendor_id uuid NOT NULL,
+    category text NOT NULL,
+    in_stock boolean NOT NULL,
+    products integer NOT NULL
+);
+
+--
+-- Name: TABLE catalog_counts; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.catalog_counts IS 'Active products per vendor, category and whether any is available: what the facets of the unsearched catalog sum (app.search_products), kept by the statement triggers on app.products. Server only: read inside the security definer search. (No check on products >= 0: an upsert checks a row before it finds its conflict, so a negative delta could not be applied.)';
+
+--
+-- Name: catalog_words; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.catalog_words (
+    word text NOT NULL,
+    CONSTRAINT catalog_words_word_check CHECK (((char_length(word) >= 3) AND (char_length(word) <= 40)))
+);
+
+--
+-- Name: TABLE catalog_words; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.catalog_words IS 'Every word (3 to 40 letters) of product titles and tags: the vocabulary misspelt searches are corrected against (app_private.correct_spelling). Only added to, by the products write trigger when a text changes; a word whose products are gone stays (a correction to it then finds nothing). Server only.';
+
+--
+-- Name: checkout_secrets; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.checkout_secrets (
+    checkout_id uuid NOT NULL,
+    client_secret text NOT NULL
+);
+
+--
+-- Name: TABLE checkout_secrets; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.checkout_secrets IS 'The PaymentIntent''s client secret, which lets its holder confirm the payment: given to the buyer in the checkout answer only, never readable through RLS.';
+
+--
+-- Name: dev_payment_objects; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.dev_payment_objects (
+    id text NOT NULL,
+    object text NOT NULL,
+    data jsonb NOT NULL,
+    idempotency_key text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT dev_payment_objects_id_check CHECK (((char_length(id) >= 1) AND (char_length(id) <= 255))),
+    CONSTRAINT dev_payment_objects_idempotency_key_check CHECK (((char_length(idempotency_key) >= 1) AND (char_length(idempotency_key) <= 300))),
+    CONSTRAINT dev_payment_objects_object_check CHECK ((object = ANY (ARRAY['payment_intent'::text, 'refund'::text, 'account'::text, 'transfer'::text])))
+);
+
+--
+-- Name: TABLE dev_payment_objects; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.dev_payment_objects IS 'The dev payment provider''s state, used only when no Stripe key is configured: Stripe-shaped payment intents, refunds, accounts and transfers, so the local stack checks out and pays out end to end (POST /_dev/payments/<id>/succeed|fail). The idempotency key replays the first object, as Stripe''s does.';
 
 --
 -- Name: idempotency_keys; Type: TABLE; Schema: app_private; Owner: -
@@ -3973,6 +6652,28 @@ CREATE TABLE app_private.siwe_nonces (
 COMMENT ON TABLE app_private.siwe_nonces IS 'Nonces handed out by GET /api/auth/nonce for Sign-In with Ethereum, as SHA-256 hashes: single use (spent by one conditional update when a signed message is accepted), ten minutes. Server only.';
 
 --
+-- Name: stripe_events; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.stripe_events (
+    id text NOT NULL,
+    type text NOT NULL,
+    livemode boolean DEFAULT false NOT NULL,
+    payload jsonb NOT NULL,
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    processed_at timestamp with time zone,
+    outcome text,
+    CONSTRAINT stripe_events_id_check CHECK (((char_length(id) >= 1) AND (char_length(id) <= 255))),
+    CONSTRAINT stripe_events_type_check CHECK (((char_length(type) >= 1) AND (char_length(type) <= 255)))
+);
+
+--
+-- Name: TABLE stripe_events; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.stripe_events IS 'Every verified webhook event of the payment provider, once: the primary key is the event id, so a replayed delivery inserts nothing and queues nothing. processed_at and outcome are set by the store.stripe_event job.';
+
+--
 -- Name: access_logs access_logs_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -3992,6 +6693,27 @@ ALTER TABLE ONLY app.attachments
 
 ALTER TABLE ONLY app.attachments
     ADD CONSTRAINT attachments_storage_key_key UNIQUE (storage_key);
+
+--
+-- Name: checkouts checkouts_buyer_idempotency_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.checkouts
+    ADD CONSTRAINT checkouts_buyer_idempotency_key UNIQUE (buyer_id, idempotency_key);
+
+--
+-- Name: checkouts checkouts_payment_intent_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.checkouts
+    ADD CONSTRAINT checkouts_payment_intent_id_key UNIQUE (payment_intent_id);
+
+--
+-- Name: checkouts checkouts_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.checkouts
+    ADD CONSTRAINT checkouts_pkey PRIMARY KEY (id);
 
 --
 -- Name: config_versions config_versions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
@@ -4092,6 +6814,41 @@ ALTER TABLE ONLY app.notifications
     ADD CONSTRAINT notifications_pkey PRIMARY KEY (id);
 
 --
+-- Name: order_history order_history_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_history
+    ADD CONSTRAINT order_history_pkey PRIMARY KEY (id);
+
+--
+-- Name: order_items order_items_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_items
+    ADD CONSTRAINT order_items_pkey PRIMARY KEY (order_id, product_id);
+
+--
+-- Name: order_transitions order_transitions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_transitions
+    ADD CONSTRAINT order_transitions_pkey PRIMARY KEY (from_status, to_status, actor);
+
+--
+-- Name: orders orders_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.orders
+    ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
+
+--
+-- Name: products products_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.products
+    ADD CONSTRAINT products_pkey PRIMARY KEY (id);
+
+--
 -- Name: push_devices push_devices_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -4104,6 +6861,27 @@ ALTER TABLE ONLY app.push_devices
 
 ALTER TABLE ONLY app.push_devices
     ADD CONSTRAINT push_devices_token_key UNIQUE (token);
+
+--
+-- Name: refunds refunds_order_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.refunds
+    ADD CONSTRAINT refunds_order_id_key UNIQUE (order_id);
+
+--
+-- Name: refunds refunds_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.refunds
+    ADD CONSTRAINT refunds_pkey PRIMARY KEY (id);
+
+--
+-- Name: refunds refunds_provider_refund_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.refunds
+    ADD CONSTRAINT refunds_provider_refund_id_key UNIQUE (provider_refund_id);
 
 --
 -- Name: role_changes role_changes_pkey; Type: CONSTRAINT; Schema: app; Owner: -
@@ -4127,6 +6905,55 @@ ALTER TABLE ONLY app.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 
 --
+-- Name: settlement_lines settlement_lines_carry_once; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_carry_once UNIQUE (source_settlement_id);
+
+--
+-- Name: settlement_lines settlement_lines_order_once; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_order_once UNIQUE (order_id, kind);
+
+--
+-- Name: settlement_lines settlement_lines_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_pkey PRIMARY KEY (id);
+
+--
+-- Name: settlement_runs settlement_runs_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_runs
+    ADD CONSTRAINT settlement_runs_pkey PRIMARY KEY (id);
+
+--
+-- Name: settlements settlements_one_per_run; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlements
+    ADD CONSTRAINT settlements_one_per_run UNIQUE (run_id, vendor_id, currency);
+
+--
+-- Name: settlements settlements_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlements
+    ADD CONSTRAINT settlements_pkey PRIMARY KEY (id);
+
+--
+-- Name: settlements settlements_transfer_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlements
+    ADD CONSTRAINT settlements_transfer_id_key UNIQUE (transfer_id);
+
+--
 -- Name: status_changes status_changes_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -4139,6 +6966,34 @@ ALTER TABLE ONLY app.status_changes
 
 ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+--
+-- Name: vendor_decisions vendor_decisions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendor_decisions
+    ADD CONSTRAINT vendor_decisions_pkey PRIMARY KEY (id);
+
+--
+-- Name: vendors vendors_payout_account_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendors
+    ADD CONSTRAINT vendors_payout_account_id_key UNIQUE (payout_account_id);
+
+--
+-- Name: vendors vendors_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendors
+    ADD CONSTRAINT vendors_pkey PRIMARY KEY (id);
+
+--
+-- Name: vendors vendors_slug_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendors
+    ADD CONSTRAINT vendors_slug_key UNIQUE (slug);
 
 --
 -- Name: account_erasure_steps account_erasure_steps_function_name_key; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -4174,6 +7029,41 @@ ALTER TABLE ONLY app_private.account_export_parts
 
 ALTER TABLE ONLY app_private.account_export_parts
     ADD CONSTRAINT account_export_parts_pkey PRIMARY KEY (part);
+
+--
+-- Name: catalog_counts catalog_counts_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.catalog_counts
+    ADD CONSTRAINT catalog_counts_pkey PRIMARY KEY (vendor_id, category, in_stock);
+
+--
+-- Name: catalog_words catalog_words_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.catalog_words
+    ADD CONSTRAINT catalog_words_pkey PRIMARY KEY (word);
+
+--
+-- Name: checkout_secrets checkout_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.checkout_secrets
+    ADD CONSTRAINT checkout_secrets_pkey PRIMARY KEY (checkout_id);
+
+--
+-- Name: dev_payment_objects dev_payment_objects_idempotency_key_key; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.dev_payment_objects
+    ADD CONSTRAINT dev_payment_objects_idempotency_key_key UNIQUE (idempotency_key);
+
+--
+-- Name: dev_payment_objects dev_payment_objects_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.dev_payment_objects
+    ADD CONSTRAINT dev_payment_objects_pkey PRIMARY KEY (id);
 
 --
 -- Name: idempotency_keys idempotency_keys_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -4274,6 +7164,13 @@ ALTER TABLE ONLY app_private.siwe_nonces
     ADD CONSTRAINT siwe_nonces_pkey PRIMARY KEY (nonce_hash);
 
 --
+-- Name: stripe_events stripe_events_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.stripe_events
+    ADD CONSTRAINT stripe_events_pkey PRIMARY KEY (id);
+
+--
 -- Name: access_logs_created_at_brin; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -4302,6 +7199,18 @@ CREATE INDEX attachments_message_id_idx ON app.attachments USING btree (message_
 --
 
 CREATE INDEX attachments_uploader_id_idx ON app.attachments USING btree (uploader_id);
+
+--
+-- Name: checkouts_buyer_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX checkouts_buyer_idx ON app.checkouts USING btree (buyer_id, created_at DESC);
+
+--
+-- Name: checkouts_open_reserved_until_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX checkouts_open_reserved_until_idx ON app.checkouts USING btree (reserved_until) WHERE (closed_at IS NULL);
 
 --
 -- Name: config_versions_changed_by_idx; Type: INDEX; Schema: app; Owner: -
@@ -4412,10 +7321,112 @@ CREATE INDEX notifications_inbox_idx ON app.notifications USING btree (user_id, 
 CREATE INDEX notifications_unread_idx ON app.notifications USING btree (user_id, created_at DESC, id DESC) WHERE (inbox AND (read_at IS NULL));
 
 --
+-- Name: order_history_actor_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX order_history_actor_idx ON app.order_history USING btree (actor_id);
+
+--
+-- Name: order_history_order_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX order_history_order_idx ON app.order_history USING btree (order_id, id);
+
+--
+-- Name: order_items_product_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX order_items_product_idx ON app.order_items USING btree (product_id);
+
+--
+-- Name: orders_buyer_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_buyer_idx ON app.orders USING btree (buyer_id, created_at DESC, id DESC);
+
+--
+-- Name: orders_checkout_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_checkout_idx ON app.orders USING btree (checkout_id, id);
+
+--
+-- Name: orders_created_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_created_idx ON app.orders USING btree (created_at);
+
+--
+-- Name: orders_delivered_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_delivered_idx ON app.orders USING btree (delivered_at) WHERE (status = 'delivered'::app.order_status);
+
+--
+-- Name: orders_refunded_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_refunded_idx ON app.orders USING btree (refunded_at) WHERE (status = 'refunded'::app.order_status);
+
+--
+-- Name: orders_settleable_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_settleable_idx ON app.orders USING btree (vendor_id, delivered_at) WHERE ((status = ANY (ARRAY['delivered'::app.order_status, 'completed'::app.order_status])) AND (payment_status = 'succeeded'::app.payment_status));
+
+--
+-- Name: orders_vendor_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX orders_vendor_idx ON app.orders USING btree (vendor_id, created_at DESC, id DESC);
+
+--
+-- Name: products_category_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_category_idx ON app.products USING btree (category, created_at DESC, id DESC) WHERE (status = 'active'::app.product_status);
+
+--
+-- Name: products_facets_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_facets_idx ON app.products USING btree (vendor_id, category, price_amount) WHERE (status = 'active'::app.product_status);
+
+--
+-- Name: products_newest_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_newest_idx ON app.products USING btree (created_at DESC, id DESC) WHERE (status = 'active'::app.product_status);
+
+--
+-- Name: products_price_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_price_idx ON app.products USING btree (price_amount, id) WHERE (status = 'active'::app.product_status);
+
+--
+-- Name: products_search_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_search_idx ON app.products USING gin (search) WHERE (status = 'active'::app.product_status);
+
+--
+-- Name: products_vendor_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX products_vendor_idx ON app.products USING btree (vendor_id, created_at DESC, id DESC);
+
+--
 -- Name: push_devices_user_id_idx; Type: INDEX; Schema: app; Owner: -
 --
 
 CREATE INDEX push_devices_user_id_idx ON app.push_devices USING btree (user_id);
+
+--
+-- Name: refunds_requested_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX refunds_requested_by_idx ON app.refunds USING btree (requested_by);
 
 --
 -- Name: role_changes_changed_by_idx; Type: INDEX; Schema: app; Owner: -
@@ -4458,6 +7469,48 @@ CREATE INDEX sessions_created_at_idx ON app.sessions USING btree (created_at);
 --
 
 CREATE INDEX sessions_user_id_idx ON app.sessions USING btree (user_id);
+
+--
+-- Name: settlement_lines_settlement_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlement_lines_settlement_idx ON app.settlement_lines USING btree (settlement_id);
+
+--
+-- Name: settlement_lines_vendor_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlement_lines_vendor_idx ON app.settlement_lines USING btree (vendor_id);
+
+--
+-- Name: settlement_runs_started_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlement_runs_started_by_idx ON app.settlement_runs USING btree (started_by);
+
+--
+-- Name: settlements_carried_into_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlements_carried_into_idx ON app.settlements USING btree (carried_into);
+
+--
+-- Name: settlements_created_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlements_created_idx ON app.settlements USING btree (created_at DESC, id DESC);
+
+--
+-- Name: settlements_status_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlements_status_idx ON app.settlements USING btree (status, vendor_id);
+
+--
+-- Name: settlements_vendor_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX settlements_vendor_idx ON app.settlements USING btree (vendor_id, created_at DESC, id DESC);
 
 --
 -- Name: status_changes_changed_by_idx; Type: INDEX; Schema: app; Owner: -
@@ -4506,6 +7559,60 @@ CREATE INDEX users_role_idx ON app.users USING btree (role);
 --
 
 CREATE INDEX users_search_idx ON app.users USING gin ((((COALESCE(lower(email), ''::text) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
+
+--
+-- Name: vendor_decisions_decided_by_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX vendor_decisions_decided_by_idx ON app.vendor_decisions USING btree (decided_by);
+
+--
+-- Name: vendor_decisions_vendor_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX vendor_decisions_vendor_idx ON app.vendor_decisions USING btree (vendor_id, id);
+
+--
+-- Name: vendors_created_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX vendors_created_idx ON app.vendors USING btree (created_at DESC, id DESC);
+
+--
+-- Name: vendors_name_search_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX vendors_name_search_idx ON app.vendors USING gin (lower(name) extensions.gin_trgm_ops);
+
+--
+-- Name: vendors_one_live_per_owner; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX vendors_one_live_per_owner ON app.vendors USING btree (owner_id) WHERE (status = ANY (ARRAY['pending'::app.vendor_status, 'approved'::app.vendor_status, 'suspended'::app.vendor_status]));
+
+--
+-- Name: vendors_owner_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX vendors_owner_id_idx ON app.vendors USING btree (owner_id);
+
+--
+-- Name: vendors_status_created_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX vendors_status_created_idx ON app.vendors USING btree (status, created_at DESC, id DESC);
+
+--
+-- Name: catalog_words_length_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX catalog_words_length_idx ON app_private.catalog_words USING btree (char_length(word));
+
+--
+-- Name: dev_payment_objects_object_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX dev_payment_objects_object_idx ON app_private.dev_payment_objects USING btree (object, created_at);
 
 --
 -- Name: idempotency_keys_created_at_idx; Type: INDEX; Schema: app_private; Owner: -
@@ -4604,6 +7711,12 @@ CREATE INDEX refresh_tokens_session_id_idx ON app_private.refresh_tokens USING b
 CREATE INDEX siwe_nonces_expires_at_idx ON app_private.siwe_nonces USING btree (expires_at);
 
 --
+-- Name: stripe_events_received_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX stripe_events_received_idx ON app_private.stripe_events USING btree (received_at);
+
+--
 -- Name: attachments attachments_guard_update; Type: TRIGGER; Schema: app; Owner: -
 --
 
@@ -4614,6 +7727,12 @@ CREATE TRIGGER attachments_guard_update BEFORE UPDATE ON app.attachments FOR EAC
 --
 
 CREATE TRIGGER attachments_queue_storage_deletion AFTER DELETE ON app.attachments FOR EACH ROW EXECUTE FUNCTION app_private.queue_storage_deletion();
+
+--
+-- Name: checkouts checkouts_touch_updated_at; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER checkouts_touch_updated_at BEFORE UPDATE ON app.checkouts FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
 
 --
 -- Name: messages messages_assign_seq; Type: TRIGGER; Schema: app; Owner: -
@@ -4658,6 +7777,12 @@ CREATE TRIGGER notifications_guard_read BEFORE UPDATE OF read_at ON app.notifica
 CREATE TRIGGER notifications_read_event AFTER UPDATE OF read_at ON app.notifications FOR EACH ROW WHEN (((old.read_at IS NULL) AND (new.read_at IS NOT NULL) AND new.inbox)) EXECUTE FUNCTION app_private.notification_read_event();
 
 --
+-- Name: orders orders_touch_updated_at; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER orders_touch_updated_at BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+--
 -- Name: conversation_participants participants_events; Type: TRIGGER; Schema: app; Owner: -
 --
 
@@ -4676,16 +7801,64 @@ CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE ON app.conversation_pa
 CREATE TRIGGER participants_read_mark_events AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.read_mark_events();
 
 --
+-- Name: products products_count_delete; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_count_delete AFTER DELETE ON app.products REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+--
+-- Name: products products_count_insert; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_count_insert AFTER INSERT ON app.products REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+--
+-- Name: products products_count_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_count_update AFTER UPDATE ON app.products REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+--
+-- Name: products products_guard_write; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER products_guard_write BEFORE INSERT OR UPDATE ON app.products FOR EACH ROW EXECUTE FUNCTION app_private.guard_product_write();
+
+--
 -- Name: push_devices push_devices_touch; Type: TRIGGER; Schema: app; Owner: -
 --
 
 CREATE TRIGGER push_devices_touch BEFORE UPDATE ON app.push_devices FOR EACH ROW EXECUTE FUNCTION app_private.touch_push_device();
 
 --
+-- Name: refunds refunds_touch_updated_at; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER refunds_touch_updated_at BEFORE UPDATE ON app.refunds FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+--
 -- Name: sessions sessions_guard_update; Type: TRIGGER; Schema: app; Owner: -
 --
 
 CREATE TRIGGER sessions_guard_update BEFORE UPDATE ON app.sessions FOR EACH ROW EXECUTE FUNCTION app_private.guard_session_update();
+
+--
+-- Name: settlement_lines settlement_lines_append_only; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER settlement_lines_append_only BEFORE DELETE OR UPDATE ON app.settlement_lines FOR EACH ROW EXECUTE FUNCTION app_private.refuse_ledger_change();
+
+--
+-- Name: settlements settlements_guard_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER settlements_guard_update BEFORE UPDATE ON app.settlements FOR EACH ROW EXECUTE FUNCTION app_private.guard_settlement_update();
+
+--
+-- Name: settlements settlements_no_delete; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER settlements_no_delete BEFORE DELETE ON app.settlements FOR EACH ROW EXECUTE FUNCTION app_private.refuse_ledger_change();
 
 --
 -- Name: users users_guard_delete; Type: TRIGGER; Schema: app; Owner: -
@@ -4712,6 +7885,18 @@ CREATE TRIGGER users_record_role_change AFTER UPDATE OF role ON app.users FOR EA
 CREATE TRIGGER users_touch_updated_at BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
 
 --
+-- Name: vendors vendors_touch_updated_at; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER vendors_touch_updated_at BEFORE UPDATE ON app.vendors FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+--
+-- Name: dev_payment_objects dev_payment_objects_touch_updated_at; Type: TRIGGER; Schema: app_private; Owner: -
+--
+
+CREATE TRIGGER dev_payment_objects_touch_updated_at BEFORE UPDATE ON app_private.dev_payment_objects FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+--
 -- Name: attachments attachments_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -4731,6 +7916,13 @@ ALTER TABLE ONLY app.attachments
 
 ALTER TABLE ONLY app.attachments
     ADD CONSTRAINT attachments_uploader_id_fkey FOREIGN KEY (uploader_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: checkouts checkouts_buyer_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.checkouts
+    ADD CONSTRAINT checkouts_buyer_id_fkey FOREIGN KEY (buyer_id) REFERENCES app.users(id) ON DELETE SET NULL;
 
 --
 -- Name: config_versions config_versions_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
@@ -4831,11 +8023,81 @@ ALTER TABLE ONLY app.notifications
     ADD CONSTRAINT notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 
 --
+-- Name: order_history order_history_actor_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_history
+    ADD CONSTRAINT order_history_actor_id_fkey FOREIGN KEY (actor_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: order_history order_history_order_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_history
+    ADD CONSTRAINT order_history_order_id_fkey FOREIGN KEY (order_id) REFERENCES app.orders(id) ON DELETE CASCADE;
+
+--
+-- Name: order_items order_items_order_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_items
+    ADD CONSTRAINT order_items_order_id_fkey FOREIGN KEY (order_id) REFERENCES app.orders(id) ON DELETE CASCADE;
+
+--
+-- Name: order_items order_items_product_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.order_items
+    ADD CONSTRAINT order_items_product_id_fkey FOREIGN KEY (product_id) REFERENCES app.products(id) ON DELETE RESTRICT;
+
+--
+-- Name: orders orders_buyer_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.orders
+    ADD CONSTRAINT orders_buyer_id_fkey FOREIGN KEY (buyer_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: orders orders_checkout_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.orders
+    ADD CONSTRAINT orders_checkout_id_fkey FOREIGN KEY (checkout_id) REFERENCES app.checkouts(id) ON DELETE CASCADE;
+
+--
+-- Name: orders orders_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.orders
+    ADD CONSTRAINT orders_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE RESTRICT;
+
+--
+-- Name: products products_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.products
+    ADD CONSTRAINT products_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
+
+--
 -- Name: push_devices push_devices_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
 ALTER TABLE ONLY app.push_devices
     ADD CONSTRAINT push_devices_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: refunds refunds_order_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.refunds
+    ADD CONSTRAINT refunds_order_id_fkey FOREIGN KEY (order_id) REFERENCES app.orders(id) ON DELETE CASCADE;
+
+--
+-- Name: refunds refunds_requested_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.refunds
+    ADD CONSTRAINT refunds_requested_by_fkey FOREIGN KEY (requested_by) REFERENCES app.users(id) ON DELETE SET NULL;
 
 --
 -- Name: role_changes role_changes_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
@@ -4866,6 +8128,62 @@ ALTER TABLE ONLY app.sessions
     ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 
 --
+-- Name: settlement_lines settlement_lines_order_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_order_id_fkey FOREIGN KEY (order_id) REFERENCES app.orders(id) ON DELETE RESTRICT;
+
+--
+-- Name: settlement_lines settlement_lines_settlement_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_settlement_id_fkey FOREIGN KEY (settlement_id) REFERENCES app.settlements(id) ON DELETE RESTRICT;
+
+--
+-- Name: settlement_lines settlement_lines_source_settlement_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_source_settlement_id_fkey FOREIGN KEY (source_settlement_id) REFERENCES app.settlements(id) ON DELETE RESTRICT;
+
+--
+-- Name: settlement_lines settlement_lines_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_lines
+    ADD CONSTRAINT settlement_lines_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE RESTRICT;
+
+--
+-- Name: settlement_runs settlement_runs_started_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlement_runs
+    ADD CONSTRAINT settlement_runs_started_by_fkey FOREIGN KEY (started_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: settlements settlements_carried_into_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlements
+    ADD CONSTRAINT settlements_carried_into_fkey FOREIGN KEY (carried_into) REFERENCES app.settlements(id) ON DELETE RESTRICT;
+
+--
+-- Name: settlements settlements_run_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlements
+    ADD CONSTRAINT settlements_run_id_fkey FOREIGN KEY (run_id) REFERENCES app.settlement_runs(id) ON DELETE RESTRICT;
+
+--
+-- Name: settlements settlements_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.settlements
+    ADD CONSTRAINT settlements_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE RESTRICT;
+
+--
 -- Name: status_changes status_changes_changed_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -4878,6 +8196,41 @@ ALTER TABLE ONLY app.status_changes
 
 ALTER TABLE ONLY app.status_changes
     ADD CONSTRAINT status_changes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: vendor_decisions vendor_decisions_decided_by_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendor_decisions
+    ADD CONSTRAINT vendor_decisions_decided_by_fkey FOREIGN KEY (decided_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: vendor_decisions vendor_decisions_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendor_decisions
+    ADD CONSTRAINT vendor_decisions_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
+
+--
+-- Name: vendors vendors_owner_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.vendors
+    ADD CONSTRAINT vendors_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: catalog_counts catalog_counts_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.catalog_counts
+    ADD CONSTRAINT catalog_counts_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
+
+--
+-- Name: checkout_secrets checkout_secrets_checkout_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.checkout_secrets
+    ADD CONSTRAINT checkout_secrets_checkout_id_fkey FOREIGN KEY (checkout_id) REFERENCES app.checkouts(id) ON DELETE CASCADE;
 
 --
 -- Name: idempotency_keys idempotency_keys_user_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
@@ -4963,6 +8316,24 @@ CREATE POLICY attachments_select_visible ON app.attachments FOR SELECT TO authen
 --
 
 CREATE POLICY attachments_update_attach ON app.attachments FOR UPDATE TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL))) WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NOT NULL)));
+
+--
+-- Name: checkouts; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.checkouts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: checkouts checkouts_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY checkouts_select_admin ON app.checkouts FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: checkouts checkouts_select_buyer; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY checkouts_select_buyer ON app.checkouts FOR SELECT TO authenticated USING (((buyer_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
 
 --
 -- Name: config_versions; Type: ROW SECURITY; Schema: app; Owner: -
@@ -5123,6 +8494,70 @@ CREATE POLICY notifications_select_own ON app.notifications FOR SELECT TO authen
 CREATE POLICY notifications_update_own ON app.notifications FOR UPDATE TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND inbox)) WITH CHECK (((user_id = ( SELECT auth.uid() AS uid)) AND inbox));
 
 --
+-- Name: order_history; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.order_history ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: order_history order_history_select_visible; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY order_history_select_visible ON app.order_history FOR SELECT TO authenticated USING ((EXISTS ( SELECT 1
+   FROM app.orders o
+  WHERE (o.id = order_history.order_id))));
+
+--
+-- Name: order_items; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.order_items ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: order_items order_items_select_visible; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY order_items_select_visible ON app.order_items FOR SELECT TO authenticated USING ((EXISTS ( SELECT 1
+   FROM app.orders o
+  WHERE (o.id = order_items.order_id))));
+
+--
+-- Name: order_transitions; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.order_transitions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: order_transitions order_transitions_select_all; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY order_transitions_select_all ON app.order_transitions FOR SELECT TO authenticated USING (true);
+
+--
+-- Name: orders; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.orders ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: orders orders_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY orders_select_admin ON app.orders FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: orders orders_select_buyer; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY orders_select_buyer ON app.orders FOR SELECT TO authenticated USING (((buyer_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
+
+--
+-- Name: orders orders_select_vendor; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY orders_select_vendor ON app.orders FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+
+--
 -- Name: conversation_participants participants_select_participant; Type: POLICY; Schema: app; Owner: -
 --
 
@@ -5135,6 +8570,36 @@ CREATE POLICY participants_select_participant ON app.conversation_participants F
 CREATE POLICY participants_update_self ON app.conversation_participants FOR UPDATE TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
 
 --
+-- Name: products; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.products ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: products products_insert_vendor; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY products_insert_vendor ON app.products FOR INSERT TO authenticated WITH CHECK ((vendor_id IN ( SELECT app.my_selling_vendor_ids() AS my_selling_vendor_ids)));
+
+--
+-- Name: products products_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY products_select_admin ON app.products FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: products products_select_owner; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY products_select_owner ON app.products FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+
+--
+-- Name: products products_update_vendor; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY products_update_vendor ON app.products FOR UPDATE TO authenticated USING ((vendor_id IN ( SELECT app.my_selling_vendor_ids() AS my_selling_vendor_ids))) WITH CHECK ((vendor_id IN ( SELECT app.my_selling_vendor_ids() AS my_selling_vendor_ids)));
+
+--
 -- Name: push_devices; Type: ROW SECURITY; Schema: app; Owner: -
 --
 
@@ -5145,6 +8610,20 @@ ALTER TABLE app.push_devices ENABLE ROW LEVEL SECURITY;
 --
 
 CREATE POLICY push_devices_select_own ON app.push_devices FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: refunds; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.refunds ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: refunds refunds_select_visible; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY refunds_select_visible ON app.refunds FOR SELECT TO authenticated USING ((EXISTS ( SELECT 1
+   FROM app.orders o
+  WHERE (o.id = refunds.order_id))));
 
 --
 -- Name: role_changes; Type: ROW SECURITY; Schema: app; Owner: -
@@ -5201,6 +8680,54 @@ CREATE POLICY sessions_select_self ON app.sessions FOR SELECT TO authenticated U
 CREATE POLICY sessions_update_self ON app.sessions FOR UPDATE TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NULL))) WITH CHECK (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NOT NULL)));
 
 --
+-- Name: settlement_lines; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.settlement_lines ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: settlement_lines settlement_lines_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY settlement_lines_select_admin ON app.settlement_lines FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: settlement_lines settlement_lines_select_vendor; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY settlement_lines_select_vendor ON app.settlement_lines FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+
+--
+-- Name: settlement_runs; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.settlement_runs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: settlement_runs settlement_runs_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY settlement_runs_select_admin ON app.settlement_runs FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: settlements; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.settlements ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: settlements settlements_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY settlements_select_admin ON app.settlements FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: settlements settlements_select_vendor; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY settlements_select_vendor ON app.settlements FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+
+--
 -- Name: status_changes; Type: ROW SECURITY; Schema: app; Owner: -
 --
 
@@ -5249,6 +8776,42 @@ CREATE POLICY users_update_admin ON app.users FOR UPDATE TO authenticated USING 
 CREATE POLICY users_update_self ON app.users FOR UPDATE TO authenticated USING ((id = ( SELECT auth.uid() AS uid))) WITH CHECK ((id = ( SELECT auth.uid() AS uid)));
 
 --
+-- Name: vendor_decisions; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.vendor_decisions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: vendor_decisions vendor_decisions_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY vendor_decisions_select_admin ON app.vendor_decisions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: vendor_decisions vendor_decisions_select_owner; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY vendor_decisions_select_owner ON app.vendor_decisions FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+
+--
+-- Name: vendors; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.vendors ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: vendors vendors_select_admin; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY vendors_select_admin ON app.vendors FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: vendors vendors_select_owner; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY vendors_select_owner ON app.vendors FOR SELECT TO authenticated USING (((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
+
+--
 -- Name: account_erasure_steps; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -5259,6 +8822,30 @@ ALTER TABLE app_private.account_erasure_steps ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.account_export_parts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: catalog_counts; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.catalog_counts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: catalog_words; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.catalog_words ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: checkout_secrets; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.checkout_secrets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: dev_payment_objects; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.dev_payment_objects ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: idempotency_keys; Type: ROW SECURITY; Schema: app_private; Owner: -
@@ -5315,6 +8902,12 @@ ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.siwe_nonces ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: stripe_events; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.stripe_events ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: SCHEMA app; Type: ACL; Schema: -; Owner: -
 --
 
@@ -5347,10 +8940,46 @@ GRANT ALL ON TYPE app.notification_priority TO authenticated;
 GRANT ALL ON TYPE app.notification_type TO authenticated;
 
 --
+-- Name: TYPE order_actor; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.order_actor TO authenticated;
+
+--
+-- Name: TYPE order_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.order_status TO authenticated;
+
+--
+-- Name: TYPE payment_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.payment_status TO authenticated;
+
+--
+-- Name: TYPE payouts_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.payouts_status TO authenticated;
+
+--
+-- Name: TYPE product_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.product_status TO authenticated;
+
+--
 -- Name: TYPE push_platform; Type: ACL; Schema: app; Owner: -
 --
 
 GRANT ALL ON TYPE app.push_platform TO authenticated;
+
+--
+-- Name: TYPE refund_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.refund_status TO authenticated;
 
 --
 -- Name: TYPE security_severity; Type: ACL; Schema: app; Owner: -
@@ -5358,6 +8987,12 @@ GRANT ALL ON TYPE app.push_platform TO authenticated;
 
 GRANT ALL ON TYPE app.security_severity TO anon;
 GRANT ALL ON TYPE app.security_severity TO authenticated;
+
+--
+-- Name: TYPE settlement_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.settlement_status TO authenticated;
 
 --
 -- Name: TYPE user_role; Type: ACL; Schema: app; Owner: -
@@ -5374,6 +9009,19 @@ GRANT ALL ON TYPE app.user_status TO anon;
 GRANT ALL ON TYPE app.user_status TO authenticated;
 
 --
+-- Name: TYPE vendor_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.vendor_status TO authenticated;
+
+--
+-- Name: FUNCTION abandon_checkout(target_checkout_id uuid, idempotency_key text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.abandon_checkout(target_checkout_id uuid, idempotency_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.abandon_checkout(target_checkout_id uuid, idempotency_key text) TO authenticated;
+
+--
 -- Name: FUNCTION add_participants(target_conversation_id uuid, user_ids uuid[]); Type: ACL; Schema: app; Owner: -
 --
 
@@ -5386,6 +9034,20 @@ GRANT ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids
 
 REVOKE ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
+
+--
+-- Name: FUNCTION apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text) TO authenticated;
+
+--
+-- Name: FUNCTION attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text) TO authenticated;
 
 --
 -- Name: TABLE attachments; Type: ACL; Schema: app; Owner: -
@@ -5457,6 +9119,13 @@ REVOKE ALL ON FUNCTION app.can_write_topic(topic text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.can_write_topic(topic text) TO authenticated;
 
 --
+-- Name: FUNCTION change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text) TO authenticated;
+
+--
 -- Name: TABLE role_changes; Type: ACL; Schema: app; Owner: -
 --
 
@@ -5502,6 +9171,13 @@ GRANT ALL ON FUNCTION app.config_int(section text, key text) TO authenticated;
 
 REVOKE ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) TO authenticated;
+
+--
+-- Name: FUNCTION create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) TO authenticated;
 
 --
 -- Name: FUNCTION create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text); Type: ACL; Schema: app; Owner: -
@@ -5554,6 +9230,14 @@ REVOKE ALL ON FUNCTION app.export_account() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.export_account() TO authenticated;
 
 --
+-- Name: FUNCTION get_product(target_product_id uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.get_product(target_product_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO anon;
+GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO authenticated;
+
+--
 -- Name: FUNCTION has_fresh_sign_in(); Type: ACL; Schema: app; Owner: -
 --
 
@@ -5589,6 +9273,14 @@ GRANT ALL ON FUNCTION app.is_participant(target_conversation_id uuid) TO authent
 
 REVOKE ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) TO authenticated;
+
+--
+-- Name: FUNCTION list_vendors(search text, after_created_at text, after_id uuid, page_size integer); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.list_vendors(search text, after_created_at text, after_id uuid, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.list_vendors(search text, after_created_at text, after_id uuid, page_size integer) TO anon;
+GRANT ALL ON FUNCTION app.list_vendors(search text, after_created_at text, after_id uuid, page_size integer) TO authenticated;
 
 --
 -- Name: FUNCTION mark_read(target_message_id uuid); Type: ACL; Schema: app; Owner: -
@@ -5649,6 +9341,20 @@ REVOKE ALL ON FUNCTION app.my_conversation_ids() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.my_conversation_ids() TO authenticated;
 
 --
+-- Name: FUNCTION my_selling_vendor_ids(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.my_selling_vendor_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.my_selling_vendor_ids() TO authenticated;
+
+--
+-- Name: FUNCTION my_vendor_ids(); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.my_vendor_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.my_vendor_ids() TO authenticated;
+
+--
 -- Name: TABLE notifications; Type: ACL; Schema: app; Owner: -
 --
 
@@ -5666,6 +9372,98 @@ GRANT UPDATE(read_at) ON TABLE app.notifications TO authenticated;
 
 REVOKE ALL ON FUNCTION app.notification_json(n app.notifications) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.notification_json(n app.notifications) TO authenticated;
+
+--
+-- Name: TABLE orders; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.orders TO authenticated;
+
+--
+-- Name: FUNCTION order_json(target app.orders); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.order_json(target app.orders) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.order_json(target app.orders) TO authenticated;
+
+--
+-- Name: TABLE products; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.vendor_id; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(vendor_id) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.title; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(title),UPDATE(title) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.description; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(description),UPDATE(description) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.category; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(category),UPDATE(category) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.tags; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(tags),UPDATE(tags) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.images; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(images),UPDATE(images) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.price_amount; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(price_amount),UPDATE(price_amount) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.currency; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(currency),UPDATE(currency) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.stock; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(stock),UPDATE(stock) ON TABLE app.products TO authenticated;
+
+--
+-- Name: COLUMN products.status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT INSERT(status),UPDATE(status) ON TABLE app.products TO authenticated;
+
+--
+-- Name: TABLE vendors; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.vendors TO authenticated;
+
+--
+-- Name: FUNCTION product_json(product app.products, vendor app.vendors); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.product_json(product app.products, vendor app.vendors) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.product_json(product app.products, vendor app.vendors) TO authenticated;
 
 --
 -- Name: FUNCTION public_config(); Type: ACL; Schema: app; Owner: -
@@ -5690,6 +9488,21 @@ REVOKE ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, targe
 GRANT ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) TO authenticated;
 
 --
+-- Name: FUNCTION run_settlements(cut_off timestamp with time zone); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.run_settlements(cut_off timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.run_settlements(cut_off timestamp with time zone) TO authenticated;
+
+--
+-- Name: FUNCTION search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) TO anon;
+GRANT ALL ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) TO authenticated;
+
+--
 -- Name: FUNCTION send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: ACL; Schema: app; Owner: -
 --
 
@@ -5702,6 +9515,26 @@ GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_cont
 
 REVOKE ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) TO authenticated;
+
+--
+-- Name: FUNCTION set_vendor_status(target_vendor_id uuid, new_status app.vendor_status, decision_reason text, new_commission_bps integer); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.set_vendor_status(target_vendor_id uuid, new_status app.vendor_status, decision_reason text, new_commission_bps integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_vendor_status(target_vendor_id uuid, new_status app.vendor_status, decision_reason text, new_commission_bps integer) TO authenticated;
+
+--
+-- Name: TABLE settlements; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.settlements TO authenticated;
+
+--
+-- Name: FUNCTION settlement_json(settlement app.settlements); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.settlement_json(settlement app.settlements) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.settlement_json(settlement app.settlements) TO authenticated;
 
 --
 -- Name: FUNCTION sign_out_user(target_user_id uuid); Type: ACL; Schema: app; Owner: -
@@ -5725,10 +9558,23 @@ REVOKE ALL ON FUNCTION app.unlink_identity(target_identity_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.unlink_identity(target_identity_id uuid) TO authenticated;
 
 --
+-- Name: FUNCTION vendor_json(vendor app.vendors, detailed boolean); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) TO authenticated;
+
+--
 -- Name: FUNCTION account_erase_messaging(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.account_erase_messaging(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION account_erase_store(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_erase_store(target_user_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION account_export(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
@@ -5761,6 +9607,12 @@ REVOKE ALL ON FUNCTION app_private.account_export_messages(target_user_id uuid) 
 REVOKE ALL ON FUNCTION app_private.account_export_notifications(target_user_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION account_export_orders(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_orders(target_user_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION account_export_preferences(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -5779,10 +9631,52 @@ REVOKE ALL ON FUNCTION app_private.account_export_profile(target_user_id uuid) F
 REVOKE ALL ON FUNCTION app_private.account_export_sessions(target_user_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION account_export_vendor(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_vendor(target_user_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION after_order_change(target app.orders, event text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.after_order_change(target app.orders, event text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION after_vendor_change(vendor app.vendors, decision_reason text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION apply_payment_intent(intent_id text, intent_status text, intent_amount bigint, intent_currency text, attempt_failed boolean); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.apply_payment_intent(intent_id text, intent_status text, intent_amount bigint, intent_currency text, attempt_failed boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION apply_payout_account(account text, new_status app.payouts_status); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.apply_payout_account(account text, new_status app.payouts_status) FROM PUBLIC;
+
+--
 -- Name: FUNCTION assign_message_seq(); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
+
+--
+-- Name: FUNCTION cancel_unpaid_checkout(target_checkout_id uuid, by_actor app.order_actor, by_user uuid, cancel_reason text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.cancel_unpaid_checkout(target_checkout_id uuid, by_actor app.order_actor, by_user uuid, cancel_reason text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION checkout_json(target_checkout_id uuid, client_secret text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.checkout_json(target_checkout_id uuid, client_secret text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION claim_jobs(kinds text[], worker text, batch integer, lease interval); Type: ACL; Schema: app_private; Owner: -
@@ -5791,10 +9685,22 @@ REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) FROM PUBLIC;
 
 --
+-- Name: FUNCTION close_checkout_if_settled(target_checkout_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.close_checkout_if_settled(target_checkout_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION collect_orphan_attachments(older_than interval); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.collect_orphan_attachments(older_than interval) FROM PUBLIC;
+
+--
+-- Name: FUNCTION complete_delivered_orders(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.complete_delivered_orders() FROM PUBLIC;
 
 --
 -- Name: FUNCTION complete_job(job_id bigint, token uuid); Type: ACL; Schema: app_private; Owner: -
@@ -5809,6 +9715,24 @@ REVOKE ALL ON FUNCTION app_private.complete_job(job_id bigint, token uuid) FROM 
 REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
 
 --
+-- Name: FUNCTION correct_spelling(search text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.correct_spelling(search text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION count_catalog(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.count_catalog() FROM PUBLIC;
+
+--
+-- Name: FUNCTION create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -5821,16 +9745,40 @@ REVOKE ALL ON FUNCTION app_private.emit_ephemeral(topic text, event text, payloa
 REVOKE ALL ON FUNCTION app_private.emit_event(topic text, event text, payload jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION emit_order_event(target app.orders, event text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.emit_order_event(target app.orders, event text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer) FROM PUBLIC;
 
 --
+-- Name: FUNCTION expire_reservations(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.expire_reservations() FROM PUBLIC;
+
+--
 -- Name: FUNCTION fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION fail_settlement(target_settlement_id uuid, why text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.fail_settlement(target_settlement_id uuid, why text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION finish_stripe_event(event_id text, event_outcome text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION guard_attachment_update(); Type: ACL; Schema: app_private; Owner: -
@@ -5851,6 +9799,12 @@ REVOKE ALL ON FUNCTION app_private.guard_message_update() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.guard_notification_read() FROM PUBLIC;
 
 --
+-- Name: FUNCTION guard_product_write(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_product_write() FROM PUBLIC;
+
+--
 -- Name: FUNCTION guard_read_mark(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -5861,6 +9815,12 @@ REVOKE ALL ON FUNCTION app_private.guard_read_mark() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.guard_session_update() FROM PUBLIC;
+
+--
+-- Name: FUNCTION guard_settlement_update(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.guard_settlement_update() FROM PUBLIC;
 
 --
 -- Name: FUNCTION guard_user_delete(); Type: ACL; Schema: app_private; Owner: -
@@ -5879,6 +9839,12 @@ REVOKE ALL ON FUNCTION app_private.guard_user_update() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION hold_settlement(target_settlement_id uuid, why text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION iso_time(t timestamp with time zone); Type: ACL; Schema: app_private; Owner: -
@@ -5905,10 +9871,22 @@ REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FRO
 REVOKE ALL ON FUNCTION app_private.lock_admin_caller() FROM PUBLIC;
 
 --
+-- Name: FUNCTION lock_order_products(order_ids uuid[]); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.lock_order_products(order_ids uuid[]) FROM PUBLIC;
+
+--
 -- Name: FUNCTION message_events(); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
+
+--
+-- Name: FUNCTION move_order(target app.orders, to_status app.order_status, by_actor app.order_actor, by_user uuid, move_reason text, tracking text, ship_carrier text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.move_order(target app.orders, to_status app.order_status, by_actor app.order_actor, by_user uuid, move_reason text, tracking text, ship_carrier text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION next_job_at(kinds text[]); Type: ACL; Schema: app_private; Owner: -
@@ -5951,6 +9929,18 @@ REVOKE ALL ON FUNCTION app_private.notify_many(recipients uuid[], notification_t
 --
 
 REVOKE ALL ON FUNCTION app_private.participant_events() FROM PUBLIC;
+
+--
+-- Name: FUNCTION payout_to_make(target_settlement_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.payout_to_make(target_settlement_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION product_document(title text, tags text[], category text, description text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.product_document(title text, tags text[], category text, description text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION prune_auth_state(); Type: ACL; Schema: app_private; Owner: -
@@ -6001,6 +9991,18 @@ REVOKE ALL ON FUNCTION app_private.quiet_until(quiet_start time without time zon
 REVOKE ALL ON FUNCTION app_private.read_mark_events() FROM PUBLIC;
 
 --
+-- Name: FUNCTION record_payout(target_settlement_id uuid, transfer text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.record_payout(target_settlement_id uuid, transfer text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION record_refund_result(target_order_id uuid, refund_id text, result app.refund_status, failure text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.record_refund_result(target_order_id uuid, refund_id text, result app.refund_status, failure text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION record_role_change(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -6011,6 +10013,30 @@ REVOKE ALL ON FUNCTION app_private.record_role_change() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.record_security_event(event_type text, event_severity app.security_severity, subject_user_id uuid, event_details jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION refund_to_make(target_order_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.refund_to_make(target_order_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION refuse_ledger_change(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.refuse_ledger_change() FROM PUBLIC;
+
+--
+-- Name: FUNCTION request_refund(target app.orders, refund_reason text, requested uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.request_refund(target app.orders, refund_reason text, requested uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION retry_dead_job(job_id bigint); Type: ACL; Schema: app_private; Owner: -
@@ -6025,10 +10051,34 @@ REVOKE ALL ON FUNCTION app_private.retry_dead_job(job_id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION run_scheduled_settlements(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.run_scheduled_settlements() FROM PUBLIC;
+
+--
 -- Name: FUNCTION send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION set_payout_account(target_vendor_id uuid, account_id text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.set_payout_account(target_vendor_id uuid, account_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION settle(cut_off timestamp with time zone, started uuid, wait boolean); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION store_currency(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.store_currency() FROM PUBLIC;
 
 --
 -- Name: FUNCTION touch_push_device(); Type: ACL; Schema: app_private; Owner: -
@@ -6059,6 +10109,12 @@ REVOKE ALL ON FUNCTION app_private.wants(choices jsonb, notification_type app.no
 --
 
 GRANT SELECT ON TABLE app.access_logs TO authenticated;
+
+--
+-- Name: TABLE checkouts; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.checkouts TO authenticated;
 
 --
 -- Name: TABLE config_versions; Type: ACL; Schema: app; Owner: -
@@ -6187,6 +10243,24 @@ GRANT INSERT(quiet_end),UPDATE(quiet_end) ON TABLE app.notification_preferences 
 GRANT INSERT(quiet_time_zone),UPDATE(quiet_time_zone) ON TABLE app.notification_preferences TO authenticated;
 
 --
+-- Name: TABLE order_history; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.order_history TO authenticated;
+
+--
+-- Name: TABLE order_items; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.order_items TO authenticated;
+
+--
+-- Name: TABLE order_transitions; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.order_transitions TO authenticated;
+
+--
 -- Name: COLUMN push_devices.id; Type: ACL; Schema: app; Owner: -
 --
 
@@ -6223,6 +10297,12 @@ GRANT SELECT(created_at) ON TABLE app.push_devices TO authenticated;
 GRANT SELECT(updated_at) ON TABLE app.push_devices TO authenticated;
 
 --
+-- Name: TABLE refunds; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.refunds TO authenticated;
+
+--
 -- Name: TABLE security_events; Type: ACL; Schema: app; Owner: -
 --
 
@@ -6245,6 +10325,18 @@ GRANT UPDATE(revoked_at) ON TABLE app.sessions TO authenticated;
 --
 
 GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
+
+--
+-- Name: TABLE settlement_lines; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.settlement_lines TO authenticated;
+
+--
+-- Name: TABLE settlement_runs; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.settlement_runs TO authenticated;
 
 --
 -- Name: TABLE users; Type: ACL; Schema: app; Owner: -
@@ -6277,6 +10369,12 @@ GRANT UPDATE(role) ON TABLE app.users TO authenticated;
 GRANT UPDATE(status) ON TABLE app.users TO authenticated;
 
 --
+-- Name: TABLE vendor_decisions; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.vendor_decisions TO authenticated;
+
+--
 -- PostgreSQL database dump complete
 --
 
@@ -6294,8 +10392,11 @@ CREATE POLICY realtime_messages_select_topic ON realtime.messages AS PERMISSIVE 
 --
 
 -- agora-collect-orphan-attachments  23 * * * *  select app_private.collect_orphan_attachments()
+-- agora-complete-delivered-orders  29 * * * *  select app_private.complete_delivered_orders()
+-- agora-expire-reservations  * * * * *  select app_private.expire_reservations()
 -- agora-prune-auth-state  */15 * * * *  select app_private.prune_auth_state()
 -- agora-prune-events  */10 * * * *  select app_private.prune_events(3)
 -- agora-prune-idempotency-keys  */10 * * * *  select app_private.prune_idempotency_keys()
 -- agora-prune-jobs  41 * * * *  select app_private.prune_jobs()
 -- agora-prune-logs  17 3 * * *  select app_private.prune_logs(90)
+-- agora-settlements  0 * * * *  select app_private.run_scheduled_settlements()

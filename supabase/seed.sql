@@ -77,3 +77,58 @@ insert into app.config_versions (version, config, diff, reason, changed_by, crea
   (2, '{"whiteLabel":{"brandName":"Agora Local","supportEmail":"support@example.com"}}',
    '{"whiteLabel.brandName":{"from":"Agora","to":"Agora Local"},"whiteLabel.supportEmail":{"from":null,"to":"support@example.com"}}',
    'Seed: local branding', '00000000-0000-4000-8000-000000000001', now() - interval '30 days');
+
+-- ---------------------------------------------------------------------------------------------
+-- Store: two approved vendors with products in stock (and one draft), their payout accounts
+-- onboarded with the dev payment provider, so the local stack can be browsed, checked out
+-- (POST /_dev/payments/<id>/succeed pays) and settled at once.
+-- ---------------------------------------------------------------------------------------------
+
+insert into app.vendors (id, owner_id, name, slug, description, contact_email, country, status,
+                         payout_account_id, payouts_status, created_at) values
+  ('00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-000000000003', 'Max''s Workshop',
+   'maxs-workshop', 'Small-batch homeware, made by hand.', 'member@example.com', 'US', 'approved',
+   'acct_dev_seed_workshop', 'active', now() - interval '40 days'),
+  ('00000000-0000-4000-8000-0000000000a2', '00000000-0000-4000-8000-000000000002', 'Cora''s Pantry',
+   'coras-pantry', 'Honey, oils, teas and treats from small producers.', 'confidential@example.com', 'US',
+   'approved', 'acct_dev_seed_pantry', 'active', now() - interval '35 days');
+
+insert into app.vendor_decisions (vendor_id, from_status, to_status, reason, decided_by, created_at) values
+  ('00000000-0000-4000-8000-0000000000a1', 'pending', 'approved', 'Seed: approved',
+   '00000000-0000-4000-8000-000000000001', now() - interval '39 days'),
+  ('00000000-0000-4000-8000-0000000000a2', 'pending', 'approved', 'Seed: approved',
+   '00000000-0000-4000-8000-000000000001', now() - interval '34 days');
+
+-- The payout accounts as the dev provider keeps them: onboarded, transfers enabled.
+insert into app_private.dev_payment_objects (id, object, data)
+select account, 'account', jsonb_build_object(
+  'id', account, 'object', 'account', 'type', 'express', 'email', email, 'country', 'US',
+  'status', 'enabled', 'charges_enabled', true, 'payouts_enabled', true, 'details_submitted', true,
+  'capabilities', jsonb_build_object('transfers', 'active'),
+  'requirements', jsonb_build_object('currently_due', '[]'::jsonb, 'disabled_reason', null),
+  'metadata', jsonb_build_object('vendorId', vendor), 'created', extract(epoch from now())::bigint)
+from (values ('acct_dev_seed_workshop', 'member@example.com', '00000000-0000-4000-8000-0000000000a1'),
+             ('acct_dev_seed_pantry', 'confidential@example.com', '00000000-0000-4000-8000-0000000000a2'))
+  as a (account, email, vendor);
+
+insert into app.products (id, vendor_id, title, description, category, tags, price_amount, currency,
+                          stock, status, created_at)
+select ('00000000-0000-4000-8000-0000000001' || lpad(n::text, 2, '0'))::uuid, vendor::uuid, title,
+       description, category, tags, price, 'USD', stock, status::app.product_status,
+       now() - make_interval(days => 30 - n)
+from (values
+  (1, '00000000-0000-4000-8000-0000000000a1', 'Walnut cutting board', 'Oiled black walnut, end grain, 40 x 25 cm.', 'kitchen', array['wood', 'gift'], 4500, 25, 'active'),
+  (2, '00000000-0000-4000-8000-0000000000a1', 'Ceramic pour-over coffee set', 'Dripper, carafe and two cups in speckled stoneware.', 'kitchen', array['coffee', 'ceramic'], 3800, 12, 'active'),
+  (3, '00000000-0000-4000-8000-0000000000a1', 'Brass desk lamp', 'Adjustable arm, warm LED, solid brass.', 'lighting', array['brass', 'desk'], 8900, 6, 'active'),
+  (4, '00000000-0000-4000-8000-0000000000a1', 'Linen table runner', 'Washed linen, natural dye, 180 cm.', 'textiles', array['linen'], 2400, 30, 'active'),
+  (5, '00000000-0000-4000-8000-0000000000a1', 'Hand-thrown mug', 'Stoneware mug, 350 ml, each one a little different.', 'kitchen', array['ceramic', 'coffee', 'gift'], 1800, 40, 'active'),
+  (6, '00000000-0000-4000-8000-0000000000a1', 'Oak wall shelf', 'Solid oak shelf with hidden brackets, 80 cm.', 'furniture', array['wood'], 6500, 0, 'active'),
+  (7, '00000000-0000-4000-8000-0000000000a1', 'Beeswax candle set', 'Three hand-dipped beeswax candles.', 'lighting', array['candle', 'gift'], 1500, 50, 'active'),
+  (8, '00000000-0000-4000-8000-0000000000a1', 'Leather notebook cover', 'Vegetable-tanned leather, A5. Coming soon.', 'stationery', array['leather'], 3200, 10, 'draft'),
+  (9, '00000000-0000-4000-8000-0000000000a2', 'Wildflower honey', 'Raw honey from meadows, 450 g jar.', 'pantry', array['honey', 'gift'], 1200, 60, 'active'),
+  (10, '00000000-0000-4000-8000-0000000000a2', 'Smoked sea salt', 'Flaky salt, cold-smoked over oak.', 'pantry', array['salt'], 900, 80, 'active'),
+  (11, '00000000-0000-4000-8000-0000000000a2', 'Cold-pressed olive oil', 'Early-harvest extra virgin olive oil, 500 ml.', 'pantry', array['oil'], 2200, 35, 'active'),
+  (12, '00000000-0000-4000-8000-0000000000a2', 'Dark chocolate bar 72%', 'Single-origin cacao, 80 g.', 'sweets', array['chocolate', 'gift'], 450, 120, 'active'),
+  (13, '00000000-0000-4000-8000-0000000000a2', 'Loose-leaf green tea', 'Spring sencha, 100 g tin.', 'tea', array['tea'], 1600, 45, 'active'),
+  (14, '00000000-0000-4000-8000-0000000000a2', 'Spiced granola', 'Oats, almonds, honey and cinnamon, 400 g.', 'breakfast', array['honey', 'breakfast'], 1100, 25, 'active')
+) as p (n, vendor, title, description, category, tags, price, stock, status);

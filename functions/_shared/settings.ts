@@ -66,6 +66,9 @@ const envSchema = z.object({
   AGORA_APPLE_PRIVATE_KEY: z.string().optional(),
   AGORA_APPLE_ISSUER: z.url().default("https://appleid.apple.com"),
   AGORA_RPC_URL: z.union([z.literal(""), z.url()]).optional(),
+  AGORA_STRIPE_SECRET_KEY: z.string().optional(),
+  AGORA_STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  AGORA_STRIPE_API_URL: z.url().default("https://api.stripe.com"),
 });
 
 /** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
@@ -125,6 +128,16 @@ export interface Settings {
   attachmentTypes: string[];
   typingThrottleMs: number;
   sseHeartbeatMs: number;
+  /**
+   * Stripe. Without a secret key the store uses the `dev` payment provider (payments kept in
+   * Postgres, paid through `/_dev/payments/<id>/succeed` in local mode).
+   */
+  stripe: {
+    secretKey?: string;
+    webhookSecret?: string;
+    /** The API base (default Stripe's); tests point it at a stand-in. */
+    apiUrl: string;
+  };
   rateLimits: {
     signinPerIp: RateLimitRule;
     signinPerEmail: RateLimitRule;
@@ -152,6 +165,12 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   const e = parsed.data;
   const databaseUrl = e.AGORA_DB_URL ?? e.SUPABASE_DB_URL;
   if (!databaseUrl) throw new Error("invalid settings: set AGORA_DB_URL (or SUPABASE_DB_URL)");
+  if (e.AGORA_STRIPE_SECRET_KEY && !e.AGORA_STRIPE_WEBHOOK_SECRET) {
+    throw new Error(
+      "invalid settings: AGORA_STRIPE_WEBHOOK_SECRET is required with AGORA_STRIPE_SECRET_KEY " +
+        "(payments complete through verified webhooks)",
+    );
+  }
   const siteOrigin = new URL(e.AGORA_SITE_URL).origin;
   const issuer = (url: string) => url.replace(/\/+$/, "");
   return {
@@ -183,6 +202,11 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     attachmentTypes: e.AGORA_ATTACHMENT_TYPES.map((t) => t.toLowerCase()),
     typingThrottleMs: e.AGORA_TYPING_THROTTLE_MS,
     sseHeartbeatMs: e.AGORA_SSE_HEARTBEAT_MS,
+    stripe: {
+      secretKey: e.AGORA_STRIPE_SECRET_KEY || undefined,
+      webhookSecret: e.AGORA_STRIPE_WEBHOOK_SECRET || undefined,
+      apiUrl: e.AGORA_STRIPE_API_URL.replace(/\/+$/, ""),
+    },
     rateLimits: {
       signinPerIp: parseRule("AGORA_RATE_SIGNIN_IP", e.AGORA_RATE_SIGNIN_IP),
       signinPerEmail: parseRule("AGORA_RATE_SIGNIN_EMAIL", e.AGORA_RATE_SIGNIN_EMAIL),

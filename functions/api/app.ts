@@ -31,6 +31,7 @@ import { users } from "./routes/users.ts";
 import { sessions } from "./routes/sessions.ts";
 import { identities } from "./routes/identities.ts";
 import { account } from "./routes/account.ts";
+import { store } from "./routes/store/index.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -101,6 +102,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
   app.route("/api/users", users);
+  app.route("/api/store", store);
 
   app.get("/health", async (c) => {
     try {

@@ -13,6 +13,7 @@ import type { Storage } from "../_shared/storage.ts";
 import type { EventHub } from "./realtime/hub.ts";
 import type { ConfigCache } from "./config-store.ts";
 import type { SessionLookup } from "./auth/session-lookup.ts";
+import type { PaymentProvider } from "./store/payments.ts";
 import type { IssuedSession } from "./auth/sessions.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
@@ -38,6 +39,8 @@ export interface Deps {
   config: ConfigCache;
   /** The live session and user behind a token, read from the database on every call. */
   sessions: SessionLookup;
+  /** The store's payment provider: Stripe with AGORA_STRIPE_SECRET_KEY, else `dev`. */
+  payments: PaymentProvider;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

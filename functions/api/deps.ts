@@ -15,6 +15,8 @@ import { createStorage } from "../_shared/storage-factory.ts";
 import { createEventHub } from "./realtime/hub.ts";
 import { createConfigCache } from "./config-store.ts";
 import { createSessionLookup } from "./auth/session-lookup.ts";
+import { createStripeProvider } from "./store/payments.ts";
+import { createDevProvider } from "./store/dev-provider.ts";
 
 /**
  * Session check queries running at once; checks that arrive meanwhile share the next query
@@ -51,6 +53,9 @@ export function createDeps(settings: Settings): Deps {
     hub: createEventHub(sql, log),
     config: createConfigCache(sql),
     sessions: createSessionLookup(sql, SESSION_CHECKS_IN_FLIGHT),
+    payments: settings.stripe.secretKey
+      ? createStripeProvider(settings)
+      : createDevProvider(sql, { jwtSecret: settings.jwtSecret, siteUrl: settings.siteUrl }),
   };
 }
 

@@ -27,6 +27,10 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/auth/sessions", "VISITOR"], // the caller's own sessions, any role
   ["/api/auth/identities", "VISITOR"],
   ["/api/account", "VISITOR"], // export and deletion of one's own account, any role
+  // The catalog and the vendor list are public (not signed-in routes); writes need SUBSCRIBER.
+  ["/api/store/products", "SUBSCRIBER"],
+  ["/api/store/orders", "SUBSCRIBER"],
+  ["/api/store/vendors", "SUBSCRIBER"],
 ];
 const BELOW: Record<Role, Role | null> = {
   VISITOR: null,

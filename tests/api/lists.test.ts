@@ -326,3 +326,171 @@ test("[lists] GET /api/auth/sessions pages to the end: every live session once, 
     "sessions",
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// The store's lists
+// ---------------------------------------------------------------------------------------------
+
+/** An approved vendor owned by a new MEMBER, written directly (a trusted path). */
+async function storeVendor(name: string, createdAt = "now()") {
+  const owner = await signInAs(t, "MEMBER");
+  const [row] = await t.deps.sql<{ id: string }[]>`
+    insert into app.vendors (owner_id, name, slug, contact_email, country, status, created_at)
+    values (${owner.user.id}, ${name}, ${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")},
+            'shop@example.test', 'US', 'approved', ${
+    createdAt === "now()" ? new Date() : createdAt
+  })
+    returning id`;
+  return { owner, id: row.id };
+}
+
+test("[lists] GET /api/store/products pages to the end in every sort: each product once, in order", async () => {
+  const tag = `lists${crypto.randomUUID().slice(0, 8)}`;
+  const vendor = await storeVendor(`Shop ${tag}`);
+  // Twelve products made by one statement (same created_at), prices repeating; five older ones
+  // whose ids run against their times.
+  await t.deps.sql`
+    insert into app.products (vendor_id, title, category, price_amount, currency, stock)
+    select ${vendor.id}, ${tag} || ' item ' || g, 'misc', 100 * (1 + g % 3), 'USD', 1
+    from generate_series(1, 12) g`;
+  await t.deps.sql`
+    insert into app.products (vendor_id, title, category, price_amount, currency, stock, created_at)
+    select ${vendor.id}, ${tag} || ' old ' || g, 'misc', 250, 'USD', 1, now() - g * interval '1 minute'
+    from generate_series(1, 5) g`;
+  const expectedBySort: Record<string, string[]> = {
+    newest: ids(
+      await t.deps.sql<{ id: string }[]>`
+        select p.id::text from app.products p where p.vendor_id = ${vendor.id}
+        order by p.created_at desc, p.id desc`,
+    ),
+    price_asc: ids(
+      await t.deps.sql<{ id: string }[]>`
+        select p.id::text from app.products p where p.vendor_id = ${vendor.id}
+        order by p.price_amount asc, p.id asc`,
+    ),
+    price_desc: ids(
+      await t.deps.sql<{ id: string }[]>`
+        select p.id::text from app.products p where p.vendor_id = ${vendor.id}
+        order by p.price_amount desc, p.id desc`,
+    ),
+  };
+  for (const [sort, expected] of Object.entries(expectedBySort)) {
+    assertServedInOrder(
+      await pageThrough(
+        `/api/store/products?vendorId=${vendor.id}&sort=${sort}`,
+        admin.accessToken,
+        4,
+        expected.length,
+      ),
+      expected,
+      `products by ${sort}`,
+    );
+  }
+  // By relevance: every matching product once (ranks tie, the id breaks them).
+  const matching = await pageThrough(
+    `/api/store/products?q=${tag}&sort=relevance`,
+    admin.accessToken,
+    5,
+    17,
+  );
+  assert.equal(new Set(matching).size, 17);
+});
+
+test("[lists] GET /api/store/vendors and /api/admin/vendors page to the end, newest first", async () => {
+  const tag = `vlist${crypto.randomUUID().slice(0, 8)}`;
+  const at = new Date(Date.now() - 60_000).toISOString();
+  for (let i = 0; i < 12; i++) await storeVendor(`${tag} same ${i}`, at);
+  for (let i = 0; i < 4; i++) await storeVendor(`${tag} later ${i}`);
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select v.id::text from app.vendors v where v.name like ${tag + "%"}
+      order by v.created_at desc, v.id desc`,
+  );
+  assertServedInOrder(
+    await pageThrough(`/api/store/vendors?search=${tag}`, admin.accessToken, 5, expected.length),
+    expected,
+    "public vendors",
+  );
+  assertServedInOrder(
+    await pageThrough(`/api/admin/vendors?search=${tag}`, admin.accessToken, 3, expected.length),
+    expected,
+    "admin vendors",
+  );
+});
+
+test("[lists] GET /api/store/orders pages to the end, newest first, as buyer and as vendor", async () => {
+  const tag = `olist${crypto.randomUUID().slice(0, 8)}`;
+  const vendor = await storeVendor(`Orders ${tag}`);
+  const [item] = await t.deps.sql<{ id: string }[]>`
+    insert into app.products (vendor_id, title, category, price_amount, currency, stock)
+    values (${vendor.id}, ${tag}, 'misc', 500, 'USD', 100) returning id`;
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  for (let i = 0; i < 14; i++) {
+    await expectJson(
+      await t.request("POST", "/api/store/orders", {
+        token: buyer.accessToken,
+        body: { items: [{ productId: item.id, quantity: 1 }] },
+      }),
+      201,
+    );
+  }
+  // Eight share one time: the id orders them.
+  await t.deps.sql`
+    update app.orders set created_at = now() - interval '1 minute'
+    where id in (select id from app.orders where buyer_id = ${buyer.user.id} order by id limit 8)`;
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select o.id::text from app.orders o where o.buyer_id = ${buyer.user.id}
+      order by o.created_at desc, o.id desc`,
+  );
+  assertServedInOrder(
+    await pageThrough("/api/store/orders", buyer.accessToken, 4, expected.length),
+    expected,
+    "orders as buyer",
+  );
+  assertServedInOrder(
+    await pageThrough("/api/store/orders?as=vendor", vendor.owner.accessToken, 5, expected.length),
+    expected,
+    "orders as vendor",
+  );
+});
+
+test("[lists] GET /api/admin/settlements and /api/store/vendors/me/settlements page to the end, newest first", async () => {
+  const tag = `slist${crypto.randomUUID().slice(0, 8)}`;
+  const vendor = await storeVendor(`Settled ${tag}`);
+  // One settlement per run and vendor: a run each. Ten share one time (the id orders them).
+  for (let g = 1; g <= 15; g++) {
+    await t.deps.sql`
+      with run as (insert into app.settlement_runs (as_of) values (now()) returning id)
+      insert into app.settlements (run_id, vendor_id, period_end, order_count, gross,
+                                   commission, refunds, net, currency, status, created_at)
+      select run.id, ${vendor.id}, now(), 1, 100, 5, 0, 95, 'USD', 'paid',
+             now() - ${g <= 10 ? "0 s" : `${g} s`}::interval
+      from run`;
+  }
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select s.id::text from app.settlements s where s.vendor_id = ${vendor.id}
+      order by s.created_at desc, s.id desc`,
+  );
+  assertServedInOrder(
+    await pageThrough(
+      `/api/admin/settlements?vendorId=${vendor.id}`,
+      admin.accessToken,
+      4,
+      expected.length,
+    ),
+    expected,
+    "admin settlements",
+  );
+  assertServedInOrder(
+    await pageThrough(
+      "/api/store/vendors/me/settlements",
+      vendor.owner.accessToken,
+      6,
+      expected.length,
+    ),
+    expected,
+    "a vendor's settlements",
+  );
+});

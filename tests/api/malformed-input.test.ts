@@ -88,7 +88,16 @@ async function counts() {
            (select count(*) from app_private.refresh_tokens)::int as refresh_tokens,
            (select count(*) from app_private.oauth_flows)::int as oauth_flows,
            (select count(*) from app.status_changes)::int as status_changes,
-           (select count(*) from dev.mail)::int as mail`;
+           (select count(*) from dev.mail)::int as mail,
+           (select count(*) from app.vendors)::int as vendors,
+           (select count(*) from app.vendor_decisions)::int as vendor_decisions,
+           (select count(*) from app.products)::int as products,
+           (select count(*) from app.checkouts)::int as checkouts,
+           (select count(*) from app.orders)::int as orders,
+           (select count(*) from app.order_history)::int as order_history,
+           (select count(*) from app.refunds)::int as refunds,
+           (select count(*) from app.settlement_runs)::int as settlement_runs,
+           (select count(*) from app_private.stripe_events)::int as payment_events`;
   return row;
 }
 

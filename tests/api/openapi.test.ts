@@ -18,6 +18,10 @@ import {
   uniqueEmail,
 } from "../helpers.ts";
 import { responseValidator } from "../openapi-validator.ts";
+import type { DevPaymentProvider } from "../../functions/api/store/dev-provider.ts";
+import { signWebhook } from "../../functions/api/store/payments.ts";
+import { drain } from "../../functions/api/jobs/queue.ts";
+import { appJobs } from "../../functions/api/jobs/registry.ts";
 import {
   authorizeAtProvider,
   BINDING_COOKIE,
@@ -64,6 +68,10 @@ const PUBLIC = [
   "GET /api/auth/csrf",
   "GET /api/auth/session",
   "GET /api/config/public",
+  "GET /api/store/products",
+  "GET /api/store/products/{id}",
+  "GET /api/store/vendors",
+  "POST /api/store/webhooks/stripe",
 ];
 /** Server-to-server operations: the service role key, never a user's session. */
 const SERVICE = ["POST /api/internal/jobs/drain"];
@@ -537,6 +545,190 @@ test("[openapi] real answers validate against the document: sign-in providers, s
     "POST",
     "/api/admin/users/{id}/signout",
     await t.request("POST", `/api/admin/users/${target.id}/signout`, { token: admin.accessToken }),
+    200,
+  );
+  assert.deepEqual(problems, []);
+});
+
+test("[openapi] real answers of the store validate against the document: a tour of its routes", async () => {
+  const problems: string[] = [];
+  const check = async (method: string, path: string, response: Response, status: number) => {
+    if (response.status !== status) {
+      problems.push(
+        `${method} ${path}: ${response.status}, expected ${status}: ${await response.clone()
+          .text()}`,
+      );
+    }
+    problems.push(...await validator.check(method, path, response));
+    return await response.json();
+  };
+  const admin = await signInAs(t, "ADMIN");
+  const owner = await signInAs(t, "MEMBER");
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  const vendor = await check(
+    "POST",
+    "/api/store/vendors/apply",
+    await t.request("POST", "/api/store/vendors/apply", {
+      token: owner.accessToken,
+      body: {
+        name: `Tour ${crypto.randomUUID().slice(0, 6)}`,
+        contactEmail: "t@example.test",
+        country: "US",
+      },
+    }),
+    201,
+  );
+  await check(
+    "PUT",
+    "/api/admin/vendors/{id}/status",
+    await t.request("PUT", `/api/admin/vendors/${vendor.id}/status`, {
+      token: admin.accessToken,
+      body: { status: "approved", reason: "tour", commissionBps: 400 },
+    }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/admin/vendors",
+    await t.request("GET", "/api/admin/vendors?limit=2", { token: admin.accessToken }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/store/vendors",
+    await t.request("GET", "/api/store/vendors?limit=2"),
+    200,
+  );
+  const item = await check(
+    "POST",
+    "/api/store/products",
+    await t.request("POST", "/api/store/products", {
+      token: owner.accessToken,
+      body: {
+        title: "Tour lamp",
+        description: "bright",
+        category: "lighting",
+        tags: ["tour"],
+        images: ["https://example.test/lamp.png"],
+        price: { amount: 2500, currency: "USD" },
+        stock: 4,
+      },
+    }),
+    201,
+  );
+  await check(
+    "PUT",
+    "/api/store/products/{id}",
+    await t.request("PUT", `/api/store/products/${item.id}`, {
+      token: owner.accessToken,
+      body: { stock: 5 },
+    }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/store/products/{id}",
+    await t.request("GET", `/api/store/products/${item.id}`),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/store/products",
+    await t.request("GET", "/api/store/products?q=lamp&sort=price_asc&limit=1"),
+    200,
+  );
+  const made = await check(
+    "POST",
+    "/api/store/orders",
+    await t.request("POST", "/api/store/orders", {
+      token: buyer.accessToken,
+      body: { items: [{ productId: item.id, quantity: 1 }] },
+    }),
+    201,
+  );
+  const orderId = made.checkout.orders[0].id;
+  // The payment, as the dev provider sends it: a signed event through the webhook.
+  const provider = t.deps.payments as DevPaymentProvider;
+  const event = JSON.stringify(
+    await provider.settleIntent(made.checkout.payment.paymentIntentId, "succeed"),
+  );
+  await check(
+    "POST",
+    "/api/store/webhooks/stripe",
+    await t.request("POST", "/api/store/webhooks/stripe", {
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": await signWebhook(event, await provider.webhookSecret()),
+      },
+      rawBody: event,
+    }),
+    200,
+  );
+  await drain(t.deps, { registry: appJobs() });
+  await check(
+    "GET",
+    "/api/store/orders/{id}",
+    await t.request("GET", `/api/store/orders/${orderId}`, { token: buyer.accessToken }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/store/orders",
+    await t.request("GET", "/api/store/orders?as=vendor", { token: owner.accessToken }),
+    200,
+  );
+  for (
+    const [status, extra] of [["processing", {}], ["shipped", {
+      trackingNumber: "T-1",
+      carrier: "UPS",
+    }], ["delivered", {}]] as const
+  ) {
+    await check(
+      "PUT",
+      "/api/store/orders/{id}/status",
+      await t.request("PUT", `/api/store/orders/${orderId}/status`, {
+        token: owner.accessToken,
+        body: { status, ...extra },
+      }),
+      200,
+    );
+  }
+  await check(
+    "POST",
+    "/api/admin/settlements/run",
+    await t.request("POST", "/api/admin/settlements/run", { token: admin.accessToken, body: {} }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/admin/settlements",
+    await t.request("GET", `/api/admin/settlements?vendorId=${vendor.id}`, {
+      token: admin.accessToken,
+    }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/store/vendors/me/settlements",
+    await t.request("GET", "/api/store/vendors/me/settlements", { token: owner.accessToken }),
+    200,
+  );
+  await check(
+    "POST",
+    "/api/store/vendors/me/payouts",
+    await t.request("POST", "/api/store/vendors/me/payouts", { token: owner.accessToken }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/store/vendors/me",
+    await t.request("GET", "/api/store/vendors/me", { token: owner.accessToken }),
+    200,
+  );
+  await check(
+    "GET",
+    "/api/admin/analytics",
+    await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
     200,
   );
   assert.deepEqual(problems, []);

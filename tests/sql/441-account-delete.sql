@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(41);
+select plan(49);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -21,7 +21,10 @@ select set_eq(
             ('app_private.oauth_flows.link_user_id'),
             ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
             ('app.notification_batches.created_by'), ('app.notifications.user_id'),
-            ('app.notification_preferences.user_id'), ('app.push_devices.user_id') $$,
+            ('app.notification_preferences.user_id'), ('app.push_devices.user_id'),
+            ('app.vendors.owner_id'), ('app.vendor_decisions.decided_by'), ('app.checkouts.buyer_id'),
+            ('app.orders.buyer_id'), ('app.order_history.actor_id'), ('app.refunds.requested_by'),
+            ('app.settlement_runs.started_by') $$,
   'This test covers every reference to app.users (add a new one''s data below).'
 );
 
@@ -105,6 +108,30 @@ begin
   insert into app.notification_preferences (user_id, types) values (victim, '{}');
   insert into app.notification_batches (created_by, audience, type, title, body, channels)
   values (victim, '{"all":true}', 'SYSTEM', 'Bulk', 'From the victim', array['inApp']);
+
+  -- The store: the victim's own shop, a shop of the friend's the victim bought from (one order
+  -- delivered, one still to ship, one checkout unpaid), a decision and a settlement run the victim
+  -- made (as if an ADMIN then), a refund the victim asked for.
+  perform tests.create_vendor(victim, 'Victim Shop');
+  perform tests.create_product(tests.create_vendor(friend, 'Friend Shop'), 'Delete 441 lamp', 1000, 10);
+  perform tests.checkout(victim, jsonb_build_array(jsonb_build_object('productId',
+    (select id from app.products where title = 'Delete 441 lamp'), 'quantity', 1)), 'pi_delete_441_a');
+  perform tests.checkout(victim, jsonb_build_array(jsonb_build_object('productId',
+    (select id from app.products where title = 'Delete 441 lamp'), 'quantity', 1)), 'pi_delete_441_b');
+  perform tests.checkout(victim, jsonb_build_array(jsonb_build_object('productId',
+    (select id from app.products where title = 'Delete 441 lamp'), 'quantity', 2)), 'pi_delete_441_c');
+  perform app_private.apply_payment_intent('pi_delete_441_a', 'succeeded', 1000, 'usd');
+  perform app_private.apply_payment_intent('pi_delete_441_b', 'succeeded', 1000, 'usd');
+  update app.orders set shipping_address = '{"name": "Vic", "line1": "1 Road", "city": "Town", "postalCode": "1", "country": "US"}',
+                        status = case when checkout_id = (select id from app.checkouts where payment_intent_id = 'pi_delete_441_a')
+                                      then 'delivered'::app.order_status else status end
+  where buyer_id = victim;
+  insert into app.refunds (order_id, amount, currency, requested_by)
+  select o.id, o.total, o.currency, victim from app.orders o
+  join app.checkouts c on c.id = o.checkout_id where c.payment_intent_id = 'pi_delete_441_a';
+  insert into app.vendor_decisions (vendor_id, from_status, to_status, reason, decided_by)
+  select v.id, 'approved', 'approved', 'reviewed by the victim', victim from app.vendors v where v.name = 'Friend Shop';
+  insert into app.settlement_runs (as_of, started_by) values (now(), victim);
 end
 $$;
 
@@ -223,6 +250,38 @@ select is_empty($$ select 1 from app.conversations where title = 'Soon empty' $$
 select isnt_empty(
   $$ select 1 from app.conversation_participants where user_id = (select third from victim) and added_by is null $$,
   'The people they added stay, without who added them.');
+
+-- The store: what others keep stays, without the person; their shop stops selling.
+select is(
+  (select array_agg(o.status::text || '/' || (o.buyer_id is null)::text || '/' || (o.shipping_address is null)::text
+                    order by c.payment_intent_id)
+   from app.orders o join app.checkouts c on c.id = o.checkout_id
+   where c.payment_intent_id like 'pi_delete_441_%'),
+  array['delivered/true/true', 'paid/true/false', 'cancelled/true/true'],
+  'Their orders stay for the vendor without them; a delivered order loses its address, one still to ship keeps it, an unpaid one is cancelled.'
+);
+select is((select stock - reserved from app.products where title = 'Delete 441 lamp'), 8,
+  'The unpaid checkout''s stock went back.');
+select is(
+  (select (status::text, owner_id is null)::text from app.vendors where name = 'Victim Shop'),
+  '(suspended,t)', 'Their shop is suspended and has no owner.'
+);
+select is(
+  (select reason from app.vendor_decisions d join app.vendors v on v.id = d.vendor_id
+   where v.name = 'Victim Shop' order by d.id desc limit 1),
+  'the owner deleted their account', 'The suspension is recorded.'
+);
+select isnt_empty($$ select 1 from app.vendor_decisions where reason = 'reviewed by the victim' and decided_by is null $$,
+  'A decision they made stays, without them.');
+select isnt_empty($$ select 1 from app.refunds r join app.orders o on o.id = r.order_id
+                     where r.requested_by is null and o.buyer_id is null $$,
+  'A refund they asked for stays, without them.');
+select isnt_empty($$ select 1 from app.settlement_runs where started_by is null and as_of > now() - interval '1 minute' $$,
+  'A settlement run they started stays, without them.');
+select is_empty($$ select 1 from app.order_history h join app.orders o on o.id = h.order_id
+                   join app.checkouts c on c.id = o.checkout_id
+                   where c.payment_intent_id like 'pi_delete_441_%' and h.actor_id is not null and h.actor = 'buyer' $$,
+  'The orders'' history keeps the buyer''s moves, without naming them.');
 
 -- Recorded.
 select results_eq(

@@ -6,7 +6,8 @@
 import { JobRegistry } from "./queue.ts";
 import { storageDelete } from "./storage-delete.ts";
 import { accountEraseAccessLogs } from "./account-erase-logs.ts";
+import { storeJobs } from "./store.ts";
 
 export function appJobs(): JobRegistry {
-  return new JobRegistry([storageDelete, accountEraseAccessLogs]);
+  return new JobRegistry([storageDelete, accountEraseAccessLogs, ...storeJobs]);
 }

@@ -171,3 +171,106 @@ $$;
 
 grant execute on function tests.create_conversation(uuid, app.conversation_type, uuid[], text) to anon, authenticated;
 grant execute on function tests.insert_message(uuid, uuid, text, timestamptz) to anon, authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- Store (tests/sql/3xx-*.sql)
+-- ---------------------------------------------------------------------------------------------
+
+/* A vendor written on a trusted path (any status), for fixtures. Tests only. */
+create or replace function tests.create_vendor(
+  owner uuid,
+  vendor_name text,
+  vendor_status app.vendor_status default 'approved',
+  vendor_commission_bps integer default null
+)
+returns uuid
+language sql volatile security definer
+set search_path = ''
+as $$
+  insert into app.vendors (owner_id, name, slug, contact_email, country, status, commission_bps)
+  values (owner, vendor_name,
+          trim(both '-' from regexp_replace(lower(vendor_name), '[^a-z0-9]+', '-', 'g')) || '-' || substr(md5(random()::text), 1, 6),
+          'shop@example.test', 'US', vendor_status, vendor_commission_bps)
+  returning id
+$$;
+
+/* A product written on a trusted path, in the store's currency. Tests only. */
+create or replace function tests.create_product(
+  vendor uuid,
+  product_title text,
+  price bigint default 1000,
+  units integer default 10,
+  product_status app.product_status default 'active',
+  product_category text default 'misc',
+  product_description text default ''
+)
+returns uuid
+language sql volatile security definer
+set search_path = ''
+as $$
+  insert into app.products (vendor_id, title, description, category, price_amount, currency, stock, status)
+  values (vendor, product_title, product_description, product_category, price, 'USD', units, product_status)
+  returning id
+$$;
+
+/*
+ * A checkout through app.create_checkout as `buyer` (every rule applies), with a dev payment
+ * intent attached; returns the checkout id. The caller's claims are restored afterwards.
+ */
+create or replace function tests.checkout(buyer uuid, items jsonb, intent_id text default null)
+returns uuid
+language plpgsql volatile
+set search_path = ''
+as $$
+declare
+  previous_claims text := current_setting('request.jwt.claims', true);
+  previous_role text := current_setting('role', true);
+  made jsonb;
+  checkout_id uuid;
+begin
+  perform set_config('request.jwt.claims',
+    json_build_object('sub', buyer, 'role', 'authenticated')::text, true);
+  made := app.create_checkout(items, null, null, null, 'dev');
+  checkout_id := (made ->> 'created')::uuid;
+  perform app.attach_payment_intent(checkout_id, coalesce(intent_id, 'pi_test_' || checkout_id), 'secret', null);
+  perform set_config('request.jwt.claims', coalesce(previous_claims, ''), true);
+  return checkout_id;
+end;
+$$;
+
+/* The (one) order of a checkout for a vendor, whoever asks. Tests only: bypasses RLS. */
+create or replace function tests.order_of(target_checkout uuid, vendor uuid default null)
+returns uuid
+language sql stable security definer
+set search_path = ''
+as $$
+  select o.id from app.orders o
+  where o.checkout_id = target_checkout and (vendor is null or o.vendor_id = vendor)
+  order by o.id limit 1
+$$;
+
+grant execute on function tests.create_vendor(uuid, text, app.vendor_status, integer) to anon, authenticated;
+grant execute on function tests.create_product(uuid, text, bigint, integer, app.product_status, text, text) to anon, authenticated;
+grant execute on function tests.checkout(uuid, jsonb, text) to anon, authenticated;
+grant execute on function tests.order_of(uuid, uuid) to anon, authenticated;
+
+/*
+ * Where app_private.catalog_counts (kept by triggers) disagrees with the products themselves:
+ * empty when the counts are right.
+ */
+create or replace function tests.catalog_counts_drift()
+returns table (vendor_id uuid, category text, in_stock boolean, counted integer, actual integer)
+language sql stable security definer
+set search_path = ''
+as $$
+  with actual as (
+    select p.vendor_id, p.category, p.stock > p.reserved as in_stock, count(*)::integer as n
+    from app.products p where p.status = 'active' group by 1, 2, 3
+  )
+  select coalesce(c.vendor_id, a.vendor_id), coalesce(c.category, a.category),
+         coalesce(c.in_stock, a.in_stock), coalesce(c.products, 0), coalesce(a.n, 0)
+  from app_private.catalog_counts c
+  full join actual a on a.vendor_id = c.vendor_id and a.category = c.category and a.in_stock = c.in_stock
+  where coalesce(c.products, 0) <> coalesce(a.n, 0)
+$$;
+grant execute on function tests.catalog_counts_drift() to anon, authenticated;

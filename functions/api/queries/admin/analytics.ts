@@ -97,3 +97,70 @@ export async function platformAnalytics(tx: Tx, interval: Interval, from: Date, 
     messaging: await messagingStats(tx, interval, from, to),
   };
 }
+
+/**
+ * The store section, as the ADMIN (RLS: the admin policies on orders and vendors): sales (the
+ * totals of orders paid in each interval, refunds not deducted), orders created per interval,
+ * orders by status now, and the top vendors by sales in the range.
+ */
+export async function storeStats(tx: Tx, interval: Interval, from: Date, to: Date) {
+  const series = async (metric: "sales" | "orders") => {
+    const rows = await tx<{ t: Date; value: string }[]>`
+      with buckets as (
+        select generate_series(date_trunc(${interval}, ${from}::timestamptz, 'UTC'),
+                               ${to}::timestamptz, ('1 ' || ${interval})::interval) as t
+      ), facts as (
+        select date_trunc(${interval}, o.paid_at, 'UTC') as t, sum(o.total) as value
+          from app.orders o
+          where ${metric} = 'sales' and o.paid_at >= ${from} and o.paid_at < ${to}
+          group by 1
+        union all
+        select date_trunc(${interval}, o.created_at, 'UTC'), count(*)
+          from app.orders o
+          where ${metric} = 'orders' and o.created_at >= ${from} and o.created_at < ${to}
+          group by 1
+      )
+      select b.t, coalesce(sum(f.value), 0)::text as value
+      from buckets b left join facts f on f.t = b.t
+      group by b.t order by b.t`;
+    return rows.map((r) => ({ t: r.t.toISOString(), value: Number(r.value) }));
+  };
+  const byStatusRows = await tx<{ status: string; count: number }[]>`
+    select status::text, count(*)::int as count from app.orders group by status`;
+  const ordersByStatus: Record<string, number> = Object.fromEntries(
+    [
+      "pending_payment",
+      "paid",
+      "processing",
+      "shipped",
+      "delivered",
+      "completed",
+      "cancelled",
+      "refunded",
+    ].map((s) => [s, 0]),
+  );
+  for (const r of byStatusRows) ordersByStatus[r.status] = r.count;
+  const top = await tx<{ id: string; name: string; sales: string; orders: number }[]>`
+    select o.vendor_id as id, max(o.vendor_name) as name, sum(o.total)::text as sales,
+           count(*)::int as orders
+    from app.orders o
+    where o.paid_at >= ${from} and o.paid_at < ${to}
+    group by o.vendor_id
+    order by sum(o.total) desc, o.vendor_id
+    limit 10`;
+  const [totals] = await tx<{ sales: string; orders: number }[]>`
+    select coalesce(sum(o.total), 0)::text as sales, count(*)::int as orders
+    from app.orders o where o.paid_at >= ${from} and o.paid_at < ${to}`;
+  return {
+    totals: { sales: Number(totals.sales), paidOrders: totals.orders },
+    sales: await series("sales"),
+    orders: await series("orders"),
+    ordersByStatus,
+    topVendors: top.map((v) => ({
+      id: v.id,
+      name: v.name,
+      sales: Number(v.sales),
+      orders: v.orders,
+    })),
+  };
+}

@@ -6,7 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, router, signedIn } from "../../openapi.ts";
 import { badRequest } from "../../../_shared/errors.ts";
 import { asUser } from "../../as-user.ts";
-import { platformAnalytics } from "../../queries/admin/analytics.ts";
+import { platformAnalytics, storeStats } from "../../queries/admin/analytics.ts";
 
 export const adminAnalytics = router();
 
@@ -29,8 +29,9 @@ adminAnalytics.openapi(
     description: "Defaults: the last 30 days by day. Series are `[{ t, value }]`, one point per " +
       "interval, zero-filled. Active users are distinct users who signed in, refreshed or made " +
       "a request in the interval. Messaging counts messages (deleted ones included in the series), " +
-      "active senders and new conversations across the platform; store, wallet and " +
-      "notifications fill in as those domains land.",
+      "active senders and new conversations across the platform. Store: sales (totals of " +
+      "orders paid in each interval, minor units), orders created, orders by status now, the " +
+      "top vendors by sales in the range. Wallet and notifications fill in as those domains land.",
     security: signedIn,
     request: { query },
     responses: {
@@ -50,7 +51,19 @@ adminAnalytics.openapi(
             activeSenders: series,
             conversationsCreated: series,
           }),
-          store: z.record(z.string(), z.unknown()),
+          store: z.object({
+            currency: z.string(),
+            totals: z.object({ sales: z.number(), paidOrders: z.number() }),
+            sales: series.openapi({ description: "Totals of orders paid, minor units" }),
+            orders: series.openapi({ description: "Orders created" }),
+            ordersByStatus: z.record(z.string(), z.number()),
+            topVendors: z.array(z.object({
+              id: z.uuid(),
+              name: z.string(),
+              sales: z.number(),
+              orders: z.number(),
+            })),
+          }),
           wallet: z.record(z.string(), z.unknown()),
           notifications: z.record(z.string(), z.unknown()),
         }),
@@ -72,11 +85,16 @@ adminAnalytics.openapi(
         { path: "interval", message: "use a longer interval or a shorter range" },
       ]);
     }
-    const figures = await asUser(c, (tx) => platformAnalytics(tx, q.interval, from, to));
+    const [figures, store] = await asUser(c, async (tx) =>
+      [
+        await platformAnalytics(tx, q.interval, from, to),
+        await storeStats(tx, q.interval, from, to),
+      ] as const);
+    const currency = (await c.get("deps").config.get()).store.currency;
     const body = {
       range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
       ...figures,
-      store: {},
+      store: { currency, ...store },
       wallet: {},
       notifications: {},
     };

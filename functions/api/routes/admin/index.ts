@@ -11,6 +11,8 @@ import { adminUsers } from "./users.ts";
 import { adminConfig } from "./config.ts";
 import { adminAnalytics } from "./analytics.ts";
 import { adminMonitoring } from "./monitoring.ts";
+import { adminVendors } from "./vendors.ts";
+import { adminSettlements } from "./settlements.ts";
 
 export const admin = router();
 
@@ -19,4 +21,6 @@ admin.use("*", adminGate());
 admin.route("/users", adminUsers);
 admin.route("/config", adminConfig);
 admin.route("/analytics", adminAnalytics);
+admin.route("/vendors", adminVendors);
+admin.route("/settlements", adminSettlements);
 admin.route("/", adminMonitoring);

@@ -1,0 +1,71 @@
+/**
+ * The checkout around the payment provider: the orders and the reservation are made in one
+ * statement as the caller (`app_private.create_checkout_as` → `app.create_checkout`, committed on
+ * the server at once), the PaymentIntent after it (so no product lock waits on the provider), then attached in a second transaction that stores the answer for the
+ * Idempotency-Key. The provider's own idempotency key is `checkout:<id>`, so finishing an
+ * interrupted checkout (a replayed key whose first request died between the two) finds the same
+ * intent again. When the provider does not answer, the checkout is cancelled (its stock released)
+ * and the key freed, and the caller gets 503 `payment_provider_unavailable`.
+ */
+import type { Deps } from "../context.ts";
+import type { DbClaims, Tx } from "../../_shared/db.ts";
+import { ApiError } from "../../_shared/errors.ts";
+import { abandonCheckout, attachPaymentIntent, createCheckoutAs } from "../queries/store/orders.ts";
+import type { CheckoutJson } from "../routes/store/schemas.ts";
+import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
+
+/** Runs a function in a transaction as the caller (the handler's `asUser`). */
+export type AsCaller = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+
+export async function checkout(
+  deps: Deps,
+  claims: DbClaims,
+  asCaller: AsCaller,
+  input: {
+    buyerId: string;
+    items: { productId: string; quantity: number }[];
+    address: unknown;
+    idempotencyKey: string | null;
+    requestHash: string | null;
+  },
+): Promise<CheckoutJson> {
+  const provider = deps.payments;
+  const start = await createCheckoutAs(deps.sql, claims, {
+    items: input.items,
+    address: input.address,
+    idempotencyKey: input.idempotencyKey,
+    requestHash: input.requestHash,
+    provider: provider.name,
+  });
+  if ("replay" in start) return start.replay;
+  const checkoutId = "resume" in start ? start.resume : start.created;
+  let intent;
+  try {
+    intent = await provider.createPaymentIntent(
+      { amount: start.total, currency: start.currency, checkoutId, buyerId: input.buyerId },
+      `checkout:${checkoutId}`,
+    );
+  } catch (err) {
+    if (err instanceof PaymentProviderUnavailable || err instanceof PaymentProviderRefused) {
+      deps.log("warn", "payment intent not created; checkout cancelled", {
+        checkoutId,
+        error: err.message,
+      });
+      await asCaller((tx) => abandonCheckout(tx, checkoutId, input.idempotencyKey));
+      if (err instanceof PaymentProviderUnavailable) {
+        throw new ApiError(
+          "payment_provider_unavailable",
+          "The payment provider does not answer; nothing was ordered. Try again shortly.",
+          undefined,
+          { "Retry-After": "5" },
+        );
+      }
+      throw new ApiError(
+        "unprocessable",
+        `The payment provider refused the payment: ${err.message}`,
+      );
+    }
+    throw err;
+  }
+  return await asCaller((tx) => attachPaymentIntent(tx, checkoutId, intent, input.idempotencyKey));
+}
