@@ -84,14 +84,21 @@ test("[admin] a refused admin request is recorded as a security event", async ()
 
 test("[admin] admin requests are rate-limited per admin", async () => {
   const limited = testApp({ AGORA_RATE_ADMIN_USER: "3/60" });
-  const session = await signInAs(limited, "ADMIN");
-  const statuses = [];
-  for (let i = 0; i < 4; i++) {
-    statuses.push(
-      (await limited.request("GET", "/api/admin/config", { token: session.accessToken })).status,
-    );
-  }
-  assert.deepEqual(statuses, [200, 200, 200, 429]);
+  // Windows are fixed (aligned to the clock): four requests that straddle a window's end count
+  // in two windows and all pass. Such a run is tried once more (no limit at all fails twice).
+  const fourRequests = async () => {
+    const session = await signInAs(limited, "ADMIN");
+    const statuses = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push(
+        (await limited.request("GET", "/api/admin/config", { token: session.accessToken })).status,
+      );
+    }
+    return { statuses };
+  };
+  let run = await fourRequests();
+  if (run.statuses.every((s) => s === 200)) run = await fourRequests();
+  assert.deepEqual(run.statuses, [200, 200, 200, 429]);
   const other = await signInAs(limited, "ADMIN");
   assert.equal(
     (await limited.request("GET", "/api/admin/config", { token: other.accessToken })).status,
