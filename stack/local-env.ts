@@ -11,6 +11,8 @@ const GENERATED = [
   "AGORA_CSRF_SECRET",
   "AGORA_REFRESH_SECRET",
   "AGORA_DB_PASSWORD",
+  // 32 random bytes (base64url): the master key that wraps the wallets' data keys.
+  "AGORA_WALLET_MASTER_KEY",
 ];
 
 function parse(text: string): Record<string, string> {

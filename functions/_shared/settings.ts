@@ -55,7 +55,31 @@ const envSchema = z.object({
   AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
   AGORA_RATE_REFRESH_SESSION: z.string().default("60/600"),
   AGORA_RATE_ADMIN_USER: z.string().default("600/60"),
+  AGORA_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AGORA_WALLET_MASTER_KEY: z.string().optional(),
+  AGORA_WALLET_PREVIOUS_MASTER_KEYS: commaList.default([]),
 });
+
+/**
+ * A wallet master key: 32 bytes written as 64 hex digits (optionally 0x-prefixed) or as base64 /
+ * base64url (what `npm start` generates). Throws naming the variable otherwise.
+ */
+export function parseMasterKey(name: string, text: string): Uint8Array {
+  const value = text.trim();
+  let bytes: Uint8Array | null = null;
+  if (/^(0x)?[0-9a-fA-F]{64}$/.test(value)) {
+    const hex = value.replace(/^0x/, "");
+    bytes = new Uint8Array(32);
+    for (let i = 0; i < 32; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  } else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) {
+    const binary = atob(value.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "") + "=");
+    bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  }
+  if (!bytes || bytes.length !== 32) {
+    throw new Error(`${name} must be 32 bytes, as 64 hex digits or base64url (43 characters)`);
+  }
+  return bytes;
+}
 
 /** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
 function parseRule(name: string, text: string): RateLimitRule {
@@ -102,6 +126,14 @@ export interface Settings {
     refreshPerSession: RateLimitRule;
     adminPerUser: RateLimitRule;
   };
+  /** The EVM JSON-RPC endpoint of the wallet (unset: the wallet's chain routes answer 503). */
+  rpcUrl?: string;
+  /**
+   * The master key that wraps wallet data keys, and earlier ones still accepted for unwrapping
+   * (during a rotation). Required unless in local mode.
+   */
+  walletMasterKey: Uint8Array | null;
+  walletPreviousMasterKeys: Uint8Array[];
 }
 
 /** Reads and checks the settings; throws one error naming every bad variable. */
@@ -115,6 +147,20 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   const databaseUrl = e.AGORA_DB_URL ?? e.SUPABASE_DB_URL;
   if (!databaseUrl) throw new Error("invalid settings: set AGORA_DB_URL (or SUPABASE_DB_URL)");
   const siteOrigin = new URL(e.AGORA_SITE_URL).origin;
+  // Hosted, the key is always required: an ADMIN can turn the wallet on at run time, and a
+  // platform that then had no key could neither create nor use a wallet.
+  if (!e.AGORA_WALLET_MASTER_KEY && !e.AGORA_LOCAL_MODE) {
+    throw new Error(
+      "invalid settings: set AGORA_WALLET_MASTER_KEY (32 bytes, base64url or hex): it wraps the " +
+        "wallet keys",
+    );
+  }
+  const walletMasterKey = e.AGORA_WALLET_MASTER_KEY
+    ? parseMasterKey("AGORA_WALLET_MASTER_KEY", e.AGORA_WALLET_MASTER_KEY)
+    : null;
+  const walletPreviousMasterKeys = e.AGORA_WALLET_PREVIOUS_MASTER_KEYS.map((key) =>
+    parseMasterKey("AGORA_WALLET_PREVIOUS_MASTER_KEYS", key)
+  );
   return {
     databaseUrl,
     dbPoolSize: e.AGORA_DB_POOL_SIZE,
@@ -151,5 +197,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
       refreshPerSession: parseRule("AGORA_RATE_REFRESH_SESSION", e.AGORA_RATE_REFRESH_SESSION),
       adminPerUser: parseRule("AGORA_RATE_ADMIN_USER", e.AGORA_RATE_ADMIN_USER),
     },
+    rpcUrl: e.AGORA_RPC_URL,
+    walletMasterKey,
+    walletPreviousMasterKeys,
   };
 }

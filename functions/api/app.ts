@@ -28,6 +28,7 @@ import { attachments } from "./routes/attachments.ts";
 import { realtime } from "./routes/realtime.ts";
 import { internal } from "./routes/internal.ts";
 import { users } from "./routes/users.ts";
+import { wallet } from "./routes/wallet.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -95,6 +96,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
   app.route("/api/users", users);
+  app.route("/api/wallet", wallet);
 
   app.get("/health", async (c) => {
     try {

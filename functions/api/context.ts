@@ -14,6 +14,8 @@ import type { EventHub } from "./realtime/hub.ts";
 import type { ConfigCache } from "./config-store.ts";
 import type { SessionLookup } from "./auth/session-lookup.ts";
 import type { IssuedSession } from "./auth/sessions.ts";
+import type { ChainAccess } from "./wallet/chain.ts";
+import type { WalletKeyring } from "./wallet/keys.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -38,6 +40,10 @@ export interface Deps {
   config: ConfigCache;
   /** The live session and user behind a token, read from the database on every call. */
   sessions: SessionLookup;
+  /** The EVM node (`AGORA_RPC_URL`) through viem. */
+  chain: ChainAccess;
+  /** The wallet master keys (`AGORA_WALLET_MASTER_KEY`); null when none is set (local mode only). */
+  walletKeys: Promise<WalletKeyring> | null;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

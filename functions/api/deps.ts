@@ -15,6 +15,8 @@ import { createStorage } from "../_shared/storage-factory.ts";
 import { createEventHub } from "./realtime/hub.ts";
 import { createConfigCache } from "./config-store.ts";
 import { createSessionLookup } from "./auth/session-lookup.ts";
+import { createChainAccess } from "./wallet/chain.ts";
+import { keyringFromSettings } from "./wallet/keys.ts";
 
 /**
  * Session check queries running at once; checks that arrive meanwhile share the next query
@@ -51,6 +53,8 @@ export function createDeps(settings: Settings): Deps {
     hub: createEventHub(sql, log),
     config: createConfigCache(sql),
     sessions: createSessionLookup(sql, SESSION_CHECKS_IN_FLIGHT),
+    chain: createChainAccess(settings.rpcUrl),
+    walletKeys: keyringFromSettings(settings),
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import { JobRegistry } from "./queue.ts";
 import { storageDelete } from "./storage-delete.ts";
+import { walletBroadcast, walletIndex, walletWatch } from "./wallet.ts";
 
 export function appJobs(): JobRegistry {
-  return new JobRegistry([storageDelete]);
+  return new JobRegistry([storageDelete, walletBroadcast, walletWatch, walletIndex]);
 }

@@ -1,6 +1,6 @@
 /**
  * What the configuration switches: `features.messaging` (conversations, messages, attachments
- * and the realtime routes; 403 when off) and `system.maintenanceMode` (changes by anyone but an
+ * and the realtime routes; 403 when off), `features.wallet` (the wallet routes; 403 when off) and `system.maintenanceMode` (changes by anyone but an
  * ADMIN are refused with 503; reads and sign-in keep working).
  */
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -8,6 +8,7 @@ import type { AppEnv } from "../context.ts";
 import { ApiError } from "../../_shared/errors.ts";
 
 const MESSAGING = /^\/api\/(conversations|messages|attachments|realtime)(\/|$)/;
+const WALLET = /^\/api\/wallet(\/|$)/;
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export function featureGate(): MiddlewareHandler<AppEnv> {
@@ -15,9 +16,10 @@ export function featureGate(): MiddlewareHandler<AppEnv> {
   return (c, next) => {
     const path = c.req.path;
     const messaging = MESSAGING.test(path);
+    const wallet = WALLET.test(path);
     const unsafe = !SAFE.has(c.req.method);
-    if (!messaging && !unsafe) return next();
-    return checkFeatures(c, next, path, messaging, unsafe);
+    if (!messaging && !wallet && !unsafe) return next();
+    return checkFeatures(c, next, path, messaging, wallet, unsafe);
   };
 }
 
@@ -26,11 +28,15 @@ async function checkFeatures(
   next: Next,
   path: string,
   messaging: boolean,
+  wallet: boolean,
   unsafe: boolean,
 ): Promise<void> {
   const config = await c.get("deps").config.get();
   if (messaging && !config.features.messaging) {
     throw new ApiError("forbidden", "Messaging is turned off on this platform.");
+  }
+  if (wallet && !config.features.wallet) {
+    throw new ApiError("forbidden", "The wallet is turned off on this platform.");
   }
   if (
     unsafe && config.system.maintenanceMode && c.get("user")?.role !== "ADMIN" &&

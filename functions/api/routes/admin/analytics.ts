@@ -29,8 +29,10 @@ adminAnalytics.openapi(
     description: "Defaults: the last 30 days by day. Series are `[{ t, value }]`, one point per " +
       "interval, zero-filled. Active users are distinct users who signed in, refreshed or made " +
       "a request in the interval. Messaging counts messages (deleted ones included in the series), " +
-      "active senders and new conversations across the platform; store, wallet and " +
-      "notifications fill in as those domains land.",
+      "active senders and new conversations across the platform. Wallet: wallets (total, " +
+      "exported, created per interval), transactions by status and direction, and the " +
+      "confirmed outgoing volume per token per interval in base units (decimal strings); store " +
+      "and notifications fill in as those domains land.",
     security: signedIn,
     request: { query },
     responses: {
@@ -51,7 +53,30 @@ adminAnalytics.openapi(
             conversationsCreated: series,
           }),
           store: z.record(z.string(), z.unknown()),
-          wallet: z.record(z.string(), z.unknown()),
+          wallet: z.object({
+            totals: z.object({
+              wallets: z.number(),
+              exported: z.number(),
+              transactions: z.number(),
+            }),
+            transactionsByStatus: z.record(z.string(), z.number()),
+            transactionsByDirection: z.record(z.string(), z.number()),
+            walletsCreated: series,
+            volume: z.array(z.object({
+              token: z.object({
+                kind: z.string(),
+                symbol: z.string(),
+                address: z.string().nullable(),
+                decimals: z.number(),
+                chainId: z.number(),
+              }),
+              series: z.array(z.object({
+                t: z.iso.datetime(),
+                amount: z.string(),
+                transfers: z.number(),
+              })),
+            })),
+          }),
           notifications: z.record(z.string(), z.unknown()),
         }),
         "Analytics",
@@ -77,7 +102,6 @@ adminAnalytics.openapi(
       range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
       ...figures,
       store: {},
-      wallet: {},
       notifications: {},
     };
     return c.json(body, 200);
