@@ -4,7 +4,7 @@
  * wallet's jobs until a transfer settles, a JSON-RPC proxy that can be stopped and started (the
  * node going down and coming back, and counting calls), and the keyring of the run.
  */
-import { type Address, createWalletClient, http, parseEther } from "viem";
+import { type Address, createPublicClient, createWalletClient, http, parseEther } from "viem";
 import type { Deps } from "../functions/api/context.ts";
 import { ensurePlatformContracts } from "../stack/chain/local.ts";
 import { fundAddresses, type PlatformContracts } from "../stack/chain/deploy.ts";
@@ -43,11 +43,19 @@ export async function fund(
   });
 }
 
-/** Sends native currency from the development account (an outside sender) to `to`. */
+/** Sends native currency from the development account (an outside sender) to `to`; mined. */
 export async function sendNative(to: string, value: bigint): Promise<string> {
   const wallet = createWalletClient({ transport: http(testRpcUrl()) });
   const [from] = await wallet.getAddresses();
-  return await wallet.sendTransaction({ account: from, to: to as Address, value, chain: null });
+  const hash = await wallet.sendTransaction({
+    account: from,
+    to: to as Address,
+    value,
+    chain: null,
+  });
+  await createPublicClient({ transport: http(testRpcUrl()), pollingInterval: 20 })
+    .waitForTransactionReceipt({ hash });
+  return hash;
 }
 
 export const walletJobs = () => new JobRegistry([walletBroadcast, walletWatch, walletIndex]);

@@ -105,6 +105,8 @@ export function createChainAccess(url: string | undefined): ChainAccess {
       chain,
       transport: http(url, { retryCount: 0, timeout: 10_000 }),
       pollingInterval: loopback ? 50 : 2_000,
+      // Every read asks the node: a cached block number would hide the blocks just mined.
+      cacheTime: 0,
       // Several calls made at once by one request stay separate requests (counted, retried alone).
       batch: { multicall: false },
     }) as ChainClient;

@@ -151,8 +151,8 @@ async function findFork(
   head: number,
 ): Promise<Cursor> {
   const stored = await deps.sql<{ number: string; hash: string }[]>`
-    select number::text, hash from app_private.chain_blocks
-    where chain_id = ${chainId} order by number desc`;
+    select b.number::text, b.hash from app_private.chain_blocks b
+    where b.chain_id = ${chainId} order by b.number desc`;
   for (const row of stored) {
     const number = Number(row.number);
     if (number > head) continue;
