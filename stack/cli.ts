@@ -8,6 +8,9 @@
  *   serve             one more server process of a running stack (used by start --processes)
  *   test              every check against a throwaway cluster, then one summary line
  *   bench [name]      benchmarks against a throwaway stack (tests/bench/)
+ *   wallet-keys <status|rotate|new-key>
+ *                     the wallets' master key: which key seals how many wallets; re-seal them
+ *                     all under the current key (stack/wallet-keys.ts)
  */
 import { join } from "node:path";
 import { Cluster } from "./postgres.ts";
@@ -26,6 +29,7 @@ import {
   startLocalChain,
 } from "./chain/local.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
+import { walletKeys } from "./wallet-keys.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
 
 async function start(args: string[]): Promise<void> {
@@ -369,7 +373,8 @@ try {
   else if (command === "serve") await serve();
   else if (command === "test") await test(rest);
   else if (command === "bench") await bench(rest);
-  else throw new Error(`unknown command ${command}; use start, test or bench`);
+  else if (command === "wallet-keys") await walletKeys(rest);
+  else throw new Error(`unknown command ${command}; use start, test, bench or wallet-keys`);
 } catch (err) {
   console.error(`[agora] ${err instanceof Error ? err.message : String(err)}`);
   Deno.exit(1);

@@ -166,3 +166,12 @@ export function rpcProxy(target = testRpcUrl()): RpcProxy {
   proxy.start();
   return proxy;
 }
+
+/**
+ * Master keys the rotation tests seal wallets with (besides the run's AGORA_WALLET_MASTER_KEY):
+ * fixed, so the leak test can open every wallet of the run and look for each key.
+ */
+export const TEST_MASTER_KEYS = [
+  "qE7n0yXTkz8kWhh5vZlm2VqH0mJxk2o3n1Fj6cX2Ypo",
+  "Zl6U2b0Ww6vH5e2E1mY8yq3tq1o2dB4r9fKx7Jc0aQ8",
+];

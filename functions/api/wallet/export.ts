@@ -16,6 +16,13 @@ import { sealedKeyOf, walletOf, walletsDisabled } from "./wallets.ts";
 
 const DAY_SECONDS = 86_400;
 
+/** A compact JWE of `plaintext` to the recipient's P-256 key: ECDH-ES key agreement, A256GCM. */
+function encryptTo(recipient: CryptoKey | Uint8Array, plaintext: Uint8Array): Promise<string> {
+  return new CompactEncrypt(plaintext)
+    .setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" })
+    .encrypt(recipient);
+}
+
 export async function exportKey(
   deps: Deps,
   user: SessionUser,
@@ -28,6 +35,8 @@ export async function exportKey(
   let recipient: CryptoKey | Uint8Array;
   try {
     recipient = await importJWK(publicKey, "ECDH-ES");
+    // A point off the curve imports but fails the key agreement: try one before any key is opened.
+    await encryptTo(recipient, new Uint8Array(1));
   } catch {
     throw badRequest("Invalid publicKey.", [
       { path: "publicKey", message: "not a P-256 public key (JWK)" },
