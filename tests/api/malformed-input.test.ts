@@ -86,7 +86,11 @@ async function counts() {
            (select count(*) from app.role_changes)::int as role_changes,
            (select count(*) from app_private.magic_links)::int as magic_links,
            (select count(*) from app_private.refresh_tokens)::int as refresh_tokens,
-           (select count(*) from dev.mail)::int as mail`;
+           (select count(*) from dev.mail)::int as mail,
+           (select count(*) from app.wallets)::int as wallets,
+           (select count(*) from app.wallet_tokens)::int as wallet_tokens,
+           (select count(*) from app.wallet_transactions)::int as wallet_transactions,
+           (select count(*) from app_private.wallet_signed_transactions)::int as signed`;
   return row;
 }
 

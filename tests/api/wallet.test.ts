@@ -17,6 +17,7 @@ import {
   test,
   testApp,
 } from "../helpers.ts";
+import { responseValidator } from "../openapi-validator.ts";
 import {
   addressOfCaller,
   follow,
@@ -370,4 +371,96 @@ test("[wallet] bad input is 400 and writes nothing: zero, negative, malformed or
   );
   const [after] = await t.deps.sql`select count(*)::int as n from app.wallet_transactions`;
   assert.equal(after.n, before.n, "nothing was written");
+});
+
+test("[wallet] real answers of every wallet route validate against the OpenAPI document", async () => {
+  const validator = responseValidator(
+    await expectJson(await t.request("GET", "/api/openapi.json"), 200),
+  );
+  const problems: string[] = [];
+  const check = async (method: string, path: string, response: Response, status: number) => {
+    if (response.status !== status) {
+      problems.push(`${method} ${path}: ${response.status} ${await response.clone().text()}`);
+    }
+    problems.push(...await validator.check(method, path, response));
+    return response.status < 300 ? await response.json() : null;
+  };
+  const me = await signInAs(t, "SUBSCRIBER");
+  const token = me.accessToken;
+  const address = await addressOfCaller(t, token);
+  await fund(contracts, address);
+  await follow(t.deps);
+  const get = (path: string) => t.request("GET", path, { token });
+  const post = (path: string, body?: unknown) => t.request("POST", path, { token, body });
+  await check("GET", "/api/wallet", await get("/api/wallet"), 200);
+  await check("POST", "/api/wallet/create", await post("/api/wallet/create"), 409);
+  await check("GET", "/api/wallet/balance", await get("/api/wallet/balance"), 200);
+  await check("GET", "/api/wallet/tokens", await get("/api/wallet/tokens"), 200);
+  await check(
+    "POST",
+    "/api/wallet/tokens/add",
+    await post("/api/wallet/tokens/add", { address: contracts.erc721[0] }),
+    422,
+  );
+  const created = await check(
+    "POST",
+    "/api/wallet/transfer",
+    await post("/api/wallet/transfer", { to: address, token: "AGV", amount: "10" }),
+    201,
+  );
+  await check(
+    "POST",
+    "/api/wallet/transactions/{id}/confirm",
+    await post(`/api/wallet/transactions/${created.id}/confirm`),
+    200,
+  );
+  await settle(t.deps, created.id);
+  await follow(t.deps);
+  const page = await check(
+    "GET",
+    "/api/wallet/transactions",
+    await get("/api/wallet/transactions"),
+    200,
+  );
+  assert.ok(page.items.some((i: { direction: string }) => i.direction === "in"));
+  assert.ok(page.items.some((i: { status: string }) => i.status === "confirmed"));
+  await check("GET", "/api/wallet/nfts", await get("/api/wallet/nfts"), 200);
+  const admin = await signInAs(t, "ADMIN");
+  const analytics = await check(
+    "GET",
+    "/api/admin/analytics",
+    await t.request("GET", "/api/admin/analytics", { token: admin.accessToken }),
+    200,
+  );
+  assert.ok(analytics.wallet.totals.wallets >= 1);
+  assert.ok(analytics.wallet.transactionsByStatus.confirmed >= 1);
+  assert.ok(
+    analytics.wallet.volume.some((v: { token: { symbol: string } }) => v.token.symbol === "AGV"),
+  );
+  assert.deepEqual(problems, []);
+});
+
+test("[wallet] features.wallet off: the wallet routes answer 403, and sign-in makes no wallet", async () => {
+  const admin = await signInAs(t, "ADMIN");
+  const member = await signInAs(t, "MEMBER");
+  const put = (wallet: boolean) =>
+    t.request("PUT", "/api/admin/config", {
+      token: admin.accessToken,
+      body: { reason: "test: wallet switch", config: { features: { wallet } } },
+    });
+  await expectJson(await put(false), 200);
+  t.deps.config.invalidate();
+  try {
+    await expectError(
+      await t.request("GET", "/api/wallet", { token: member.accessToken }),
+      403,
+      "forbidden",
+    );
+    const newcomer = await signInAs(t, "SUBSCRIBER");
+    assert.equal((await wallets(newcomer.user.id)).length, 0);
+  } finally {
+    await expectJson(await put(true), 200);
+    t.deps.config.invalidate();
+  }
+  await expectJson(await t.request("GET", "/api/wallet", { token: member.accessToken }), 200);
 });

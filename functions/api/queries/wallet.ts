@@ -53,7 +53,7 @@ export async function listTransactions(
       ifGiven(q.token, tokenCondition),
       ifGiven(
         q.after,
-        ([created, id]) => tx`(t.created_at, t.id) < (${created}::timestamptz, ${id}::uuid)`,
+        ([created, id]) => tx`(t.created_at, t.id) < (${created}::text::timestamptz, ${id}::uuid)`,
       ),
     ])
   }
@@ -99,7 +99,7 @@ export async function listNfts(
         q.after,
         ([created, contract, tokenId]) =>
           tx`(n.created_at, n.contract, n.token_id) <
-             (${created}::timestamptz, ${contract}, ${tokenId}::numeric)`,
+             (${created}::text::timestamptz, ${contract}::text, ${tokenId}::text::numeric)`,
       ),
     ])
   }
