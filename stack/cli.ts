@@ -22,11 +22,14 @@ import { closeDeps, createDeps } from "../functions/api/deps.ts";
 import { type Chain, throwawayChain } from "./chain/anvil.ts";
 import {
   chainDir,
+  createSeededWallets,
   ensurePlatformContracts,
   fundSeededWallets,
+  type LocalFunding,
   resetLocalChain,
   stampFile,
   startLocalChain,
+  startLocalFunding,
 } from "./chain/local.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
 import { walletKeys } from "./wallet-keys.ts";
@@ -61,6 +64,7 @@ async function start(args: string[]): Promise<void> {
   let server: Awaited<ReturnType<typeof startStackServer>> | null = null;
   let deps: ReturnType<typeof createDeps> | null = null;
   let chain: Chain | null = null;
+  let funding: LocalFunding | null = null;
   const children: Deno.ChildProcess[] = [];
   const stop = async (code: number) => {
     if (stopping) return;
@@ -90,6 +94,7 @@ async function start(args: string[]): Promise<void> {
       }
     }
     await server?.shutdown().catch(() => {});
+    await funding?.stop().catch(() => {});
     if (deps) await closeDeps(deps).catch(() => {});
     // The chain writes its state file as it stops.
     await chain?.stop().catch((e) => console.error(String(e)));
@@ -112,7 +117,7 @@ async function start(args: string[]): Promise<void> {
       AGORA_RPC_URL: chain.url,
     };
     deps = createDeps(loadSettings(serverEnv));
-    await prepareChain(deps, chain, localDir);
+    funding = await prepareChain(deps, chain, localDir);
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
     server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });
     for (let i = 1; i < processes; i++) {
@@ -168,14 +173,15 @@ Ctrl-C stops everything. \`npm start -- --reset\` starts from a fresh, seeded da
 
 /**
  * The platform's contracts on the stack's chain: deployed and recorded in the configuration on
- * a new chain (or when the recorded ones are gone), kept otherwise; then the seeded accounts'
- * wallets are funded once each.
+ * a new chain (or when the recorded ones are gone), kept otherwise; then the seeded accounts get
+ * their wallets (created here: the seed cannot seal keys) and each is funded once; from then on
+ * every new wallet is funded as it is created.
  */
 async function prepareChain(
   deps: ReturnType<typeof createDeps>,
   chain: Chain,
   localDir: string,
-): Promise<void> {
+): Promise<LocalFunding> {
   const ensured = await ensurePlatformContracts(deps.sql, chain.url, {
     log: say,
     stampFile: stampFile(localDir),
@@ -186,8 +192,11 @@ async function prepareChain(
     say(`the platform's contracts are on the chain (configuration version ${ensured.version})`);
   }
   deps.config.invalidate();
+  const created = await createSeededWallets(deps);
+  if (created) say(`created ${created} seeded wallet(s)`);
   const funded = await fundSeededWallets(deps.sql, chain.url, ensured.contracts);
   if (funded.length) say(`funded ${funded.length} seeded wallet(s) on the chain`);
+  return await startLocalFunding(deps.sql, chain.url, ensured.contracts, say);
 }
 
 interface StepResult {
