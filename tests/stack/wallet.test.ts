@@ -75,7 +75,9 @@ test("[stack] npm start: seeded wallets funded (the member with NFTs), new walle
     }, 10_000);
     assert.ok(nfts.length >= 1, "the seeded member has demo NFTs");
     assert.ok(nfts.every((n: { name: string | null }) => n.name));
-    for (const email of ["admin@example.com", "confidential@example.com", "subscriber@example.com"]) {
+    for (
+      const email of ["admin@example.com", "confidential@example.com", "subscriber@example.com"]
+    ) {
       const seeded = await signIn(email);
       assert.equal(agu(await get(seeded.token, "/api/wallet/balance")), "1000", email);
     }

@@ -15,6 +15,32 @@ export async function myWallet(tx: Tx): Promise<WalletRow | null> {
   return row ?? null;
 }
 
+/**
+ * The caller's wallet and their custom tokens on `chainId`, in one round trip (the balance route
+ * needs both); null without a wallet.
+ */
+export async function myWalletAndTokens(tx: Tx, chainId: number) {
+  const [row] = await tx<
+    (WalletRow & {
+      tokens: { address: string; symbol: string; name: string; decimals: number }[];
+    })[]
+  >`
+    select w.id, w.user_id, w.address, w.created_at, w.exported_at,
+           coalesce((select jsonb_agg(jsonb_build_object('address', t.address, 'symbol', c.symbol,
+                                                         'name', c.name, 'decimals', c.decimals)
+                                      order by t.created_at, t.id)
+                     from app.wallet_tokens t
+                     join app.chain_tokens c on c.chain_id = t.chain_id and c.address = t.address
+                     where t.chain_id = ${chainId}), '[]'::jsonb) as tokens
+    from app.wallets w where w.user_id = (select auth.uid())`;
+  if (!row) return null;
+  const { tokens, ...wallet } = row;
+  return {
+    wallet: wallet as WalletRow,
+    tokens: tokens.map((t) => ({ kind: "custom" as const, ...t, chainId })),
+  };
+}
+
 export type TransactionStatus = "pending" | "submitted" | "confirmed" | "failed" | "expired";
 
 /**

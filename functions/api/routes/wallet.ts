@@ -15,7 +15,7 @@ import { conflict, notFound, unauthenticated } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
 import { rateRecorder } from "../rate-headers.ts";
 import { noStore } from "../auth/cookies.ts";
-import { listNfts, listTransactions, myWallet } from "../queries/wallet.ts";
+import { listNfts, listTransactions, myWallet, myWalletAndTokens } from "../queries/wallet.ts";
 import { createWallet, walletJson, walletOf } from "../wallet/wallets.ts";
 import { readBalances } from "../wallet/balances.ts";
 import { platformContracts } from "../wallet/chain.ts";
@@ -173,12 +173,10 @@ wallet.openapi(
     const deps = c.get("deps");
     const config = await deps.config.get();
     const contracts = platformContracts(config);
-    const { row, custom } = await asUser(c, async (tx) => ({
-      row: await myWallet(tx),
-      custom: await customTokens(tx, contracts.chainId),
-    }));
-    if (!row) throw notFound("You have no wallet yet.");
-    const tokens = [...await platformTokens(deps, config), ...custom];
+    const mine = await asUser(c, (tx) => myWalletAndTokens(tx, contracts.chainId));
+    if (!mine) throw notFound("You have no wallet yet.");
+    const row = mine.wallet;
+    const tokens = [...await platformTokens(deps, config), ...mine.tokens];
     const read = await readBalances(
       deps,
       contracts.chainId,

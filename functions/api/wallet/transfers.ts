@@ -388,10 +388,9 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
     } catch (err) {
       if (isChainDown(err)) throw err;
       if (!await known(client, row.hash)) {
-        const nonceTaken = err instanceof Error &&
-          (err as { walk?: (f: (e: unknown) => boolean) => unknown }).walk?.((e) =>
-            e instanceof NonceTooLowError
-          );
+        // sendRawTransaction passes the node's refusal on as it came: read its words.
+        const said = `${(err as { details?: string }).details ?? ""} ${String(err)}`;
+        const nonceTaken = err instanceof NonceTooLowError || /nonce too low/i.test(said);
         if (nonceTaken) {
           const chainNonce = await client.getTransactionCount({
             address: row.from_address as Address,
