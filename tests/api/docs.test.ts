@@ -87,9 +87,12 @@ test("[docs] realtime.md: the fan-out figures are the README's (one table)", asy
   const realtime = await read("docs/realtime.md");
   const section = realtime.slice(realtime.indexOf("## Benchmark"));
   assert.doesNotMatch(section, /p50 \d|\d+ KB per connection/, "no figures of its own");
-  assert.match(section, /\(\.\.\/README\.md#benchmarks-npm-run-bench----authmessagingrealtime\)/);
+  assert.match(
+    section,
+    /\(\.\.\/README\.md#benchmarks-npm-run-bench----authmessagingrealtimewallet\)/,
+  );
   const readme = await read("README.md");
-  assert.match(readme, /### Benchmarks: `npm run bench -- <auth\|messaging\|realtime>`/);
+  assert.match(readme, /### Benchmarks: `npm run bench -- <auth\|messaging\|realtime\|wallet>`/);
   assert.match(readme, /\| `realtime`: database broadcasts, 1,000 subscribers/);
 });
 

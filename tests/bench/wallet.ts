@@ -57,6 +57,8 @@ import { createChainAccess, multicallAbi } from "../../functions/api/wallet/chai
 import { startChainFollower } from "../../functions/api/wallet/follower.ts";
 
 const TRANSFER_TARGET_PER_SECOND = 100;
+/** Other work on the machine above this share of one core makes the figures unreliable. */
+const BUSY_MACHINE_PCT = 15;
 const POOL_SIZE = 10;
 
 interface Options {
@@ -231,9 +233,18 @@ export async function main(args: string[]): Promise<void> {
     const rows: Row[] = [];
     const run = async (label: string, url: string, script: string) => {
       await wrk(url, script, opts.connections, opts.warmup);
-      const before = sample();
-      const result = await wrk(url, script, opts.connections, opts.duration);
-      const cpu = cpuUse(before, sample());
+      let before = sample();
+      let result = await wrk(url, script, opts.connections, opts.duration);
+      let cpu = cpuUse(before, sample());
+      // Other work on the machine lowers every figure: wait a little and measure again, twice at
+      // most (the table shows what was left).
+      for (let retry = 0; cpu.rest > BUSY_MACHINE_PCT && retry < 2; retry++) {
+        say(`other work took ${cpu.rest.toFixed(0)}% of a core; measuring ${label} again in 5 s`);
+        await new Promise((r) => setTimeout(r, 5_000));
+        before = sample();
+        result = await wrk(url, script, opts.connections, opts.duration);
+        cpu = cpuUse(before, sample());
+      }
       rows.push({
         label,
         rps: result.rps,
@@ -419,6 +430,17 @@ export async function main(args: string[]): Promise<void> {
       ],
     ]));
     if (perRequest !== 1) problems.push(`${perRequest.toFixed(3)} node calls per balance request`);
+    const busy = [
+      ...rows.map((r) => [r.label, r.cpu] as const),
+      ["transfers", transferCpu] as const,
+    ]
+      .filter(([, cpu]) => cpu.rest > BUSY_MACHINE_PCT).map(([label]) => label);
+    if (busy.length) {
+      console.log(
+        `  WARNING other work used the CPU during ${busy.join(", ")}: those figures are low; ` +
+          "rerun on a quiet machine",
+      );
+    }
     for (const p of problems) console.log(`  FAILED ${p}`);
   } finally {
     await follower?.stop();
