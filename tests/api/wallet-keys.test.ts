@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseMasterKey } from "../../functions/_shared/settings.ts";
+import { loadSettings, parseMasterKey } from "../../functions/_shared/settings.ts";
 import {
   createKeyring,
   masterKeyId,
@@ -152,4 +152,30 @@ test("[wallet] npm run wallet-keys: status and rotate from the command line", as
   const [{ n }] = await seed.deps.sql`
     select count(*)::int as n from app_private.wallet_keys where key_id = ${oldId}`;
   assert.equal(n, 0, "every wallet under the old key was re-sealed");
+});
+
+test("[wallet] settings: the master key is required outside local mode and must be 32 bytes", () => {
+  const base = {
+    AGORA_DB_URL: "postgres://nobody@127.0.0.1:1/none",
+    AGORA_JWT_SECRET: "j".repeat(32),
+    AGORA_CSRF_SECRET: "c".repeat(32),
+    AGORA_REFRESH_SECRET: "r".repeat(32),
+  };
+  assert.throws(() => loadSettings(base), /AGORA_WALLET_MASTER_KEY/);
+  assert.equal(loadSettings({ ...base, AGORA_LOCAL_MODE: "true" }).walletMasterKey, null);
+  for (const bad of ["short", "z".repeat(44), "0x" + "ab".repeat(31)]) {
+    assert.throws(
+      () => loadSettings({ ...base, AGORA_WALLET_MASTER_KEY: bad }),
+      /AGORA_WALLET_MASTER_KEY must be 32 bytes/,
+    );
+  }
+  const hex = loadSettings({ ...base, AGORA_WALLET_MASTER_KEY: "0x" + "ab".repeat(32) });
+  assert.equal(hex.walletMasterKey?.length, 32);
+  const b64 = loadSettings({
+    ...base,
+    AGORA_WALLET_MASTER_KEY: OLD,
+    AGORA_WALLET_PREVIOUS_MASTER_KEYS: `${NEW}, ${OLD}`,
+  });
+  assert.deepEqual(b64.walletMasterKey, oldKey);
+  assert.equal(b64.walletPreviousMasterKeys.length, 2);
 });
