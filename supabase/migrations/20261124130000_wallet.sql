@@ -929,11 +929,15 @@ grant execute on function app.admin_wallet_stats(text, timestamptz, timestamptz)
 -- ---------------------------------------------------------------------------------------------
 
 select cron.schedule('agora-expire-wallet-transfers', '* * * * *', 'select app_private.expire_wallet_transfers()');
--- Hosted, nothing lives between requests: once a minute the follower runs as a job (the local
--- stack also follows new blocks itself). The key is per minute, so one job per minute at most.
+-- Hosted, nothing lives between requests: once a minute the follower runs as a job, unless a
+-- follower ran within the minute (the local stack follows blocks itself, every second). The key
+-- is per minute, so one job per minute at most.
 select cron.schedule('agora-follow-chain', '* * * * *', $$
   select app_private.enqueue_job('wallet.index', '{}', now(),
     'wallet.index:' || to_char(date_trunc('minute', now()), 'YYYY-MM-DD"T"HH24:MI'), 3)
+  where not exists (
+    select 1 from app_private.chain_heads h where h.updated_at > now() - interval '1 minute'
+  )
 $$);
 
 revoke execute on all functions in schema app, app_private from public;

@@ -47,6 +47,8 @@ export const walletIndex = defineJob({
   maxAttempts: 3,
   leaseSeconds: 60,
   async run(_payload, { deps, job, signal }) {
+    // Nothing to follow: no node configured, or the wallet turned off.
+    if (!deps.chain.url || !(await deps.config.get()).features.wallet) return;
     try {
       await followChain(deps, { maxMs: 40_000, signal });
     } catch (err) {
