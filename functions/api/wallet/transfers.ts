@@ -60,11 +60,11 @@ export interface TransferInput {
 /** Gas estimates get this much headroom (the state may change before the transfer is mined). */
 const GAS_MARGIN_PERCENT = 120n;
 
-/** A transfer's calldata: a plain value transfer, or an ERC-20 `transfer`. */
-function callOf(token: Token, to: Address, amount: bigint) {
-  if (token.address === null) return { to, value: amount, data: undefined };
+/** A transfer's call: a plain value transfer (no token address), or an ERC-20 `transfer`. */
+function callOf(tokenAddress: string | null, to: Address, amount: bigint) {
+  if (tokenAddress === null) return { to, value: amount, data: undefined };
   return {
-    to: token.address as Address,
+    to: tokenAddress as Address,
     value: 0n,
     data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] }),
   };
@@ -145,7 +145,7 @@ export async function createTransfer(
       ? nativeBalance
       : BigInt(read.balances[1].balance ?? "0");
     if (input.amount > tokenBalance) throw insufficient(token, tokenBalance, input.amount);
-    const call = callOf(token, to, input.amount);
+    const call = callOf(token.address, to, input.amount);
     const estimate = await onChain(() =>
       client.estimateGas({ account: wallet.address as Address, ...call })
     ).catch((err) => {
@@ -239,10 +239,7 @@ export async function confirmTransfer(
     if (row.expired) return { expired: true } as const;
     const [{ nonce }] = await tx<{ nonce: string }[]>`
       select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
-    const token = {
-      address: row.token_address,
-    } as Token;
-    const call = callOf(token, row.to_address as Address, BigInt(row.amount));
+    const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
     const sealed = await sealedKeyOf(tx, row.wallet_id);
     const raw = await withPrivateKey(
       ring,
