@@ -266,3 +266,25 @@ test("[wallet] every status change is wallet.transaction.updated on user:<id> an
   assert.equal(notifications[0].type, "WALLET");
   assert.equal(notifications[0].title, "Transfer confirmed");
 });
+
+test("[wallet] concurrent transfers of one wallet never reserve more than the balance", async () => {
+  const me = await funded("10", "100");
+  const answers = await Promise.all(
+    Array.from(
+      { length: 10 },
+      () =>
+        transfer(me.token, { to: elsewhere, token: "AGU", amount: parseEther("30").toString() }),
+    ),
+  );
+  const statuses = answers.map((r) => r.status).sort();
+  for (const r of answers) await r.body?.cancel();
+  assert.deepEqual(
+    statuses,
+    [201, 201, 201, 422, 422, 422, 422, 422, 422, 422],
+    "three of 30 fit in 100; the others are refused",
+  );
+  const [{ reserved }] = await t.deps.sql`
+    select sum(amount)::text as reserved from app.wallet_transactions
+    where user_id = ${me.id} and status = 'pending'`;
+  assert.equal(reserved, parseEther("90").toString());
+});
