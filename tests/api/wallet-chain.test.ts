@@ -6,7 +6,12 @@
  * again (the same bytes) and confirmed in the new chain.
  */
 import assert from "node:assert/strict";
-import { parseEther } from "viem";
+import { type Address, parseEther, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { compileContracts } from "../../stack/chain/compile.ts";
+import { chainClients } from "../../stack/chain/deploy.ts";
+import { openPrivateKey } from "../../functions/api/wallet/keys.ts";
+import { sealedKeyOf } from "../../functions/api/wallet/wallets.ts";
 import { rpc } from "../../stack/chain/anvil.ts";
 import { expectJson, signInAs, test, testApp } from "../helpers.ts";
 import {
@@ -45,7 +50,7 @@ async function nfts(token: string) {
 
 const head = async () => Number(await rpc<string>(testRpcUrl(), "eth_blockNumber"));
 
-test("[wallet] the follower records incoming native and ERC-20 transfers and NFT holdings with their metadata", async () => {
+test("[wallet] the follower records incoming native and ERC-20 transfers and NFT holdings (Transfer, TransferSingle, TransferBatch, in and out) with their metadata", async () => {
   const me = await signInAs(t, "MEMBER");
   const address = await addressOfCaller(t, me.accessToken);
   await follow(t.deps);
@@ -85,6 +90,45 @@ test("[wallet] the follower records incoming native and ERC-20 transfers and NFT
   assert.equal(erc721[0].collection.symbol, "AGC");
   assert.equal(erc1155[0].collection.name, "Agora Items");
 
+  // TransferSingle in, and an ERC-721 sent away by the wallet itself (signed here with its key):
+  // the holdings follow.
+  const { artifacts } = await compileContracts();
+  const owner = await chainClients(testRpcUrl());
+  const minted = await owner.walletClient.writeContract({
+    address: contracts.erc1155[0],
+    abi: artifacts.contracts.AgoraItems.abi,
+    functionName: "mint",
+    args: [address, 2n, 3n],
+    account: owner.account,
+    chain: owner.walletClient.chain,
+  });
+  await owner.publicClient.waitForTransactionReceipt({ hash: minted });
+  const [row] = await t.deps.sql<{ id: string }[]>`
+    select id from app.wallets where address = ${address}`;
+  const key = await openPrivateKey(
+    await t.deps.walletKeys!,
+    row.id,
+    address,
+    await sealedKeyOf(t.deps.sql, row.id),
+  );
+  const self = await chainClients(testRpcUrl(), privateKeyToAccount(toHex(key)));
+  key.fill(0);
+  const gone = erc721[0];
+  const sent = await self.walletClient.writeContract({
+    address: gone.contract as Address,
+    abi: artifacts.contracts.AgoraCollectibles.abi,
+    functionName: "transferFrom",
+    args: [address, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", BigInt(gone.tokenId)],
+    account: self.account,
+    chain: self.walletClient.chain,
+  });
+  await self.publicClient.waitForTransactionReceipt({ hash: sent });
+  await follow(t.deps);
+  const now = await nfts(me.accessToken);
+  assert.equal(now.find((n) => n.standard === "ERC1155" && n.tokenId === "2")?.balance, "5");
+  assert.ok(!now.some((n) => n.contract === gone.contract && n.tokenId === gone.tokenId));
+  assert.equal(now.filter((n) => n.standard === "ERC721").length, 1);
+
   // Indexing again records nothing twice.
   await t.deps.sql`
     update app_private.chain_cursors set block_number = block_number - 10,
@@ -93,7 +137,7 @@ test("[wallet] the follower records incoming native and ERC-20 transfers and NFT
     where chain_id = 31337`;
   await follow(t.deps);
   assert.equal((await history(me.accessToken, "?direction=in")).length, incoming.length);
-  assert.equal((await nfts(me.accessToken)).length, held.length);
+  assert.equal((await nfts(me.accessToken)).length, now.length);
 });
 
 test("[wallet] the follower resumes from its last block after a restart", async () => {
@@ -169,4 +213,52 @@ test("[wallet] a confirmed transfer whose block is lost is watched again, sent a
     select block_number::int, hash from app.wallet_transactions where id = ${created.id}`;
   assert.ok(after.block_number > minedAt, "in a new block");
   assert.equal(after.hash, submitted.hash, "the same signed transaction");
+});
+
+test("[wallet] a nonce used outside the platform (an exported key) fails that transfer once; the next one follows the chain", async () => {
+  const me = await signInAs(t, "SUBSCRIBER");
+  const address = await addressOfCaller(t, me.accessToken);
+  await fund(contracts, address, { nfts: false });
+  const [row] = await t.deps.sql<
+    { id: string }[]
+  >`select id from app.wallets where address = ${address}`;
+  const key = await openPrivateKey(
+    await t.deps.walletKeys!,
+    row.id,
+    address,
+    await sealedKeyOf(t.deps.sql, row.id),
+  );
+  const outside = await chainClients(testRpcUrl(), privateKeyToAccount(toHex(key)));
+  key.fill(0);
+  const hash = await outside.walletClient.sendTransaction({
+    to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    value: 1n,
+    account: outside.account,
+    chain: outside.walletClient.chain,
+  });
+  await outside.publicClient.waitForTransactionReceipt({ hash });
+  const send = async () => {
+    const created = await expectJson(
+      await t.request("POST", "/api/wallet/transfer", {
+        token: me.accessToken,
+        body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", token: "native", amount: "5" },
+      }),
+      201,
+    );
+    return await expectJson(
+      await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
+        token: me.accessToken,
+      }),
+      200,
+    );
+  };
+  const first = await send();
+  assert.equal(first.nonce, 0, "the platform did not know nonce 0 was taken");
+  assert.equal(await settle(t.deps, first.id), "failed");
+  const [failed] = await t.deps
+    .sql`select error from app.wallet_transactions where id = ${first.id}`;
+  assert.match(failed.error, /outside the platform/);
+  const second = await send();
+  assert.equal(second.nonce, 1, "the counter followed the chain");
+  assert.equal(await settle(t.deps, second.id), "confirmed");
 });
