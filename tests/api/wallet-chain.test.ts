@@ -262,3 +262,56 @@ test("[wallet] a nonce used outside the platform (an exported key) fails that tr
   assert.equal(second.nonce, 1, "the counter followed the chain");
   assert.equal(await settle(t.deps, second.id), "confirmed");
 });
+
+test("[wallet] a transfer that reverts on the chain ends failed, its fee recorded", async () => {
+  const me = await signInAs(t, "SUBSCRIBER");
+  const address = await addressOfCaller(t, me.accessToken);
+  await fund(contracts, address, { nfts: false, tokens: parseEther("10") });
+  const created = await expectJson(
+    await t.request("POST", "/api/wallet/transfer", {
+      token: me.accessToken,
+      body: {
+        to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        token: "AGU",
+        amount: parseEther("10").toString(),
+      },
+    }),
+    201,
+  );
+  // Meanwhile the tokens leave by another way (the key used outside the platform): the transfer,
+  // valid when it was checked, now reverts.
+  const [row] = await t.deps.sql<
+    { id: string }[]
+  >`select id from app.wallets where address = ${address}`;
+  const key = await openPrivateKey(
+    await t.deps.walletKeys!,
+    row.id,
+    address,
+    await sealedKeyOf(t.deps.sql, row.id),
+  );
+  const outside = await chainClients(testRpcUrl(), privateKeyToAccount(toHex(key)));
+  key.fill(0);
+  const { artifacts } = await compileContracts();
+  const spent = await outside.walletClient.writeContract({
+    address: contracts.utility,
+    abi: artifacts.contracts.AgoraUtilityToken.abi,
+    functionName: "transfer",
+    args: ["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", parseEther("5")],
+    account: outside.account,
+    chain: outside.walletClient.chain,
+  });
+  await outside.publicClient.waitForTransactionReceipt({ hash: spent });
+  await t.deps.sql`select app_private.sync_wallet_nonce(${row.id}, 1)`;
+  await expectJson(
+    await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
+      token: me.accessToken,
+    }),
+    200,
+  );
+  assert.equal(await settle(t.deps, created.id), "failed");
+  const [failed] = await t.deps.sql`
+    select error, fee::text, block_number from app.wallet_transactions where id = ${created.id}`;
+  assert.match(failed.error, /reverted/);
+  assert.ok(BigInt(failed.fee) > 0n, "the gas was paid");
+  assert.ok(failed.block_number > 0);
+});
