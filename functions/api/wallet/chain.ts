@@ -207,8 +207,20 @@ export function createChainAccess(
   };
 }
 
+/** The addresses of a configuration document, checksummed once (the cache keeps one document). */
+const checksummed = new WeakMap<ConfigDocument, ReturnType<typeof readContracts>>();
+
 /** The platform's contract addresses from the configuration, as viem addresses (null when unset). */
 export function platformContracts(config: ConfigDocument) {
+  let contracts = checksummed.get(config);
+  if (!contracts) {
+    contracts = readContracts(config);
+    checksummed.set(config, contracts);
+  }
+  return contracts;
+}
+
+function readContracts(config: ConfigDocument) {
   const c = config.wallet.contracts;
   const address = (a: string | null) => (a ? getAddress(a) : null);
   return {
@@ -222,4 +234,4 @@ export function platformContracts(config: ConfigDocument) {
   };
 }
 
-export type PlatformContracts = ReturnType<typeof platformContracts>;
+export type PlatformContracts = ReturnType<typeof readContracts>;

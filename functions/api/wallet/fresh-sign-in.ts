@@ -2,10 +2,10 @@
  * "A fresh sign-in": the caller proved who they are within `security.freshSignInSeconds`. Key
  * export asks for it (403 `reauthentication_required` otherwise).
  *
- * TODO(auth_time): the sign-in work adds `auth_time` to the access tokens and a shared
- * fresh-sign-in helper; when it lands, read the sign-in time from there instead of the session
- * row. Until then the session's creation time is the sign-in time: a session is created by a
- * sign-in and only ever refreshed afterwards, so it is the same instant.
+ * TODO(auth_time): once the access tokens carry `auth_time` (the time of the sign-in behind the
+ * session), read it from there instead of the session row, in this one function. Until then the
+ * session's creation time is the sign-in time: a session is created by a sign-in and only ever
+ * refreshed afterwards, so it is the same instant.
  */
 import { ApiError } from "../../_shared/errors.ts";
 import type { Deps, SessionUser } from "../context.ts";
