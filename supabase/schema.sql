@@ -6828,6 +6828,9 @@ CREATE POLICY realtime_messages_select_topic ON realtime.messages AS PERMISSIVE 
 -- agora-follow-chain  * * * * *  
 --   select app_private.enqueue_job('wallet.index', '{}', now(),
 --     'wallet.index:' || to_char(date_trunc('minute', now()), 'YYYY-MM-DD"T"HH24:MI'), 3)
+--   where not exists (
+--     select 1 from app_private.chain_heads h where h.updated_at > now() - interval '1 minute'
+--   )
 -- 
 -- agora-prune-auth-state  */15 * * * *  select app_private.prune_auth_state()
 -- agora-prune-events  */10 * * * *  select app_private.prune_events(3)
