@@ -32,6 +32,7 @@ import {
   startLocalFunding,
 } from "./chain/local.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
+import { buildWeb, describeBuild } from "../web/build.ts";
 import { walletKeys } from "./wallet-keys.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
 
@@ -116,6 +117,7 @@ async function start(args: string[]): Promise<void> {
       ...(await stackEnv(cluster, env, port)),
       AGORA_RPC_URL: chain.url,
     };
+    say(describeBuild(await buildWeb()));
     deps = createDeps(loadSettings(serverEnv));
     funding = await prepareChain(deps, chain, localDir);
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
@@ -148,6 +150,7 @@ async function start(args: string[]): Promise<void> {
   console.log(`
 Agora is running.
 
+  Web app      ${base}/
   API          ${base}/api            (also ${base}/functions/v1/api)
   OpenAPI      ${base}/api/openapi.json
   Health       ${base}/health
@@ -160,6 +163,8 @@ Agora is running.
 Seeded accounts (sign in with a magic link):
   admin@example.com (ADMIN), confidential@example.com (CONFIDENTIAL),
   member@example.com (MEMBER), subscriber@example.com (SUBSCRIBER)
+
+In the browser: open ${base}/, enter one of them, then "Open the sign-in link from the dev mailbox".
 
 Sign in:
   curl -X POST ${base}/api/auth/signin -H 'content-type: application/json' \\
@@ -247,10 +252,14 @@ async function test(args: string[]): Promise<void> {
     await step(
       "types",
       "deno",
-      ["check", "functions/", "stack/", "tests/"],
+      ["check", "functions/", "stack/", "tests/", "web/build.ts", "web/realtime/"],
       baseEnv,
       gate("types"),
     ),
+  );
+  // The web client on its own: its DOM types (main.tsx) do not mix with Deno's in one program.
+  results.push(
+    await step("types (web client)", "deno", ["check", "web/app/"], baseEnv, gate("types (web)")),
   );
 
   say("creating a throwaway database for this run");
@@ -294,6 +303,7 @@ async function test(args: string[]): Promise<void> {
         return { name: "pgTAP", passed, failed: failed || (ok ? 0 : 1) };
       }),
     );
+    results.push(await webBuildStep());
     const filter = args.length ? args : ["tests/"];
     results.push(
       await step("deno tests", "deno", ["test", "--allow-all", "--quiet", ...filter], {
@@ -324,6 +334,18 @@ async function test(args: string[]): Promise<void> {
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
   console.log(`\nsummary: ${passed} passed, ${failed} failed`);
   Deno.exit(failed ? 1 : 0);
+}
+
+/** The web client, built before the tests that drive it in a browser (fast when current). */
+async function webBuildStep(): Promise<StepResult> {
+  say("web build: web/build.ts");
+  try {
+    say(describeBuild(await buildWeb()));
+    return { name: "web build", passed: 1, failed: 0 };
+  } catch (err) {
+    console.error(`[agora] web build failed: ${err instanceof Error ? err.message : err}`);
+    return { name: "web build", passed: 0, failed: 1 };
+  }
 }
 
 /**

@@ -14,6 +14,8 @@ shift || true
 
 debian_packages=(postgresql-15 postgresql-15-cron postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl)
 if [ "$command_name" = "bench" ]; then debian_packages+=(wrk); fi
+# The browser tests and the web benchmark drive Debian's Chromium through playwright-core.
+if [ "$command_name" = "test" ] || [ "$command_name" = "bench" ]; then debian_packages+=(chromium); fi
 
 missing=()
 for package in "${debian_packages[@]}"; do

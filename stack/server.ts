@@ -1,8 +1,9 @@
 /**
  * The local stack's HTTP server on one port (54321 by default), laid out like hosted Supabase:
  * `/api/*` and `/functions/v1/api/*` (the `api` function), `/realtime/v1/*` (the Realtime
- * gateway: WebSocket and HTTP broadcast), `/health`, and in local mode `/_dev/mail` (the mail the
- * stack would have sent).
+ * gateway: WebSocket and HTTP broadcast), `/health`, in local mode `/_dev/mail` (the mail the
+ * stack would have sent), and the web client (web/dist, built by web/build.ts) at `/` and every
+ * other page path (stack/web-static.ts).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/context.ts";
@@ -13,6 +14,7 @@ import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts"
 import { type ChainFollower, startChainFollower } from "../functions/api/wallet/follower.ts";
 import { createGateway, type Gateway } from "./realtime/gateway.ts";
 import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
+import { serveWebClient } from "./web-static.ts";
 
 export interface StackServer {
   port: number;
@@ -37,6 +39,8 @@ export interface StackServerOptions {
   reusePort?: boolean;
   /** The job kinds this server drains (default: the app's); false: no drain. */
   jobs?: JobRegistry | false;
+  /** The built web client; default web/dist. */
+  webDir?: string;
   /** Follow the chain's new blocks for the wallet (default: when AGORA_RPC_URL is set). */
   follower?: boolean;
 }
@@ -66,15 +70,6 @@ async function devMail(deps: Deps, url: URL): Promise<Response> {
   });
 }
 
-const LANDING = new URL("../web/index.html", import.meta.url);
-
-/** The local stack's front page: where a magic link without `redirectTo` lands. */
-async function landingPage(): Promise<Response> {
-  return new Response(await Deno.readTextFile(LANDING), {
-    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
-  });
-}
-
 export function startStackServer(deps: Deps, opts: StackServerOptions): StackServer {
   const app = createApp(deps);
   const gateway = createGateway({
@@ -99,7 +94,8 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     if (url.pathname === "/_dev/mail" && deps.settings.localMode && request.method === "GET") {
       return devMail(deps, url);
     }
-    if (url.pathname === "/" && request.method === "GET") return landingPage();
+    const page = await serveWebClient(request, url, opts.webDir);
+    if (page) return page;
     if (
       url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) ||
       url.pathname === `${FUNCTIONS_PREFIX}/api`

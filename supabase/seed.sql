@@ -31,8 +31,8 @@ insert into app.identities (user_id, provider, provider_user_id, email, created_
 select id, 'email', lower(email), email, created_at from app.users;
 
 -- Past sessions (expired or signed out) and the sign-in events that opened them.
-insert into app.sessions (user_id, provider, ip, user_agent, created_at, refreshed_at, expires_at, revoked_at, revoked_reason)
-select u.id, 'email', '127.0.0.1', 'seed', u.last_sign_in_at, u.last_sign_in_at + interval '1 hour',
+insert into app.sessions (user_id, provider, ip, user_agent, created_at, authenticated_at, refreshed_at, expires_at, revoked_at, revoked_reason)
+select u.id, 'email', '127.0.0.1', 'seed', u.last_sign_in_at, u.last_sign_in_at, u.last_sign_in_at + interval '1 hour',
        u.last_sign_in_at + interval '30 days', u.last_sign_in_at + interval '2 hours', 'signout'
 from app.users u where u.last_sign_in_at is not null;
 

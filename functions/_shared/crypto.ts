@@ -43,3 +43,8 @@ export function timingSafeEqual(a: string, b: string): boolean {
   for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
   return diff === 0;
 }
+
+/** SHA-256 as base64url: a PKCE S256 code challenge of a verifier (RFC 7636). */
+export async function sha256Base64url(text: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
+}

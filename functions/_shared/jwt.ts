@@ -12,6 +12,10 @@ export interface AccessClaims {
   sub: string;
   session_id: string;
   email: string;
+  /** When the person last really signed in (seconds since epoch); a refresh keeps it. */
+  auth_time: number;
+  /** How: the provider that opened the session, e.g. ["google"]. */
+  amr: string[];
   role: "authenticated";
   aud: "authenticated";
   user_role: string;
@@ -20,9 +24,16 @@ export interface AccessClaims {
 }
 
 export interface TokenIssuer {
-  issue(input: { userId: string; sessionId: string; email: string; userRole: string }): Promise<
-    { token: string; expiresAt: number }
-  >;
+  issue(input: {
+    userId: string;
+    sessionId: string;
+    email: string | null;
+    userRole: string;
+    /** The session's sign-in time, seconds since epoch (`auth_time`). */
+    authTime: number;
+    /** The provider that opened the session (`amr: [provider]`). */
+    provider: string;
+  }): Promise<{ token: string; expiresAt: number }>;
   /** The claims of a valid token, or null for a bad signature, a wrong audience or an expiry. */
   verify(token: string): Promise<AccessClaims | null>;
   /** A Supabase API key (anon or service_role) signed with the same secret; deterministic, so
@@ -49,14 +60,17 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
   );
   const verified = new Map<string, AccessClaims>();
   return {
-    async issue({ userId, sessionId, email, userRole }) {
+    async issue({ userId, sessionId, email, userRole, authTime, provider }) {
       const iat = Math.floor(Date.now() / 1000);
       const exp = iat + ttlSeconds;
       const token = await new SignJWT({
         role: "authenticated",
         session_id: sessionId,
-        email,
+        // Supabase's tokens carry "" for an account without an address.
+        email: email ?? "",
         user_role: userRole,
+        auth_time: authTime,
+        amr: [provider],
         aal: "aal1",
         is_anonymous: false,
       })

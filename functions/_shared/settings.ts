@@ -55,7 +55,17 @@ const envSchema = z.object({
   AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
   AGORA_RATE_REFRESH_SESSION: z.string().default("60/600"),
   AGORA_RATE_ADMIN_USER: z.string().default("600/60"),
-  AGORA_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AGORA_RATE_NONCE_IP: z.string().default("60/600"),
+  AGORA_RATE_SIGNIN_WALLET: z.string().default("10/600"),
+  AGORA_GOOGLE_CLIENT_ID: z.string().optional(),
+  AGORA_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  AGORA_GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
+  AGORA_APPLE_CLIENT_ID: z.string().optional(),
+  AGORA_APPLE_TEAM_ID: z.string().optional(),
+  AGORA_APPLE_KEY_ID: z.string().optional(),
+  AGORA_APPLE_PRIVATE_KEY: z.string().optional(),
+  AGORA_APPLE_ISSUER: z.url().default("https://appleid.apple.com"),
+  AGORA_RPC_URL: z.union([z.literal(""), z.url()]).optional(),
   AGORA_WALLET_MASTER_KEY: z.string().optional(),
   AGORA_WALLET_PREVIOUS_MASTER_KEYS: commaList.default([]),
 });
@@ -86,6 +96,25 @@ function parseRule(name: string, text: string): RateLimitRule {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!match) throw new Error(`${name} must look like <limit>/<seconds>, got ${text}`);
   return limit.parse({ limit: Number(match[1]), windowSeconds: Number(match[2]) });
+}
+
+/** An OpenID Connect provider Agora signs people in with (endpoints from the issuer's discovery). */
+export interface OidcProviderSettings {
+  issuer: string;
+  clientId: string;
+}
+
+/** Google: a client id and secret from the Google Cloud console. */
+export interface GoogleSettings extends OidcProviderSettings {
+  clientSecret: string;
+}
+
+/** Sign in with Apple: the client secret is a JWT made from the team's key (auth/apple.ts). */
+export interface AppleSettings extends OidcProviderSettings {
+  teamId: string;
+  keyId: string;
+  /** The team's ES256 private key, PKCS#8 PEM (the .p8 file Apple hands out). */
+  privateKey: string;
 }
 
 export interface Settings {
@@ -125,8 +154,17 @@ export interface Settings {
     verifyPerIp: RateLimitRule;
     refreshPerSession: RateLimitRule;
     adminPerUser: RateLimitRule;
+    noncePerIp: RateLimitRule;
+    signinPerWallet: RateLimitRule;
   };
-  /** The EVM JSON-RPC endpoint of the wallet (unset: the wallet's chain routes answer 503). */
+  /** Google sign-in; null unless both the client id and secret are set. */
+  google: GoogleSettings | null;
+  /** Sign in with Apple; null unless the client id, team id, key id and key are all set. */
+  apple: AppleSettings | null;
+  /**
+   * The EVM JSON-RPC endpoint (contract-wallet sign-in; the wallet: unset, its chain routes
+   * answer 503).
+   */
   rpcUrl?: string;
   /**
    * The master key that wraps wallet data keys, and earlier ones still accepted for unwrapping
@@ -161,6 +199,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   const walletPreviousMasterKeys = e.AGORA_WALLET_PREVIOUS_MASTER_KEYS.map((key) =>
     parseMasterKey("AGORA_WALLET_PREVIOUS_MASTER_KEYS", key)
   );
+  const issuer = (url: string) => url.replace(/\/+$/, "");
   return {
     databaseUrl,
     dbPoolSize: e.AGORA_DB_POOL_SIZE,
@@ -196,8 +235,28 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
       verifyPerIp: parseRule("AGORA_RATE_VERIFY_IP", e.AGORA_RATE_VERIFY_IP),
       refreshPerSession: parseRule("AGORA_RATE_REFRESH_SESSION", e.AGORA_RATE_REFRESH_SESSION),
       adminPerUser: parseRule("AGORA_RATE_ADMIN_USER", e.AGORA_RATE_ADMIN_USER),
+      noncePerIp: parseRule("AGORA_RATE_NONCE_IP", e.AGORA_RATE_NONCE_IP),
+      signinPerWallet: parseRule("AGORA_RATE_SIGNIN_WALLET", e.AGORA_RATE_SIGNIN_WALLET),
     },
-    rpcUrl: e.AGORA_RPC_URL,
+    google: e.AGORA_GOOGLE_CLIENT_ID && e.AGORA_GOOGLE_CLIENT_SECRET
+      ? {
+        issuer: issuer(e.AGORA_GOOGLE_ISSUER),
+        clientId: e.AGORA_GOOGLE_CLIENT_ID,
+        clientSecret: e.AGORA_GOOGLE_CLIENT_SECRET,
+      }
+      : null,
+    apple: e.AGORA_APPLE_CLIENT_ID && e.AGORA_APPLE_TEAM_ID && e.AGORA_APPLE_KEY_ID &&
+        e.AGORA_APPLE_PRIVATE_KEY
+      ? {
+        issuer: issuer(e.AGORA_APPLE_ISSUER),
+        clientId: e.AGORA_APPLE_CLIENT_ID,
+        teamId: e.AGORA_APPLE_TEAM_ID,
+        keyId: e.AGORA_APPLE_KEY_ID,
+        // Environments often carry a PEM on one line with literal \n.
+        privateKey: e.AGORA_APPLE_PRIVATE_KEY.replace(/\\n/g, "\n"),
+      }
+      : null,
+    rpcUrl: e.AGORA_RPC_URL || undefined,
     walletMasterKey,
     walletPreviousMasterKeys,
   };

@@ -28,6 +28,9 @@ import { attachments } from "./routes/attachments.ts";
 import { realtime } from "./routes/realtime.ts";
 import { internal } from "./routes/internal.ts";
 import { users } from "./routes/users.ts";
+import { sessions } from "./routes/sessions.ts";
+import { identities } from "./routes/identities.ts";
+import { account } from "./routes/account.ts";
 import { wallet } from "./routes/wallet.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
@@ -88,7 +91,10 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use("/api/*", csrfProtection());
   app.use("/api/*", featureGate());
 
+  app.route("/api/auth/sessions", sessions);
+  app.route("/api/auth/identities", identities);
   app.route("/api/auth", auth);
+  app.route("/api/account", account);
   app.route("/api/admin", admin);
   app.route("/api/config", publicConfig);
   app.route("/api/conversations", conversations);

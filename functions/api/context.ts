@@ -49,13 +49,18 @@ export interface Deps {
 /** The signed-in user as the database says now (role and status are never taken from a token). */
 export interface SessionUser {
   id: string;
-  email: string;
+  /** The account's verified address; null for an account without one (a wallet's). */
+  email: string | null;
   name: string;
   image: string | null;
   role: Role;
   walletAddress: string | null;
   sessionId: string;
   sessionExpiresAt: Date;
+  /** When the sign-in that opened this session happened (`auth_time`; freshness). */
+  authTime: Date;
+  /** The provider that opened it: email, google, apple or wallet (`amr`). */
+  provider: string;
 }
 
 export interface AppEnv {

@@ -7,7 +7,7 @@ export function claimsOf(user: SessionUser): DbClaims {
     sub: user.id,
     role: "authenticated",
     session_id: user.sessionId,
-    email: user.email,
+    email: user.email ?? "",
     user_role: user.role,
   };
 }

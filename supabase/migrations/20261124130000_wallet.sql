@@ -925,6 +925,44 @@ comment on function app.admin_wallet_stats(text, timestamptz, timestamptz) is
 grant execute on function app.admin_wallet_stats(text, timestamptz, timestamptz) to authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- The account export's part (app_private.account_export_parts, signin migration)
+-- ---------------------------------------------------------------------------------------------
+
+create function app_private.account_export_wallet(target_user_id uuid) returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'id', w.id,
+    'address', w.address,
+    'createdAt', app_private.iso_time(w.created_at),
+    'exportedAt', app_private.iso_time(w.exported_at),
+    'customTokens', coalesce((
+      select jsonb_agg(jsonb_build_object('chainId', c.chain_id, 'address', c.address,
+                                          'symbol', c.symbol, 'name', c.name, 'decimals', c.decimals)
+                       order by t.created_at, t.id)
+      from app.wallet_tokens t
+      join app.chain_tokens c on c.chain_id = t.chain_id and c.address = t.address
+      where t.user_id = target_user_id), '[]'::jsonb),
+    'transactions', coalesce((
+      select jsonb_agg(app.wallet_transaction_json(x) order by x.created_at, x.id)
+      from app.wallet_transactions x where x.user_id = target_user_id), '[]'::jsonb),
+    'nfts', coalesce((
+      select jsonb_agg(jsonb_build_object('chainId', n.chain_id, 'contract', n.contract,
+                                          'tokenId', n.token_id::text, 'standard', n.standard,
+                                          'balance', n.balance::text, 'name', n.name)
+                       order by n.created_at, n.contract, n.token_id)
+      from app.wallet_nfts n where n.user_id = target_user_id), '[]'::jsonb)
+  )
+  from app.wallets w where w.user_id = target_user_id
+$$;
+comment on function app_private.account_export_wallet(uuid) is
+  'Export part `wallet`: the wallet''s public data (address, when it was created and last exported), the custom tokens, every transaction as the API shows it and the NFTs held; null without a wallet. Never key material: the sealed key stays in app_private.wallet_keys (the key itself leaves only through POST /api/wallet/export).';
+
+insert into app_private.account_export_parts (part, function_name, description) values
+  ('wallet', 'app_private.account_export_wallet(uuid)', 'The wallet: address, custom tokens, transactions and NFTs, never key material (wallet).');
+
+-- ---------------------------------------------------------------------------------------------
 -- Schedules
 -- ---------------------------------------------------------------------------------------------
 

@@ -148,12 +148,12 @@ test("[auth] a suspended user cannot sign in", async () => {
   );
 });
 
-test("[auth] POST /api/auth/signin refuses other providers with 400 until they are configured", async () => {
+test("[auth] POST /api/auth/signin refuses Google and Apple with 400 provider_disabled while they are not configured", async () => {
   for (const provider of ["google", "apple"]) {
     await expectError(
       await t.request("POST", "/api/auth/signin", { body: { provider } }),
       400,
-      "invalid_request",
+      "provider_disabled",
     );
   }
   await expectError(

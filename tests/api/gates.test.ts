@@ -24,6 +24,10 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/wallet", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
   ["/api/auth/signout", "VISITOR"],
+  ["/api/auth/token", "VISITOR"], // a cookie session of any role (bearer callers: 403)
+  ["/api/auth/sessions", "VISITOR"], // the caller's own sessions, any role
+  ["/api/auth/identities", "VISITOR"],
+  ["/api/account", "VISITOR"], // export and deletion of one's own account, any role
 ];
 const BELOW: Record<Role, Role | null> = {
   VISITOR: null,

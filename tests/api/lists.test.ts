@@ -297,6 +297,35 @@ test("[lists] GET /api/users pages to the end: every active person once, by name
   );
 });
 
+test("[lists] GET /api/auth/sessions pages to the end: every live session once, newest first", async () => {
+  const me = await signInAs(t, "MEMBER");
+  // Twelve sessions opened at one time (the id orders them), six earlier ones, and ended or
+  // expired sessions that the list leaves out.
+  await t.deps.sql`
+    insert into app.sessions (user_id, provider, expires_at, created_at)
+    select ${me.user.id}, 'email', now() + interval '1 day',
+           now() - interval '1 hour' - case when g <= 12 then interval '0' else g * interval '1 s' end
+    from generate_series(1, 18) g`;
+  await t.deps.sql`
+    insert into app.sessions (user_id, provider, expires_at, revoked_at, revoked_reason)
+    select ${me.user.id}, 'email', now() + interval '1 day', now(), 'test' from generate_series(1, 3)`;
+  await t.deps.sql`
+    insert into app.sessions (user_id, provider, expires_at, created_at)
+    select ${me.user.id}, 'email', now() - interval '1 minute', now() - interval '2 days'
+    from generate_series(1, 2)`;
+  const live = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select s.id::text from app.sessions s
+      where s.user_id = ${me.user.id} and s.revoked_at is null and s.expires_at > now()
+      order by s.created_at desc, s.id desc`,
+  );
+  assert.equal(live.length, 19);
+  assertServedInOrder(
+    await pageThrough("/api/auth/sessions", me.accessToken, 4, live.length),
+    live,
+    "sessions",
+  );
+});
 test("[lists] GET /api/wallet/transactions pages to the end: every transaction once, newest first", async () => {
   const me = await signInAs(t, "SUBSCRIBER");
   const [wallet] = await t.deps.sql<{ id: string; address: string }[]>`

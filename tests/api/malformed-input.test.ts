@@ -86,6 +86,8 @@ async function counts() {
            (select count(*) from app.role_changes)::int as role_changes,
            (select count(*) from app_private.magic_links)::int as magic_links,
            (select count(*) from app_private.refresh_tokens)::int as refresh_tokens,
+           (select count(*) from app_private.oauth_flows)::int as oauth_flows,
+           (select count(*) from app.status_changes)::int as status_changes,
            (select count(*) from dev.mail)::int as mail,
            (select count(*) from app.wallets)::int as wallets,
            (select count(*) from app.wallet_tokens)::int as wallet_tokens,
@@ -264,6 +266,16 @@ test("[input] the OpenAPI document lists every route of the contract", () => {
       "GET /api/admin/security-events",
       "GET /api/admin/access-logs",
       "GET /api/config/public",
+      "GET /api/auth/providers",
+      "GET /api/auth/nonce",
+      "POST /api/auth/callback/apple",
+      "GET /api/auth/sessions",
+      "DELETE /api/auth/sessions/{id}",
+      "DELETE /api/auth/sessions",
+      "GET /api/account/export",
+      "DELETE /api/account",
+      "PUT /api/admin/users/{id}/status",
+      "POST /api/admin/users/{id}/signout",
     ]
   ) assert.ok(listed.includes(route), `${route} is in the OpenAPI document`);
   assert.equal(doc.openapi, "3.1.0");

@@ -18,8 +18,19 @@ import {
   uniqueEmail,
 } from "../helpers.ts";
 import { responseValidator } from "../openapi-validator.ts";
+import {
+  authorizeAtProvider,
+  BINDING_COOKIE,
+  callback,
+  startPeers,
+  startSignIn,
+} from "../oidc-peers.ts";
+import { sha256Base64url } from "../../functions/_shared/crypto.ts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 
-const t = testApp();
+const peers = await startPeers();
+const t = testApp(peers.env);
 const doc = await (await t.request("GET", "/api/openapi.json")).json();
 const validator = responseValidator(doc);
 
@@ -43,7 +54,11 @@ function operations(): [string, string, Operation][] {
 /** Operations that work without a session. */
 const PUBLIC = [
   "POST /api/auth/signin",
+  "GET /api/auth/providers",
+  "GET /api/auth/nonce",
   "GET /api/auth/callback/{provider}",
+  "POST /api/auth/callback/apple",
+  "POST /api/auth/exchange",
   "POST /api/auth/verify",
   "POST /api/auth/refresh",
   "GET /api/auth/csrf",
@@ -52,6 +67,8 @@ const PUBLIC = [
 ];
 /** Server-to-server operations: the service role key, never a user's session. */
 const SERVICE = ["POST /api/internal/jobs/drain"];
+/** Operations for a browser page's cookie session only (bearer callers are refused). */
+const COOKIE_ONLY = ["POST /api/auth/token"];
 
 test("[openapi] the document passes Redocly's recommended rules with no errors", async () => {
   const config = await createConfig({ extends: ["recommended"] });
@@ -64,13 +81,15 @@ test("[openapi] the document passes Redocly's recommended rules with no errors",
     `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`;
   assert.deepEqual(problems.filter((p) => p.severity === "error").map(describe), []);
   // The warnings left, each for a reason: no licence is declared for this private project; the
-  // magic-link callback answers only with a redirect; these three GETs have no client error; the
+  // sign-in callbacks answer only with a redirect; these four GETs have no client error; the
   // server of the local deployment (the one tested) is on localhost.
   assert.deepEqual(
     problems.map((p) => `${p.ruleId} ${p.location?.[0]?.pointer}`).sort(),
     [
       "info-license #/info",
       "operation-2xx-response #/paths/~1api~1auth~1callback~1{provider}/get/responses",
+      "operation-2xx-response #/paths/~1api~1auth~1callback~1apple/post/responses",
+      "operation-4xx-response #/paths/~1api~1auth~1providers/get/responses",
       "operation-4xx-response #/paths/~1api~1auth~1csrf/get/responses",
       "operation-4xx-response #/paths/~1api~1auth~1session/get/responses",
       "operation-4xx-response #/paths/~1api~1config~1public/get/responses",
@@ -89,6 +108,8 @@ test("[openapi] servers, a unique operationId each, security [] where no session
     ids.set(op.operationId!, name);
     if (PUBLIC.includes(name)) {
       assert.deepEqual(op.security, [], `${name} works without a session: security []`);
+    } else if (COOKIE_ONLY.includes(name)) {
+      assert.deepEqual(op.security, [{ cookie: [] }], `${name} takes a cookie session only`);
     } else if (SERVICE.includes(name)) {
       assert.deepEqual(op.security, [{ serviceRole: [] }], `${name} takes the service key only`);
     } else {
@@ -352,6 +373,172 @@ test("[openapi] real answers validate against the document: a tour of every reso
   );
   await check("GET", "/api/auth/session", await t.request("GET", "/api/auth/session"), 200);
   await signIn(t, email); // the account still signs in after the tour
+  assert.deepEqual(problems, []);
+});
+
+test("[openapi] real answers validate against the document: sign-in providers, sessions, identities, the account, suspension", async () => {
+  const problems: string[] = [];
+  const check = async (method: string, path: string, response: Response, status?: number) => {
+    if (status !== undefined && response.status !== status) {
+      problems.push(`${method} ${path}: ${response.status}, expected ${status}`);
+    }
+    problems.push(...await validator.check(method, path, response));
+    return response;
+  };
+
+  await check("GET", "/api/auth/providers", await t.request("GET", "/api/auth/providers"), 200);
+  // A wallet, as an integrator and as a browser.
+  const signer = privateKeyToAccount(generatePrivateKey());
+  const walletBody = async () => {
+    const nonceResponse = await check(
+      "GET",
+      "/api/auth/nonce",
+      await t.request("GET", "/api/auth/nonce"),
+      200,
+    );
+    const message = createSiweMessage({
+      address: signer.address,
+      domain: new URL(SITE).host,
+      uri: SITE,
+      version: "1",
+      chainId: 31337,
+      nonce: (await nonceResponse.json()).nonce,
+      issuedAt: new Date(),
+    });
+    return { provider: "wallet", message, signature: await signer.signMessage({ message }) };
+  };
+  const walletSession = await (await check(
+    "POST",
+    "/api/auth/signin",
+    await t.request("POST", "/api/auth/signin", { body: await walletBody() }),
+    200,
+  )).json();
+  await check(
+    "POST",
+    "/api/auth/signin",
+    await t.request("POST", "/api/auth/signin", {
+      body: await walletBody(),
+      headers: { origin: SITE },
+    }),
+    200,
+  );
+
+  // Google in a browser, Apple for an integrator.
+  peers.google.identity = {
+    sub: `tour-${crypto.randomUUID()}`,
+    email: uniqueEmail("tour-g"),
+    email_verified: true,
+  };
+  const google = await startSignIn(t, "google");
+  await check("POST", "/api/auth/signin", google.response);
+  const back = await authorizeAtProvider(google.url);
+  await check(
+    "GET",
+    "/api/auth/callback/{provider}",
+    await callback(t, "google", {
+      code: back.searchParams.get("code")!,
+      state: back.searchParams.get("state")!,
+    }, { cookies: { [BINDING_COOKIE]: google.binding! } }),
+    303,
+  );
+  peers.apple.identity = {
+    sub: `tour-${crypto.randomUUID()}`,
+    email: uniqueEmail("tour-a"),
+    email_verified: "true",
+  };
+  const verifier = "t".repeat(43);
+  const apple = await startSignIn(t, "apple", { codeChallenge: await sha256Base64url(verifier) });
+  const appleBack = await authorizeAtProvider(apple.url);
+  const posted = await check(
+    "POST",
+    "/api/auth/callback/apple",
+    await callback(t, "apple", {
+      code: appleBack.searchParams.get("code")!,
+      state: appleBack.searchParams.get("state")!,
+    }),
+    303,
+  );
+  const code = new URL(posted.headers.get("location")!).searchParams.get("code");
+  const appleSession = await (await check(
+    "POST",
+    "/api/auth/exchange",
+    await t.request("POST", "/api/auth/exchange", { body: { code, codeVerifier: verifier } }),
+    200,
+  )).json();
+
+  // Sessions and identities.
+  const token = appleSession.accessToken as string;
+  const second = await signIn(t, appleSession.user.email);
+  await check(
+    "GET",
+    "/api/auth/sessions",
+    await t.request("GET", "/api/auth/sessions", { token }),
+    200,
+  );
+  const secondId =
+    (await (await t.request("GET", "/api/auth/sessions", { token: second.accessToken }))
+      .json()).items.find((s: { current: boolean }) => s.current).id;
+  await check(
+    "DELETE",
+    "/api/auth/sessions/{id}",
+    await t.request("DELETE", `/api/auth/sessions/${secondId}`, { token }),
+    200,
+  );
+  await check(
+    "DELETE",
+    "/api/auth/sessions",
+    await t.request("DELETE", "/api/auth/sessions?scope=others", { token }),
+    200,
+  );
+  const identities = await (await check(
+    "GET",
+    "/api/auth/identities",
+    await t.request("GET", "/api/auth/identities", { token }),
+    200,
+  )).json();
+  const appleIdentity = identities.items.find((i: { provider: string }) => i.provider === "apple");
+  await check(
+    "DELETE",
+    "/api/auth/identities/{id}",
+    await t.request("DELETE", `/api/auth/identities/${appleIdentity.id}`, { token }),
+    200,
+  );
+
+  // The account.
+  await check(
+    "GET",
+    "/api/account/export",
+    await t.request("GET", "/api/account/export", { token }),
+    200,
+  );
+  await check(
+    "DELETE",
+    "/api/account",
+    await t.request("DELETE", "/api/account", {
+      token: walletSession.accessToken,
+      body: { confirm: "delete my account" },
+    }),
+    202,
+  );
+
+  // Suspension and signout by an ADMIN.
+  const admin = await signInAs(t, "ADMIN");
+  const target = await createUser(t.deps, "MEMBER");
+  await check(
+    "PUT",
+    "/api/admin/users/{id}/status",
+    await t.request("PUT", `/api/admin/users/${target.id}/status`, {
+      token: admin.accessToken,
+      body: { status: "suspended", reason: "tour" },
+    }),
+    200,
+  );
+  await check(
+    "POST",
+    "/api/admin/users/{id}/signout",
+    await t.request("POST", `/api/admin/users/${target.id}/signout`, { token: admin.accessToken }),
+    200,
+  );
   assert.deepEqual(problems, []);
 });
 

@@ -80,7 +80,7 @@ test("[wallet] POST /api/wallet/export: a JWE only the client's key opens, holdi
 test("[wallet] export needs a fresh sign-in: an older session is 403 reauthentication_required", async () => {
   const me = await signInAs(t, "SUBSCRIBER");
   await t.deps.sql`
-    update app.sessions set created_at = now() - interval '11 minutes'
+    update app.sessions set authenticated_at = now() - interval '11 minutes'
     where user_id = ${me.user.id}`;
   await expectError(
     await exportWith(me.accessToken, (await oneTimeKey()).jwk),

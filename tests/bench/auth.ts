@@ -10,6 +10,14 @@
  *   GET /api/admin/users    signed in ADMIN: the above + admin rate limit + an RLS transaction
  *   GET /_bench/select1     the ceiling: a bare `select 1` through the same pool, no app at all
  *
+ * Then wallet sign-in (Sign-In with Ethereum), printed as figures without a target:
+ *
+ *   SIWE verifications per second   viem's verifySiweMessage of EIP-191 signatures, in this
+ *                                   process, one after the other: the crypto a sign-in costs
+ *   POST /api/auth/signin (wallet)  end to end from a load process of its own: parsing, the
+ *                                   checks, the nonce lookup and spend, the signature, the
+ *                                   account and a new session, each with a nonce of its own
+ *
  * Targets: the session endpoint at least 2,000 req/s and at least half the ceiling. The figures
  * are a measurement, so a miss still exits 0; the run itself failing (a non-2xx answer, a socket
  * error, a server error, revocation not immediate) exits 1.
@@ -23,6 +31,8 @@
  *   --duration 8           seconds measured per endpoint (after --warmup 2 seconds)
  *   --profile              also take a session request apart (diagnostic routes) to show where
  *                          its time goes
+ *   --siwe 1500            wallet sign-ins sent end to end (each needs a nonce and a signature
+ *                          prepared beforehand); 0 skips the wallet figures
  */
 import {
   cpuMicrosPer,
@@ -48,6 +58,9 @@ import { throwawayCluster } from "../../stack/database.ts";
 import type { Deps } from "../../functions/api/context.ts";
 import { loadSessionUser } from "../../functions/api/auth/sessions.ts";
 import { jwtVerify } from "jose";
+import { createClient, custom } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage, verifySiweMessage } from "viem/siwe";
 
 const ADMIN_EMAIL = "admin@example.com"; // seeded ADMIN (supabase/seed.sql)
 const SESSION_TARGET_RPS = 2_000;
@@ -70,6 +83,12 @@ const CONNECTIONS = 32;
 const SESSIONS = 64;
 const POOL_SIZE = 10; // AGORA_DB_POOL_SIZE's default (functions/_shared/settings.ts)
 const WARMUP_SECONDS = 2; // opens the pool's connections and warms the JIT and prepared statements
+/** Wallet sign-ins sent end to end; about a second of preparation per 700 (nonce + signature). */
+const SIWE_SIGNINS = 1_500;
+/** Wallet sign-ins in flight at once (the load process's connections). */
+const SIWE_CONCURRENCY = 16;
+/** SIWE verifications timed in-process. */
+const SIWE_VERIFICATIONS = 500;
 const DURATION_SECONDS = 8;
 
 interface Options {
@@ -78,6 +97,7 @@ interface Options {
   duration: number;
   warmup: number;
   profile: boolean;
+  siwe: number;
 }
 
 function parseOptions(args: string[]): Options {
@@ -87,6 +107,7 @@ function parseOptions(args: string[]): Options {
     duration: DURATION_SECONDS,
     warmup: WARMUP_SECONDS,
     profile: false,
+    siwe: SIWE_SIGNINS,
   };
   const numbers = (name: string, value: string | undefined) => {
     const list = (value ?? "").split(",").map(Number);
@@ -104,7 +125,13 @@ function parseOptions(args: string[]): Options {
     } else if (name === "--duration") opts.duration = numbers(name, value())[0];
     else if (name === "--warmup") opts.warmup = numbers(name, value())[0];
     else if (name === "--profile") opts.profile = true;
-    else throw new Error(`unknown option ${args[i]} (see tests/bench/auth.ts)`);
+    else if (name === "--siwe") {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 0) {
+        throw new Error("--siwe needs a whole number, e.g. --siwe 1500");
+      }
+      opts.siwe = n;
+    } else throw new Error(`unknown option ${args[i]} (see tests/bench/auth.ts)`);
   }
   return opts;
 }
@@ -541,6 +568,7 @@ export async function main(args: string[]): Promise<void> {
 
     if (outcomes.length > 1) printComparison(outcomes);
 
+    if (opts.siwe > 0) problems.push(...await measureSiwe(bench!, opts.siwe));
     problems.push(...await checkRevocation(bench!, tokens[0]));
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
@@ -592,4 +620,131 @@ async function checkRevocation(bench: Bench, token: string): Promise<string[]> {
   const ok = signedInBefore && signout.status === 200 && signedOut && adminRefused;
   console.log(`    ${ok ? "PASS" : "FAILED"}: the session is revoked at once`);
   return ok ? [] : ["revocation: the token still worked after signout"];
+}
+
+// Wallet sign-in ------------------------------------------------------------------------------------
+
+/** A viem client that never reaches a chain: EIP-191 signatures are verified locally. */
+const offline = createClient({
+  transport: custom({ request: () => Promise.reject(new Error("no chain in this benchmark")) }),
+});
+
+/**
+ * SIWE verifications per second (in-process, one at a time: the CPU a sign-in's signature
+ * costs) and wallet sign-ins per second end to end (from a load process of its own, so the
+ * client does not share the server's event loop). Every sign-in must answer 200.
+ */
+async function measureSiwe(bench: Bench, count: number): Promise<string[]> {
+  const say = (line: string) => console.log(`[bench] ${line}`);
+  const wallets = Array.from({ length: 32 }, () => privateKeyToAccount(generatePrivateKey()));
+  const site = new URL(bench.deps.settings.siteUrl);
+  const message = (i: number, nonce: string) =>
+    createSiweMessage({
+      address: wallets[i % wallets.length].address,
+      domain: site.host,
+      uri: site.origin,
+      version: "1",
+      chainId: 31337,
+      nonce,
+      issuedAt: new Date(),
+      statement: "Sign in to the benchmark.",
+    });
+
+  // In-process: verification only.
+  const signed = await Promise.all(
+    Array.from({ length: SIWE_VERIFICATIONS }, async (_, i) => {
+      const text = message(i, `benchnonce${i}`);
+      return { text, signature: await wallets[i % wallets.length].signMessage({ message: text }) };
+    }),
+  );
+  const started = performance.now();
+  let valid = 0;
+  for (const { text, signature } of signed) {
+    const params = { message: text, signature, domain: site.host, mode: "eoa" };
+    if (await verifySiweMessage(offline, params as Parameters<typeof verifySiweMessage>[1])) {
+      valid++;
+    }
+  }
+  const verifyPerSecond = SIWE_VERIFICATIONS / ((performance.now() - started) / 1000);
+
+  // End to end: a nonce from the API and a signature for each sign-in, prepared first.
+  say(`preparing ${count} wallet sign-ins (nonce from GET /api/auth/nonce, signed by viem)`);
+  const bodies: string[] = [];
+  for (let from = 0; from < count; from += 32) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(32, count - from) }, async (_, k) => {
+        const i = from + k;
+        const response = await fetch(`${bench.base}/api/auth/nonce`);
+        const { nonce } = await response.json();
+        const text = message(i, nonce);
+        const signature = await wallets[i % wallets.length].signMessage({ message: text });
+        return JSON.stringify({ provider: "wallet", message: text, signature });
+      }),
+    );
+    bodies.push(...batch);
+  }
+  const file = await Deno.makeTempFile({ prefix: "agora-siwe-", suffix: ".json" });
+  await Deno.writeTextFile(file, JSON.stringify(bodies));
+  let load: { elapsedMs: number; statuses: Record<string, number>; p50Ms: number; p99Ms: number };
+  let cpu: CpuUse;
+  try {
+    say(`${count} wallet sign-ins, ${SIWE_CONCURRENCY} at a time, from a load process`);
+    const before = sampleMeasurement(bench.postmasterPid);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-net",
+        "--allow-read",
+        new URL("./siwe-load.ts", import.meta.url).pathname,
+        `${bench.base}/api/auth/signin`,
+        file,
+        String(SIWE_CONCURRENCY),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    cpu = cpuUse(before, sampleMeasurement(bench.postmasterPid));
+    const text = new TextDecoder().decode(out.stdout).trim();
+    if (!out.success) {
+      return [`wallet sign-in load failed: ${new TextDecoder().decode(out.stderr)}`];
+    }
+    load = JSON.parse(text);
+  } finally {
+    await Deno.remove(file).catch(() => {});
+  }
+  const signinPerSecond = count / (load.elapsedMs / 1000);
+
+  console.log("\n  wallet sign-in (Sign-In with Ethereum, EIP-191 accounts)\n");
+  console.log(table([
+    ["what", "per second", "p50", "p99", "count"],
+    [
+      "SIWE verifications (viem verifySiweMessage, in-process, one at a time)",
+      int(verifyPerSecond),
+      ms(1000 / verifyPerSecond),
+      "-",
+      int(SIWE_VERIFICATIONS),
+    ],
+    [
+      `POST /api/auth/signin wallet, end to end (${SIWE_CONCURRENCY} at a time)`,
+      int(signinPerSecond),
+      ms(load.p50Ms),
+      ms(load.p99Ms),
+      int(count),
+    ],
+  ]));
+  console.log(
+    `  CPU during the sign-ins: server ${pct(cpu.pct.server)} (JS thread ${
+      pct(cpu.pct.serverMain)
+    }), postgres ${pct(cpu.pct.postgres)}, the load process ${pct(cpu.pct.wrk)}, other ` +
+      `processes ${pct(cpu.rest)} (of one core)`,
+  );
+  const problems: string[] = [];
+  if (valid !== SIWE_VERIFICATIONS) {
+    problems.push(`SIWE: ${SIWE_VERIFICATIONS - valid} signatures did not verify`);
+  }
+  const bad = Object.entries(load.statuses).filter(([status]) => status !== "200");
+  if (bad.length) {
+    problems.push(`wallet sign-ins: ${bad.map(([s, n]) => `${n} x ${s}`).join(", ")}`);
+  }
+  return problems;
 }

@@ -4,7 +4,7 @@
  */
 
 /** Reads JSON lines from a stream, one object per `next()`; null at the end. */
-export function jsonLines(stream: ReadableStream<Uint8Array>) {
+export function jsonLines(stream: ReadableStream<Uint8Array<ArrayBuffer>>) {
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   return {

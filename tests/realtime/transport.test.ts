@@ -429,3 +429,50 @@ test("[transport] after a fallback it climbs back to the WebSocket once that wor
     transport.close();
   }
 });
+
+test("[transport] a topic subscribed with transports: [websocket] never falls back; the others on the same transport do", async () => {
+  const alice = await signInAs(t, "MEMBER");
+  const bob = await signInAs(t, "MEMBER");
+  const open = await conversation(alice, [bob]);
+  const side = await conversation(alice, [bob]);
+  const ws = switchableWebSocket();
+  ws.cut();
+  const changes: { kind: TransportKind; topic: string }[] = [];
+  const received: RealtimeEnvelope[] = [];
+  const transport = createTransport({
+    baseUrl: base,
+    anonKey,
+    getAccessToken: () => Promise.resolve(bob.accessToken),
+    backoffMs: 50,
+    retryWebSocketAfterMs: 0,
+    WebSocket: ws.WebSocket,
+    onTransportChange: (kind, topic) => changes.push({ kind, topic }),
+  });
+  const full = transport.subscribe(`conversation:${open}`, (e) => received.push(e));
+  const wsOnly = transport.subscribe(`conversation:${side}`, (e) => received.push(e), {
+    transports: ["websocket"],
+  });
+  try {
+    await waitUntil(
+      () => changes.some((c) => c.topic === `conversation:${open}` && c.kind === "sse"),
+      "the full feed's fallback to SSE",
+    );
+    // Well past the three failures that moved the other feed down.
+    await waitUntil(() => ws.state.opened >= 8, "the ws-only feed's retries");
+    assert.ok(
+      !changes.some((c) => c.topic === `conversation:${side}`),
+      "the ws-only feed reported no transport while the socket is down",
+    );
+    ws.state.on = true;
+    await waitUntil(
+      () => changes.some((c) => c.topic === `conversation:${side}` && c.kind === "websocket"),
+      "the ws-only feed on the WebSocket once it works",
+    );
+    await post(alice, side, "to the side");
+    await waitUntil(() => received.some((e) => e.topic === `conversation:${side}`), "its event");
+  } finally {
+    full.unsubscribe();
+    wsOnly.unsubscribe();
+    transport.close();
+  }
+});

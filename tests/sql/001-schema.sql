@@ -34,7 +34,7 @@ select col_is_pk('app', 'users', 'id', 'Users are keyed by id.');
 select col_type_is('app', 'users', 'role', 'app.user_role', 'A user''s role is an app.user_role.');
 select col_not_null('app', 'users', 'role', 'Every user has a role.');
 select col_type_is('app', 'users', 'status', 'app.user_status', 'A user''s status is an app.user_status.');
-select col_not_null('app', 'users', 'email', 'Every user has an email address.');
+select col_is_null('app', 'users', 'email', 'A user''s email is their verified address, or null (a wallet''s account).');
 select has_index('app', 'users', 'users_email_key', 'Email addresses have a unique index.');
 select col_type_is('app', 'identities', 'user_id', 'uuid', 'An identity belongs to a user by uuid.');
 select fk_ok('app', 'identities', 'user_id', 'app', 'users', 'id', 'Identities reference app.users.');

@@ -63,7 +63,19 @@ test("[stack] npm start: magic-link sign-in via /_dev/mail, clean Ctrl-C, data k
     const landing = await fetch(`${base}/`);
     assert.equal(landing.status, 200, "a magic link without redirectTo lands on the front page");
     assert.match(landing.headers.get("content-type") ?? "", /^text\/html/);
-    assert.match(await landing.text(), /Agora is running locally/);
+    assert.match(landing.headers.get("content-security-policy") ?? "", /script-src 'self'/);
+    const html = await landing.text();
+    assert.match(html, /<div id="app">/, "the web client's page");
+    const script = /<script type="module" src="([^"]+)"/.exec(html)?.[1];
+    assert.ok(script, "the page names its script");
+    const asset = await fetch(`${base}${script}`);
+    assert.equal(asset.status, 200, "npm start built the web client");
+    assert.match(asset.headers.get("content-type") ?? "", /javascript/);
+    assert.match(asset.headers.get("cache-control") ?? "", /immutable/);
+    await asset.body?.cancel();
+    const page = await fetch(`${base}/chat/some-conversation`);
+    assert.equal(page.status, 200, "a page path of the app is index.html too");
+    await page.body?.cancel();
 
     // Ctrl-C: the process ends cleanly and no database server is left running.
     let status = await stopStack(running);

@@ -60,12 +60,25 @@ export interface TransportOptions {
   onError?: (error: TransportError, topic: string) => void;
 }
 
+export interface SubscribeOptions {
+  transports?: TransportKind[];
+}
+
 export interface Subscription {
   unsubscribe(): void;
 }
 
 export interface Transport {
-  subscribe(topic: string, handler: (event: RealtimeEnvelope) => void): Subscription;
+  /**
+   * Events of `topic`, from now on. `options.transports` narrows the order of preference for
+   * this topic (e.g. `["websocket"]` for topics worth following only while a socket is up); the
+   * subscription that opens a topic's feed decides, later ones share it as it is.
+   */
+  subscribe(
+    topic: string,
+    handler: (event: RealtimeEnvelope) => void,
+    options?: SubscribeOptions,
+  ): Subscription;
   /** Asks getAccessToken again (e.g. after the app refreshed its session). */
   refreshToken(): Promise<void>;
   close(): void;
@@ -246,9 +259,11 @@ export function createTransport(options: TransportOptions): Transport {
     ephemeralSeen = new Set<string>();
 
     topic: string;
+    kinds: TransportKind[];
 
-    constructor(topic: string) {
+    constructor(topic: string, feedKinds: TransportKind[]) {
       this.topic = topic;
+      this.kinds = feedKinds.length ? feedKinds : kinds;
       void this.run();
     }
 
@@ -296,7 +311,7 @@ export function createTransport(options: TransportOptions): Transport {
     async run() {
       while (!this.stopped) {
         const session = this.session = new AbortController();
-        const kind = kinds[this.level];
+        const kind = this.kinds[this.level];
         this.liveSince = 0;
         let error: unknown;
         try {
@@ -342,7 +357,7 @@ export function createTransport(options: TransportOptions): Transport {
         : options.sseFailuresBeforeFallback ?? 3;
       let next: number | null = null;
       if (this.probeFrom !== null) next = this.probeFrom;
-      else if (this.failures >= limit && this.level < kinds.length - 1) next = this.level + 1;
+      else if (this.failures >= limit && this.level < this.kinds.length - 1) next = this.level + 1;
       if (next === null) return false;
       this.level = next;
       this.probeFrom = null;
@@ -480,6 +495,10 @@ export function createTransport(options: TransportOptions): Transport {
     }
 
     async longPoll(signal: AbortSignal) {
+      // A first read that answers at once: the path works, so the feed is live now (and says
+      // so), not after the first long wait.
+      await this.readLog(0, signal);
+      this.live("poll");
       while (true) {
         await this.readLog(options.pollTimeoutSeconds ?? 25, signal);
         this.live("poll");
@@ -488,10 +507,10 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   return {
-    subscribe(topic, handler) {
+    subscribe(topic, handler, subscribeOptions) {
       let feed = feeds.get(topic);
       if (!feed) {
-        feed = new Feed(topic);
+        feed = new Feed(topic, subscribeOptions?.transports ?? kinds);
         feeds.set(topic, feed);
         if (token) scheduleRefresh(token);
       }

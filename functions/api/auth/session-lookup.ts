@@ -12,7 +12,7 @@
  */
 import type { Sql } from "../../_shared/db.ts";
 import type { SessionUser } from "../context.ts";
-import { type SessionRow, toSessionUser } from "./sessions.ts";
+import { SESSION_COLUMNS, type SessionRow, toSessionUser } from "./sessions.ts";
 
 export type SessionLookup = (sessionId: string, userId: string) => Promise<SessionUser | null>;
 
@@ -38,8 +38,7 @@ export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLooku
       // on user id too, Postgres may walk every session of a user); the user id each check
       // named is compared below, so a session presented with another user's id is no session.
       const rows = await sql<SessionRow[]>`
-        select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
-          (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms
+        select ${sql.unsafe(SESSION_COLUMNS)}
         from app.sessions s join app.users u on u.id = s.user_id
         where s.id = any(${sessionIds}::uuid[])
           and s.revoked_at is null and s.expires_at > now() and u.status = 'active'`;

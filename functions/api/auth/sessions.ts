@@ -17,7 +17,7 @@ import { ensureWallet } from "../wallet/wallets.ts";
 /** A session joined with its user, as the session queries select it. */
 export interface SessionRow {
   id: string;
-  email: string;
+  email: string | null;
   name: string;
   image: string | null;
   role: Role;
@@ -25,7 +25,16 @@ export interface SessionRow {
   session_id: string;
   /** Session expiry in epoch milliseconds (a number parses cheaper than a timestamp string). */
   expires_ms: number;
+  /** The session's sign-in time (`authenticated_at`) in epoch milliseconds. */
+  auth_ms: number;
+  provider: string;
 }
+
+/** The session columns every session query returns (with `u` the user, `s` the session). */
+export const SESSION_COLUMNS = `u.id, u.email, u.name, u.image, u.role, u.wallet_address,
+  s.id as session_id, s.provider,
+  (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms,
+  (extract(epoch from s.authenticated_at) * 1000)::float8 as auth_ms`;
 
 export function toSessionUser(row: SessionRow): SessionUser {
   return {
@@ -37,6 +46,8 @@ export function toSessionUser(row: SessionRow): SessionUser {
     walletAddress: row.wallet_address,
     sessionId: row.session_id,
     sessionExpiresAt: new Date(row.expires_ms),
+    authTime: new Date(row.auth_ms),
+    provider: row.provider,
   };
 }
 
@@ -70,19 +81,42 @@ async function issueAccess(
     sessionId: user.sessionId,
     email: user.email,
     userRole: user.role,
+    authTime: Math.floor(user.authTime.getTime() / 1000),
+    provider: user.provider,
   });
   return { user, accessToken: token, refreshToken, expiresAt };
 }
 
 /**
- * Opens a session for a user who just proved who they are. Every provider's sign-in comes through
+ * A new access token for a live session, without touching its refresh chain: what
+ * `POST /api/auth/token` hands a browser page (which holds the session in cookies) so that its
+ * in-memory Realtime client can authenticate. Same claims and lifetime as any access token.
+ */
+export async function accessTokenFor(
+  deps: Deps,
+  user: SessionUser,
+): Promise<{ accessToken: string; expiresAt: number }> {
+  const { accessToken, expiresAt } = await issueAccess(deps, user, "");
+  return { accessToken, expiresAt };
+}
+
+/**
+ * Opens a session for a user who just proved who they are. `authenticatedAt` is when they did
+ * (default now): an integrator's OAuth sign-in opens its session at the code exchange, after
+ * the callback where the provider vouched for them. Every provider's sign-in comes through
  * here, so this is where a user from SUBSCRIBER up gets their wallet at the first sign-in
  * (`ensureWallet`); a wallet that cannot be created now is logged and does not stop the sign-in
  * (the next sign-in, or `POST /api/wallet/create`, makes it).
  */
 export async function createSession(
   deps: Deps,
-  input: { userId: string; provider: string; ip: string | null; userAgent: string | null },
+  input: {
+    userId: string;
+    provider: string;
+    ip: string | null;
+    userAgent: string | null;
+    authenticatedAt?: Date;
+  },
 ): Promise<IssuedSession> {
   try {
     await ensureWallet(deps, input.userId);
@@ -96,18 +130,18 @@ export async function createSession(
   const tokenHash = await sha256Hex(refreshToken);
   const row = await deps.sql.begin(async (tx: Tx) => {
     const [session] = await tx<{ id: string }[]>`
-      insert into app.sessions (user_id, provider, ip, user_agent, expires_at)
+      insert into app.sessions (user_id, provider, ip, user_agent, expires_at, authenticated_at)
       values (${input.userId}, ${input.provider}, ${input.ip}, ${
       input.userAgent?.slice(0, 1024) ?? null
     },
-              now() + make_interval(days => ${deps.settings.sessionTtlDays}))
+              now() + make_interval(days => ${deps.settings.sessionTtlDays}),
+              coalesce(${input.authenticatedAt ?? null}::timestamptz, now()))
       returning id`;
     await tx`insert into app_private.refresh_tokens (session_id, token_hash) values (${session.id}, ${tokenHash})`;
     const [user] = await tx<SessionRow[]>`
       update app.users u set last_sign_in_at = now()
       from app.sessions s where u.id = ${input.userId} and s.id = ${session.id}
-      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
-      (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms`;
+      returning ${tx.unsafe(SESSION_COLUMNS)}`;
     return user;
   });
   return issueAccess(deps, toSessionUser(row as SessionRow), refreshToken);
@@ -167,8 +201,7 @@ export async function rotateRefreshToken(
       update app.sessions s set refreshed_at = now()
       from app.users u
       where s.id = ${token.session_id} and u.id = s.user_id and u.status = 'active'
-      returning u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id as session_id,
-      (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms`;
+      returning ${tx.unsafe(SESSION_COLUMNS)}`;
     if (!rows.length) {
       return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
     }

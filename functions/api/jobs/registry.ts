@@ -5,8 +5,15 @@
  */
 import { JobRegistry } from "./queue.ts";
 import { storageDelete } from "./storage-delete.ts";
+import { accountEraseAccessLogs } from "./account-erase-logs.ts";
 import { walletBroadcast, walletIndex, walletWatch } from "./wallet.ts";
 
 export function appJobs(): JobRegistry {
-  return new JobRegistry([storageDelete, walletBroadcast, walletWatch, walletIndex]);
+  return new JobRegistry([
+    storageDelete,
+    accountEraseAccessLogs,
+    walletBroadcast,
+    walletWatch,
+    walletIndex,
+  ]);
 }

@@ -10,6 +10,14 @@ import { timingSafeEqual } from "../../_shared/crypto.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/**
+ * Unsafe routes that another site posts to by design, so no CSRF token can ever come along:
+ * Apple's `response_mode=form_post` callback. It is protected by what the CSRF check would stand
+ * for: the flow's single-use state and its browser binding (auth/oauth.ts). A cookie session the
+ * browser happens to send with it is not used by the route.
+ */
+export const CSRF_EXEMPT = new Set(["POST /api/auth/callback/apple"]);
+
 /** The CSRF token of a session: an HMAC of its id, so any instance can check it statelessly. */
 export function csrfTokenFor(deps: Deps, sessionId: string): Promise<string> {
   return deps.signCsrf(`csrf:${sessionId}`);
@@ -32,6 +40,7 @@ export function csrfProtection(): MiddlewareHandler<AppEnv> {
   return (c, next) => {
     const user = c.get("user");
     if (SAFE_METHODS.has(c.req.method) || c.get("authVia") !== "cookie" || !user) return next();
+    if (CSRF_EXEMPT.has(`${c.req.method} ${c.req.path}`)) return next();
     return checkCsrf(c, next, user);
   };
 }

@@ -87,3 +87,20 @@ export function slicePage<R>(
 export function pageLimit(limit: number): number {
   return limit + 1;
 }
+
+/**
+ * The client's address and user agent for what SQL records in this transaction (security events
+ * written by `app_private.record_security_event`, role changes by their trigger): the settings
+ * `agora.client_ip` and `agora.user_agent`, for the transaction only.
+ *
+ * @example
+ * await setClient(tx, { ip: c.get("ip"), userAgent: c.get("userAgent") });
+ * await tx`select * from app.change_user_status(${id}, ${status}, ${reason})`;
+ */
+export async function setClient(
+  db: Tx,
+  client: { ip: string | null; userAgent: string | null },
+): Promise<void> {
+  await db`select set_config('agora.client_ip', ${client.ip ?? ""}, true),
+                  set_config('agora.user_agent', ${client.userAgent ?? ""}, true)`;
+}

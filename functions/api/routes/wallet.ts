@@ -22,6 +22,7 @@ import { platformContracts } from "../wallet/chain.ts";
 import { addCustomToken, customTokens, platformTokens } from "../wallet/tokens.ts";
 import { confirmTransfer, createTransfer } from "../wallet/transfers.ts";
 import { exportKey } from "../wallet/export.ts";
+import { assertFreshSignIn } from "../auth/freshness.ts";
 
 export const wallet = router();
 wallet.use("*", requireRole("SUBSCRIBER"));
@@ -430,6 +431,8 @@ wallet.openapi(
   }),
   async (c) => {
     const { publicKey } = c.req.valid("json");
+    // A stolen session must not be enough: the sign-in behind it must be recent.
+    await assertFreshSignIn(c);
     const result = await exportKey(c.get("deps"), caller(c), publicKey, {
       ip: c.get("ip"),
       userAgent: c.get("userAgent"),

@@ -1,8 +1,8 @@
 /**
  * Key export (docs/wallet.md, "Export"): a named server path. The private key leaves only inside
  * a compact JWE (`alg: ECDH-ES`, `enc: A256GCM`, made by jose) encrypted to a one-time P-256 key
- * the client generated and sent as a JWK; only that client's private half opens it. Needs a fresh
- * sign-in, counts against `wallet.exportsPerDay`, sets `exported_at`, records the security event
+ * the client generated and sent as a JWK; only that client's private half opens it. The route
+ * checks the fresh sign-in first (auth/freshness.ts); this counts against `wallet.exportsPerDay`, sets `exported_at`, records the security event
  * `wallet.key_exported` and notifies the owner with a critical SYSTEM notification (critical:
  * preferences and quiet hours do not hold it back).
  */
@@ -11,7 +11,6 @@ import { badRequest, notFound } from "../../_shared/errors.ts";
 import type { Deps, SessionUser } from "../context.ts";
 import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
 import { withPrivateKey } from "./keys.ts";
-import { requireFreshSignIn } from "./fresh-sign-in.ts";
 import { sealedKeyOf, walletOf, walletsDisabled } from "./wallets.ts";
 
 const DAY_SECONDS = 86_400;
@@ -31,7 +30,6 @@ export async function exportKey(
 ): Promise<{ address: string; jwe: string }> {
   const wallet = await walletOf(deps.sql, user.id);
   if (!wallet) throw notFound("You have no wallet yet.");
-  await requireFreshSignIn(deps, user);
   let recipient: CryptoKey | Uint8Array;
   try {
     recipient = await importJWK(publicKey, "ECDH-ES");

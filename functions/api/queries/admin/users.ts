@@ -2,11 +2,19 @@
 import { forbidden } from "../../../_shared/errors.ts";
 import type { Tx } from "../../../_shared/db.ts";
 import { type Role, ROLES } from "../../context.ts";
-import { type Fragment, ifGiven, likePattern, pageLimit, slicePage, where } from "../_helpers.ts";
+import {
+  type Fragment,
+  ifGiven,
+  likePattern,
+  pageLimit,
+  setClient,
+  slicePage,
+  where,
+} from "../_helpers.ts";
 
 export interface UserRow {
   id: string;
-  email: string;
+  email: string | null;
   name: string;
   role: Role;
   status: "active" | "suspended";
@@ -44,7 +52,8 @@ export async function listUsers(
   const pattern = likePattern(q.search);
   const matching = (extra: (Fragment | null)[]) =>
     where(tx, [
-      ifGiven(pattern, (p) => tx`lower(email) || ' ' || lower(name) like ${p}`),
+      // The expression of users_search_idx (an account without an address is found by name).
+      ifGiven(pattern, (p) => tx`coalesce(lower(email), '') || ' ' || lower(name) like ${p}`),
       ifGiven(q.status, (status) => tx`status = ${status}::app.user_status`),
       ...extra,
     ]);
@@ -90,8 +99,7 @@ export async function changeUserRole(
   client: { ip: string | null; userAgent: string | null },
 ) {
   // The security event is written by the role-change trigger, with the client's address.
-  await tx`select set_config('agora.client_ip', ${client.ip ?? ""}, true),
-                  set_config('agora.user_agent', ${client.userAgent ?? ""}, true)`;
+  await setClient(tx, client);
   const [change] = await tx<RoleChangeRow[]>`
     select * from app.change_user_role(${userId}, ${role}, ${reason})`;
   const [row] = await tx<UserRow[]>`
@@ -100,4 +108,45 @@ export async function changeUserRole(
   // Cannot happen while app.change_user_role holds the caller's row; should it, nothing commits.
   if (!row) throw forbidden("You are not allowed to do this.");
   return { change, row };
+}
+
+export interface StatusChangeRow {
+  previous_status: "active" | "suspended";
+  new_status: "active" | "suspended";
+  changed_by: string;
+  changed_at: Date;
+  reason: string;
+  sessions_revoked: number;
+}
+
+/**
+ * Suspends or reactivates a user through `app.change_user_status` (which checks the rules, ends
+ * the sessions of a suspended user and records the change and its security event).
+ */
+export async function changeUserStatus(
+  tx: Tx,
+  userId: string,
+  status: "active" | "suspended",
+  reason: string,
+  client: { ip: string | null; userAgent: string | null },
+) {
+  await setClient(tx, client);
+  const [change] = await tx<StatusChangeRow[]>`
+    select * from app.change_user_status(${userId}, ${status}, ${reason})`;
+  const [row] = await tx<UserRow[]>`
+    select id, email, name, role, status, created_at, last_sign_in_at
+    from app.users where id = ${userId}`;
+  if (!row) throw forbidden("You are not allowed to do this.");
+  return { change, row };
+}
+
+/** Ends every session of a user through `app.sign_out_user`; how many ended. */
+export async function signOutUser(
+  tx: Tx,
+  userId: string,
+  client: { ip: string | null; userAgent: string | null },
+): Promise<number> {
+  await setClient(tx, client);
+  const [row] = await tx<{ revoked: number }[]>`select app.sign_out_user(${userId}) as revoked`;
+  return row.revoked;
 }

@@ -1,0 +1,113 @@
+/**
+ * The web client's static files (web/dist, built by web/build.ts) at `/` on the local stack.
+ *
+ * - `/assets/*` are content-hashed: cached for a year, immutable.
+ * - Any other GET of a path without a file extension is a page of the app: index.html (the app
+ *   routes in the browser), never cached, with a Content-Security-Policy that allows only the
+ *   page's own origin (scripts, styles, the API, the Realtime socket on the same host) plus
+ *   https images (a white-label logo).
+ * - `/api`, `/functions/v1`, `/realtime/v1`, `/_dev` and `/health` are not this module's: the
+ *   server hands them on before asking it.
+ */
+import { extname, join, normalize } from "node:path";
+import { WEB_DIST } from "../web/build.ts";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+  ".woff2": "font/woff2",
+};
+
+const RESERVED = /^\/(api|functions|realtime|_dev)(\/|$)|^\/health$/;
+
+/** The page's policy: its own origin, the Realtime socket of the same host, https images. */
+export function pagePolicy(url: URL): string {
+  const ws = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob: https:",
+    `connect-src 'self' ${ws}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+const PAGE_HEADERS = (url: URL): Record<string, string> => ({
+  "Content-Type": TYPES[".html"],
+  "Cache-Control": "no-cache",
+  "Content-Security-Policy": pagePolicy(url),
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "same-origin",
+  "X-Frame-Options": "DENY",
+});
+
+async function file(path: string): Promise<Deno.FsFile | null> {
+  try {
+    const info = await Deno.stat(path);
+    return info.isFile ? await Deno.open(path) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The response for `request` if it is the web client's, else null. `dir` is the built client
+ * (web/dist by default).
+ */
+export async function serveWebClient(
+  request: Request,
+  url: URL,
+  dir = WEB_DIST,
+): Promise<Response | null> {
+  if (request.method !== "GET" && request.method !== "HEAD") return null;
+  if (RESERVED.test(url.pathname)) return null;
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    return new Response("Bad path", { status: 400 });
+  }
+  const relative = normalize(path).replace(/^(\.\.(\/|$))+/, "");
+  if (relative.split("/").includes("..") || path.includes("\0")) {
+    return new Response("Bad path", { status: 400 });
+  }
+  const ext = extname(relative);
+  const head = request.method === "HEAD";
+  if (ext && relative !== "/index.html") {
+    const found = await file(join(dir, relative));
+    if (!found) return new Response("Not found", { status: 404 });
+    const immutable = relative.startsWith("/assets/");
+    const size = (await found.stat()).size;
+    if (head) found.close();
+    return new Response(head ? null : found.readable, {
+      headers: {
+        "Content-Type": TYPES[ext] ?? "application/octet-stream",
+        "Content-Length": String(size),
+        "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+        "X-Content-Type-Options": "nosniff",
+      },
+    });
+  }
+  const index = await file(join(dir, "index.html"));
+  if (!index) {
+    return new Response(
+      "The web client is not built. `npm start` builds it (web/build.ts); by hand: " +
+        "deno run -A web/build.ts\n",
+      { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } },
+    );
+  }
+  if (head) index.close();
+  return new Response(head ? null : index.readable, { headers: PAGE_HEADERS(url) });
+}

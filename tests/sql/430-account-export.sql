@@ -1,0 +1,107 @@
+/*
+ * The account export: one registry of parts (every app_private.account_export_<part> function is
+ * listed, takes the user id, returns jsonb), the composer fills every key of the contract, a user
+ * exports only their own data and no secret, each export is a security event, and only a
+ * signed-in user may ask (visitors and direct calls of the private functions are refused).
+ */
+begin;
+select plan(14);
+
+-- ---------------------------------------------------------------------------------------------
+-- The registry
+-- ---------------------------------------------------------------------------------------------
+
+select is_empty(
+  $$ select p.oid::regprocedure::text from pg_proc p
+     where p.pronamespace = 'app_private'::regnamespace and p.proname like 'account\_export\_%'
+       and not exists (select 1 from app_private.account_export_parts e where e.function_name = p.oid) $$,
+  'Every app_private.account_export_<part> function is listed in app_private.account_export_parts.'
+);
+select is_empty(
+  $$ select e.part from app_private.account_export_parts e join pg_proc p on p.oid = e.function_name
+     where p.pronargs <> 1 or p.proargtypes[0] <> 'uuid'::regtype or p.prorettype <> 'jsonb'::regtype $$,
+  'Every part takes the user id and returns jsonb.'
+);
+select is_empty(
+  $$ select e.part from app_private.account_export_parts e
+     where e.part not in ('profile', 'identities', 'sessions', 'conversations', 'messages',
+                          'notifications', 'preferences', 'orders', 'vendor', 'wallet') $$,
+  'Every part is a key of the contract''s export document.'
+);
+select set_has(
+  $$ select part from app_private.account_export_parts $$,
+  $$ values ('profile'), ('identities'), ('sessions'), ('conversations'), ('messages'),
+            ('notifications'), ('preferences') $$,
+  'The parts of the foundation, messaging and notifications are registered.'
+);
+
+-- ---------------------------------------------------------------------------------------------
+-- A user's export
+-- ---------------------------------------------------------------------------------------------
+
+do $$
+declare
+  conv uuid;
+begin
+  perform tests.create_user('export.mia@example.test', 'MEMBER');
+  perform tests.create_user('export.ned@example.test', 'MEMBER');
+  insert into app.identities (user_id, provider, provider_user_id, email)
+  values (tests.user_id('export.mia@example.test'), 'email', 'export.mia@example.test', 'export.mia@example.test');
+  insert into app.sessions (id, user_id, provider, expires_at)
+  values ('e1000000-0000-4000-8000-000000000001', tests.user_id('export.mia@example.test'), 'email', now() + interval '1 day');
+  insert into app_private.refresh_tokens (session_id, token_hash)
+  values ('e1000000-0000-4000-8000-000000000001', 'hash-that-must-not-leak-430');
+  conv := tests.create_conversation(tests.user_id('export.mia@example.test'), 'direct',
+    array[tests.user_id('export.ned@example.test')]);
+  perform tests.insert_message(conv, tests.user_id('export.mia@example.test'), 'from mia');
+  perform tests.insert_message(conv, tests.user_id('export.ned@example.test'), 'from ned');
+end
+$$;
+
+select tests.authenticate_as(tests.user_id('export.mia@example.test'));
+create temporary table export_doc as select app.export_account() as doc;
+select tests.clear_authentication();
+
+select is(
+  (select array_agg(k order by k) from export_doc, jsonb_object_keys(doc) k),
+  array['conversations', 'exportedAt', 'identities', 'messages', 'notifications', 'orders',
+        'preferences', 'profile', 'sessions', 'vendor', 'wallet'],
+  'The document has every key of the contract.'
+);
+select is((select doc #>> '{profile,email}' from export_doc), 'export.mia@example.test',
+  'The profile is the caller''s.');
+select is((select jsonb_array_length(doc -> 'messages') from export_doc), 1,
+  'Only the messages the caller wrote.');
+select is((select doc #>> '{messages,0,content}' from export_doc), 'from mia', 'Their content.');
+select ok((select jsonb_array_length(doc -> 'sessions') >= 1 from export_doc), 'Their sessions.');
+select ok(
+  (select doc::text not like '%hash-that-must-not-leak-430%' from export_doc)
+  and not exists (
+    select 1 from export_doc, jsonb_path_query(doc, 'strict $.**') v
+    where jsonb_typeof(v) = 'object'
+      and exists (select 1 from jsonb_object_keys(v) k
+                  where k ~* '(token|hash|secret|password|csrf|refresh|verifier|nonce|private)')
+  ),
+  'No secret: no refresh-token hash, and no key that looks like one, anywhere in the document.'
+);
+select is(
+  (select count(*)::int from app.security_events where type = 'account.exported'
+   and user_id = tests.user_id('export.mia@example.test')),
+  1, 'The export is recorded as account.exported.');
+
+-- ---------------------------------------------------------------------------------------------
+-- Who may ask
+-- ---------------------------------------------------------------------------------------------
+
+select tests.authenticate_as_anon();
+select throws_ok($$ select app.export_account() $$, '42501', null, 'A visitor cannot export.');
+select tests.authenticate_as(tests.user_id('export.ned@example.test'));
+select throws_ok(
+  format($$ select app_private.account_export(%L) $$, tests.user_id('export.mia@example.test')),
+  '42501', null, 'A user cannot call the composer for someone else.');
+select is(
+  (select app.export_account() #>> '{profile,id}'), tests.user_id('export.ned@example.test')::text,
+  'A user''s export is always their own.');
+
+select * from finish();
+rollback;

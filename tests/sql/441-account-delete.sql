@@ -1,0 +1,246 @@
+/*
+ * app.delete_account with data in every table that references app.users (the list below is
+ * compared with the catalog, so a new reference fails this test until it is covered here): the
+ * rows that are the person's go, the rows others keep lose the person, messages become tombstones
+ * (the messaging guards let the keys' own set null through, on tombstones too), groups pass on,
+ * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
+ */
+begin;
+select plan(41);
+
+-- Every (table, column) referencing app.users, each covered by the data below.
+select set_eq(
+  $$ select format('%s.%s', c.conrelid::regclass, a.attname)
+     from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = any (c.conkey)
+     where c.contype = 'f' and c.confrelid = 'app.users'::regclass $$,
+  $$ values ('app.identities.user_id'), ('app.sessions.user_id'), ('app.security_events.user_id'),
+            ('app.role_changes.user_id'), ('app.role_changes.changed_by'), ('app.config_versions.changed_by'),
+            ('app_private.idempotency_keys.user_id'), ('app.conversations.created_by'),
+            ('app.conversation_participants.user_id'), ('app.conversation_participants.added_by'),
+            ('app.messages.sender_id'), ('app.attachments.uploader_id'),
+            ('app_private.oauth_flows.link_user_id'),
+            ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
+            ('app.notification_batches.created_by'), ('app.notifications.user_id'),
+            ('app.notification_preferences.user_id'), ('app.push_devices.user_id') $$,
+  'This test covers every reference to app.users (add a new one''s data below).'
+);
+
+-- ---------------------------------------------------------------------------------------------
+-- Data in every table
+-- ---------------------------------------------------------------------------------------------
+
+do $$
+declare
+  victim uuid := tests.create_user('delete.vic@example.test', 'MEMBER');
+  friend uuid := tests.create_user('delete.fay@example.test', 'MEMBER');
+  third uuid := tests.create_user('delete.tom@example.test', 'MEMBER');
+  direct uuid;
+  grp uuid;
+  solo uuid;
+  m_vic uuid;
+  m_fay uuid;
+  m_solo uuid;
+  m_solo_reply uuid;
+begin
+  insert into app.identities (user_id, provider, provider_user_id, email) values
+    (victim, 'email', 'delete.vic@example.test', 'delete.vic@example.test'),
+    (victim, 'wallet', '0x00000000000000000000000000000000000000D1', null);
+  insert into app.sessions (id, user_id, provider, expires_at) values
+    ('de100000-0000-4000-8000-000000000001', victim, 'email', now() + interval '1 day');
+  insert into app_private.refresh_tokens (session_id, token_hash)
+  values ('de100000-0000-4000-8000-000000000001', 'delete-441-refresh-hash');
+  insert into app.security_events (type, user_id, details) values ('auth.signin', victim, '{"seed441":true}');
+  insert into app.access_logs (request_id, user_id, method, route, status, duration_ms)
+  values ('delete-441', victim, 'GET', '/api/auth/session', 200, 1);
+  insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason) values
+    (victim, 'SUBSCRIBER', 'MEMBER', friend, 'promoted'),
+    (friend, 'SUBSCRIBER', 'MEMBER', victim, 'promoted by the victim');
+  insert into app.config_versions (version, config, reason, changed_by)
+  select max(version) + 1, '{}', 'changed by the victim', victim from app.config_versions;
+  insert into app_private.idempotency_keys (user_id, key, scope, request_hash)
+  values (victim, 'k-441', 'message', 'h');
+  insert into app.status_changes (user_id, previous_status, new_status, changed_by, reason) values
+    (victim, 'active', 'suspended', friend, 'once'),
+    (friend, 'active', 'suspended', victim, 'by the victim');
+  insert into app_private.oauth_flows (provider, state_hash, nonce_hash, client_challenge, link_user_id,
+                                       exchange_code_hash, exchange_expires_at, result_identity,
+                                       result_authenticated_at, expires_at)
+  values ('google', 'delete-441-state', 'n', repeat('c', 43), victim, 'delete-441-code',
+          now() + interval '5 minutes', '{"subject":"g-441"}', now(), now() + interval '10 minutes');
+  insert into app_private.magic_links (email, token_hash, expires_at)
+  values ('delete.vic@example.test', 'delete-441-link', now() + interval '15 minutes');
+  insert into app_private.rate_limits (bucket, window_start, hits) values
+    ('signin:email:delete.vic@example.test', now(), 1),
+    ('signin:wallet:0x00000000000000000000000000000000000000d1', now(), 1);
+
+  direct := tests.create_conversation(victim, 'direct', array[friend]);
+  grp := tests.create_conversation(victim, 'group', array[friend], 'The victim''s group');
+  -- Added later by the victim: the friend is the longest-standing other participant.
+  insert into app.conversation_participants (conversation_id, user_id, added_by, joined_at)
+  values (grp, third, victim, now() + interval '1 second');
+  solo := tests.create_conversation(victim, 'group', array[friend], 'Soon empty');
+  delete from app.conversation_participants where conversation_id = solo and user_id = friend;
+
+  m_vic := tests.insert_message(direct, victim, 'the victim wrote this');
+  m_fay := tests.insert_message(direct, friend, 'the friend answered');
+  update app.messages set reply_to_id = m_vic where id = m_fay;
+  update app.messages set content = 'the victim edited this' where id = m_vic;
+  m_solo := tests.insert_message(solo, victim, 'alone');
+  m_solo_reply := tests.insert_message(solo, victim, 'alone, again');
+  update app.messages set reply_to_id = m_solo where id = m_solo_reply;
+  update app.messages set deleted_at = now() where id = m_solo_reply;
+  perform tests.insert_message(grp, victim, 'hello group');
+  insert into app.attachments (uploader_id, conversation_id, message_id, name, content_type, size, storage_key)
+  values (victim, direct, m_vic, 'a.txt', 'text/plain', 1, 'delete-441/attached'),
+         (victim, null, null, 'b.txt', 'text/plain', 1, 'delete-441/loose');
+  perform app_private.emit_event('user:' || victim::text, 'test.event', '{}');
+
+  -- Notifications: the inbox, a delivery to a device, choices, a bulk send the victim made.
+  insert into app.push_devices (id, user_id, token, platform, device_name)
+  values ('de100000-0000-4000-8000-0000000000d1', victim, 'delete-441-push-token', 'web', 'laptop');
+  insert into app.notifications (id, user_id, type, title, body)
+  values ('de100000-0000-4000-8000-0000000000a1', victim, 'SYSTEM', 'Hello', 'For the victim');
+  insert into app_private.notification_deliveries (notification_id, channel, device_id)
+  values ('de100000-0000-4000-8000-0000000000a1', 'push', 'de100000-0000-4000-8000-0000000000d1');
+  insert into app.notification_preferences (user_id, types) values (victim, '{}');
+  insert into app.notification_batches (created_by, audience, type, title, body, channels)
+  values (victim, '{"all":true}', 'SYSTEM', 'Bulk', 'From the victim', array['inApp']);
+end
+$$;
+
+-- ---------------------------------------------------------------------------------------------
+-- Refusals first: a stale sign-in, a visitor
+-- ---------------------------------------------------------------------------------------------
+
+-- (session_for in a statement of its own: it creates the session the next one updates.)
+select tests.session_for(tests.user_id('delete.vic@example.test'));
+update app.sessions set authenticated_at = now() - interval '1 hour'
+where id = tests.session_for(tests.user_id('delete.vic@example.test'));
+select tests.authenticate_as(tests.user_id('delete.vic@example.test'));
+select throws_ok($$ select app.delete_account() $$, 'AG403', null,
+  'Deleting needs a fresh sign-in.');
+select tests.authenticate_as_anon();
+select throws_ok($$ select app.delete_account() $$, '42501', null, 'A visitor cannot delete.');
+select tests.clear_authentication();
+select isnt_empty($$ select 1 from app.users where email = 'delete.vic@example.test' $$,
+  'Nothing happened.');
+update app.sessions set authenticated_at = now()
+where id = tests.session_for(tests.user_id('delete.vic@example.test'));
+
+-- ---------------------------------------------------------------------------------------------
+-- The deletion
+-- ---------------------------------------------------------------------------------------------
+
+create temporary table victim as
+select tests.user_id('delete.vic@example.test') as id, tests.user_id('delete.fay@example.test') as friend,
+       tests.user_id('delete.tom@example.test') as third;
+grant select on victim to authenticated;
+
+select tests.authenticate_as((select id from victim));
+select ok(app.delete_account() <= now(), 'The account is deleted.');
+select tests.clear_authentication();
+
+-- The person's own rows go.
+select is_empty($$ select 1 from app.users where id = (select id from victim) $$, 'The user row is gone.');
+select is_empty($$ select 1 from app.identities where user_id = (select id from victim) $$, 'Identities are gone.');
+select is_empty($$ select 1 from app.sessions where user_id = (select id from victim) $$, 'Sessions are gone.');
+select is_empty($$ select 1 from app_private.refresh_tokens where token_hash = 'delete-441-refresh-hash' $$,
+  'Their refresh tokens are gone.');
+select is_empty($$ select 1 from app.role_changes where user_id = (select id from victim) $$,
+  'Their role history is gone.');
+select is_empty($$ select 1 from app.status_changes where user_id = (select id from victim) $$,
+  'Their status history is gone.');
+select is_empty($$ select 1 from app_private.idempotency_keys where key = 'k-441' $$, 'Idempotency keys are gone.');
+select is_empty($$ select 1 from app_private.oauth_flows where state_hash = 'delete-441-state' $$,
+  'Sign-in flows naming them are gone.');
+select is_empty($$ select 1 from app_private.magic_links where token_hash = 'delete-441-link' $$,
+  'Magic links to their address are gone.');
+select is_empty($$ select 1 from app_private.rate_limits where bucket like 'signin:%:%d1' or bucket like '%delete.vic%' $$,
+  'Rate-limit counters naming their address or wallet are gone.');
+select is_empty($$ select 1 from app.conversation_participants where user_id = (select id from victim) $$,
+  'Their memberships are gone.');
+select is_empty($$ select 1 from app.attachments where storage_key like 'delete-441/%' $$, 'Their files'' rows are gone.');
+select is(
+  (select count(*)::int from app_private.jobs where kind = 'storage.delete' and payload ->> 'key' like 'delete-441/%'),
+  2, 'Both files are queued for removal.');
+select is_empty($$ select 1 from app.events where topic = 'user:' || (select id from victim)::text $$,
+  'Their user topic''s events are gone.');
+select is_empty($$ select 1 from app.access_logs where user_id = (select id from victim) $$,
+  'The access log no longer names them.');
+select is(
+  (select count(*)::int from app_private.jobs where kind = 'account.erase_access_logs'
+   and payload ->> 'userId' = (select id from victim)::text and run_at > now()),
+  1, 'Log lines still on their way are nulled later by a queued job.');
+
+select is_empty($$ select 1 from app.notifications where id = 'de100000-0000-4000-8000-0000000000a1' $$,
+  'Their notifications are gone.');
+select is_empty(
+  $$ select 1 from app_private.notification_deliveries where notification_id = 'de100000-0000-4000-8000-0000000000a1' $$,
+  'Their deliveries are gone.');
+select is_empty($$ select 1 from app.push_devices where token = 'delete-441-push-token' $$,
+  'Their push tokens are gone.');
+select is_empty($$ select 1 from app.notification_preferences where user_id = (select id from victim) $$,
+  'Their notification preferences are gone.');
+
+-- What others keep loses the person.
+select isnt_empty($$ select 1 from app.notification_batches where title = 'Bulk' and created_by is null $$,
+  'A bulk notification they sent stays, without them.');
+select isnt_empty($$ select 1 from app.security_events where details ->> 'seed441' = 'true' and user_id is null $$,
+  'Security events stay, without the person.');
+select isnt_empty(
+  $$ select 1 from app.role_changes where user_id = (select friend from victim) and changed_by is null $$,
+  'A role change they made stays, without them.');
+select isnt_empty(
+  $$ select 1 from app.status_changes where user_id = (select friend from victim) and changed_by is null $$,
+  'A status change they made stays, without them.');
+select isnt_empty($$ select 1 from app.config_versions where reason = 'changed by the victim' and changed_by is null $$,
+  'A configuration version they wrote stays, without them.');
+select results_eq(
+  $$ select content, sender_id is null, deleted_at is not null from app.messages
+     where conversation_id = (select c.id from app.conversations c where c.type = 'direct'
+                              and c.direct_key like '%' || (select friend from victim)::text || '%')
+     order by seq $$,
+  $$ values ('', true, true), ('the friend answered', false, false) $$,
+  'Their messages are tombstones without a sender; the friend''s answer stays as it was.'
+);
+select isnt_empty(
+  $$ select 1 from app.messages m where m.content = 'the friend answered' and m.reply_to_id is not null $$,
+  'The answer still points at the tombstone it replied to.');
+select is_empty(
+  $$ select 1 from app.message_versions v join app.messages m on m.id = v.message_id where m.sender_id is null
+     and m.deleted_at is not null and v.content like 'the victim%' $$,
+  'The earlier versions of their messages are gone.');
+select is(
+  (select created_by from app.conversations where title = 'The victim''s group'),
+  (select friend from victim),
+  'Their group passes to the longest-standing other participant.');
+select is(
+  (select count(*)::int from app.conversation_participants p join app.conversations c on c.id = p.conversation_id
+   where c.title = 'The victim''s group'),
+  2, 'The others stay in it.');
+select is_empty($$ select 1 from app.conversations where title = 'Soon empty' $$,
+  'A group nobody else was in is gone (with its messages, tombstones and replies included).');
+select isnt_empty(
+  $$ select 1 from app.conversation_participants where user_id = (select third from victim) and added_by is null $$,
+  'The people they added stay, without who added them.');
+
+-- Recorded.
+select results_eq(
+  $$ select user_id is null, details ->> 'userId', details ->> 'role' from app.security_events
+     where type = 'account.deleted' $$,
+  $$ values (true, (select id from victim)::text, 'MEMBER') $$,
+  'The deletion is recorded as account.deleted with the id only.');
+
+-- The address is free.
+select lives_ok($$ select tests.create_user('delete.vic@example.test') $$,
+  'The address may be used again, by a new account.');
+select isnt(tests.user_id('delete.vic@example.test'), (select id from victim), 'A new account.');
+
+-- The guards still refuse what is not a key's own set null.
+select throws_ok(
+  $$ update app.messages set content = 'rewritten' where sender_id is null and deleted_at is not null
+     and content = '' and id in (select m.id from app.messages m join app.conversations c on c.id = m.conversation_id
+                                 where c.type = 'direct') $$,
+  'AG422', null, 'A tombstone still cannot change, even on a trusted path.');
+select * from finish();
+rollback;

@@ -1,0 +1,100 @@
+/**
+ * The frame of every page: a skip link, the header (brand from the white-label, navigation from
+ * routes.ts, header widgets, the live-connection indicator, the user and sign-out) and <main>.
+ */
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { config } from "../lib/config.ts";
+import { currentLocation, Link, navigate } from "../lib/router.tsx";
+import { roleAtLeast, session, signOut } from "../lib/session.ts";
+import { useStore } from "../lib/store.ts";
+import { headerWidgets, routes } from "../routes.ts";
+import { LiveIndicator } from "./LiveIndicator.tsx";
+
+export function Brand() {
+  const cfg = useStore(config);
+  const wl = cfg?.whiteLabel;
+  const [logoFailed, setLogoFailed] = useState(false);
+  return (
+    <span class="brand">
+      {wl?.logoUrl && !logoFailed
+        ? (
+          <img
+            class="brand-logo"
+            src={wl.logoUrl}
+            alt=""
+            width={28}
+            height={28}
+            onError={() => setLogoFailed(true)}
+          />
+        )
+        : <span class="brand-mark" aria-hidden="true">{(wl?.brandName ?? "A").slice(0, 1)}</span>}
+      <span class="brand-name" data-testid="brand-name">{wl?.brandName ?? "Agora"}</span>
+    </span>
+  );
+}
+
+export function Shell({ children, bare }: { children: ComponentChildren; bare?: boolean }) {
+  const state = useStore(session);
+  const cfg = useStore(config);
+  const where = useStore(currentLocation);
+  const user = state.user;
+  const [busy, setBusy] = useState(false);
+  const nav = routes.filter((r) =>
+    r.nav && user && (!r.minRole || roleAtLeast(user.role, r.minRole)) &&
+    (!r.feature || cfg?.features[r.feature] !== false)
+  );
+  return (
+    <>
+      <a class="skip-link" href="#main">Skip to content</a>
+      <header class="app-header">
+        <Link href={user ? "/chat" : "/signin"} class="brand-link">
+          <Brand />
+        </Link>
+        {!bare && user && (
+          <nav aria-label="Main">
+            <ul>
+              {nav.map((r) => (
+                <li key={r.path}>
+                  <Link
+                    href={r.nav!.prefix}
+                    aria-current={where.path.startsWith(r.nav!.prefix) ? "page" : undefined}
+                  >
+                    {r.nav!.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
+        {user && (
+          <div class="header-end">
+            {headerWidgets.map((Widget, i) => <Widget key={i} />)}
+            <LiveIndicator />
+            <span class="who" data-testid="who">
+              <span class="who-name">{user.name}</span>{" "}
+              <span class="role-badge" data-testid="role">{user.role}</span>
+            </span>
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy}
+              onClick={async () => {
+                setBusy(true);
+                try {
+                  await signOut();
+                } finally {
+                  setBusy(false);
+                  navigate("/signin");
+                }
+              }}
+            >
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      <main id="main" tabIndex={-1}>{children}</main>
+    </>
+  );
+}

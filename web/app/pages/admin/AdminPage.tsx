@@ -1,0 +1,59 @@
+/**
+ * The admin area (ADMIN only; a chunk of its own, loaded when first opened): users and roles,
+ * configuration and white-label, analytics, security events, the access log.
+ *
+ * Live: the pages follow the `admin` topic and read their data again when something arrives
+ * there. The API emits nothing on it yet (docs/realtime.md); the analytics also refresh every
+ * minute. Later: vendors to review (/admin/vendors) and user suspension, with their API.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { subscribe } from "../../lib/live.ts";
+import { Link } from "../../lib/router.tsx";
+import { setTitle } from "../../lib/config.ts";
+import type { PageProps } from "../../routes.ts";
+import { UsersSection } from "./Users.tsx";
+import { ConfigSection } from "./Config.tsx";
+import { AnalyticsSection } from "./Analytics.tsx";
+import { AccessLogSection, SecuritySection } from "./Monitoring.tsx";
+
+const SECTIONS = [
+  { id: "users", label: "Users", view: UsersSection },
+  { id: "config", label: "Configuration", view: ConfigSection },
+  { id: "analytics", label: "Analytics", view: AnalyticsSection },
+  { id: "security", label: "Security events", view: SecuritySection },
+  { id: "access-log", label: "Access log", view: AccessLogSection },
+] as const;
+
+export function AdminPage({ params }: PageProps) {
+  const section = SECTIONS.find((s) => s.id === (params.section ?? "users"));
+  const [tick, setTick] = useState(0);
+  useEffect(() => subscribe("admin", () => setTick((n) => n + 1)), []);
+  useEffect(() => setTitle(section ? `${section.label} · Admin` : "Admin"), [section]);
+  const View = section?.view;
+  return (
+    <div class="admin">
+      <nav class="admin-nav" aria-label="Administration">
+        <ul>
+          {SECTIONS.map((s) => (
+            <li key={s.id}>
+              <Link
+                href={`/admin/${s.id}`}
+                aria-current={s.id === section?.id ? "page" : undefined}
+              >
+                {s.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div class="admin-body">
+        {View ? <View refresh={tick} /> : (
+          <>
+            <h1>Not found</h1>
+            <p>There is no admin section {params.section}.</p>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

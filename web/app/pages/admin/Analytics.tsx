@@ -1,0 +1,157 @@
+/**
+ * Analytics (GET /api/admin/analytics) as charts: users, activity and messaging over a range, the
+ * users by role and status. Series of later domains (store, wallet, notifications: any
+ * `[{ t, value }]` the API adds to their sections) are drawn as they appear. Read again every
+ * minute and on `admin` events.
+ */
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { adminApi, type Analytics, type Point } from "./api.ts";
+import { CountBars, SeriesChart } from "./Charts.tsx";
+
+const RANGES = [
+  { days: 7, label: "Last 7 days" },
+  { days: 30, label: "Last 30 days" },
+  { days: 90, label: "Last 90 days" },
+  { days: 365, label: "Last year" },
+];
+
+const isSeries = (v: unknown): v is Point[] =>
+  Array.isArray(v) && v.every((p) => p && typeof p.t === "string" && typeof p.value === "number");
+
+const KNOWN = new Set(["range", "users", "activity", "messaging"]);
+
+export function AnalyticsSection({ refresh }: { refresh: number }) {
+  const rangeId = useId();
+  const intervalId = useId();
+  const [days, setDays] = useState(30);
+  const [interval, setInterval_] = useState<"day" | "week" | "month">("day");
+  const [data, setData] = useState<Analytics | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    const every = setInterval(() => setTick((n) => n + 1), 60_000);
+    return () => clearInterval(every);
+  }, []);
+
+  useEffect(() => {
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86_400_000);
+    adminApi.analytics({ from: from.toISOString(), to: to.toISOString(), interval })
+      .then((d) => {
+        setData(d);
+        setError(null);
+      })
+      .catch((err) => setError(describeError(err)));
+  }, [days, interval, refresh, tick]);
+
+  const extra = data
+    ? Object.entries(data).filter(([k]) => !KNOWN.has(k)).flatMap(([domain, value]) =>
+      Object.entries((value ?? {}) as Record<string, unknown>)
+        .filter(([, v]) => isSeries(v))
+        .map(([key, v]) => ({ domain, key, series: v as Point[] }))
+    )
+    : [];
+
+  return (
+    <section class="analytics">
+      <h1>Analytics</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label for={rangeId}>Range</label>
+          <select
+            id={rangeId}
+            value={days}
+            onChange={(e) => setDays(Number(e.currentTarget.value))}
+          >
+            {RANGES.map((r) => <option key={r.days} value={r.days}>{r.label}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for={intervalId}>Interval</label>
+          <select
+            id={intervalId}
+            value={interval}
+            onChange={(e) => setInterval_(e.currentTarget.value as typeof interval)}
+          >
+            <option value="day">Day</option>
+            <option value="week">Week</option>
+            <option value="month">Month</option>
+          </select>
+        </div>
+        <button type="button" class="secondary" onClick={() => setTick((n) => n + 1)}>
+          Refresh
+        </button>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+      {!data ? <p role="status">Loading…</p> : (
+        <>
+          <dl class="tiles">
+            <div>
+              <dt>Users (all time)</dt>
+              <dd data-testid="tile-users">{data.users.total}</dd>
+            </div>
+            <div>
+              <dt>Conversations (all time)</dt>
+              <dd data-testid="tile-conversations">{data.messaging.totals.conversations}</dd>
+            </div>
+            <div>
+              <dt>Messages kept (all time)</dt>
+              <dd data-testid="tile-messages">{data.messaging.totals.messages}</dd>
+            </div>
+          </dl>
+          <div class="charts">
+            <SeriesChart
+              id="messages"
+              title="Messages sent"
+              series={data.messaging.messages}
+              interval={interval}
+            />
+            <SeriesChart
+              id="active-senders"
+              title="Active senders"
+              series={data.messaging.activeSenders}
+              interval={interval}
+            />
+            <SeriesChart
+              id="conversations-created"
+              title="New conversations"
+              series={data.messaging.conversationsCreated}
+              interval={interval}
+            />
+            <SeriesChart
+              id="active-users"
+              title="Active users"
+              series={data.activity.activeUsers}
+              interval={interval}
+            />
+            <SeriesChart
+              id="sign-ins"
+              title="Sign-ins"
+              series={data.activity.signIns}
+              interval={interval}
+            />
+            <SeriesChart
+              id="signups"
+              title="New users"
+              series={data.users.signups}
+              interval={interval}
+            />
+            <CountBars id="users-by-role" title="Users by role" counts={data.users.byRole} />
+            <CountBars id="users-by-status" title="Users by status" counts={data.users.byStatus} />
+            {extra.map((s) => (
+              <SeriesChart
+                key={`${s.domain}.${s.key}`}
+                id={`${s.domain}-${s.key}`}
+                title={`${s.domain}: ${s.key}`}
+                series={s.series}
+                interval={interval}
+              />
+            ))}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

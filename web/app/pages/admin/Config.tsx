@@ -1,0 +1,329 @@
+/**
+ * Configuration: every setting of the document (GET /api/admin/config) as a form field made from
+ * its value (a checkbox, a number, a text; empty text is null where null is allowed), the
+ * white-label with a live preview of the brand (header, button, link, contrast), and saving the
+ * changed leaves only, with a reason and the version read (a change saved meanwhile is a 409).
+ * Sections added by later domains appear here by themselves.
+ */
+import { useEffect, useId, useState } from "preact/hooks";
+import { ApiError, describeError } from "../../lib/api.ts";
+import { brandColours, contrast, loadConfig, styleFor } from "../../lib/config.ts";
+import { ROLES } from "../../lib/session.ts";
+import { adminApi, type ConfigDocument } from "./api.ts";
+
+type Json = unknown;
+
+/** The leaves that differ, as a deep partial (what PUT /api/admin/config takes). */
+function patchOf(before: Json, after: Json): Json | undefined {
+  if (
+    before && after && typeof before === "object" && typeof after === "object" &&
+    !Array.isArray(before) && !Array.isArray(after)
+  ) {
+    const out: Record<string, Json> = {};
+    for (const key of Object.keys(after as object)) {
+      const d = patchOf(
+        (before as Record<string, Json>)[key],
+        (after as Record<string, Json>)[key],
+      );
+      if (d !== undefined) out[key] = d;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? undefined : after;
+}
+
+function setIn(doc: ConfigDocument, path: string[], value: Json): ConfigDocument {
+  const copy = structuredClone(doc) as Record<string, Json>;
+  let node = copy;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, Json>;
+  node[path[path.length - 1]] = value;
+  return copy as ConfigDocument;
+}
+
+const label = (key: string) =>
+  key.replace(/([a-z])([A-Z0-9])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase())
+    .replace(/\bUrl\b/, "URL").replace(/\bBps\b/, "(basis points)");
+
+/** Keys whose value may be null (empty text saves null). */
+const NULLABLE = /logoUrl|customDomain|supportEmail|contracts\./;
+
+export function ConfigSection({ refresh }: { refresh: number }) {
+  const reasonId = useId();
+  const [loaded, setLoaded] = useState<{ version: number; config: ConfigDocument } | null>(null);
+  const [draft, setDraft] = useState<ConfigDocument | null>(null);
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<{ path: string; message: string }[]>([]);
+  const [saved, setSaved] = useState<Record<string, { from: Json; to: Json }> | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = () =>
+    adminApi.config().then((c) => {
+      setLoaded(c);
+      setDraft(c.config);
+      setError(null);
+    }).catch((err) => setError(describeError(err)));
+  useEffect(() => void load(), [refresh]);
+
+  if (!draft || !loaded) {
+    return (
+      <section>
+        <h1>Configuration</h1>
+        {error ? <p class="error" role="alert">{error}</p> : <p role="status">Loading…</p>}
+      </section>
+    );
+  }
+  const patch = patchOf(loaded.config, draft);
+  const change = (path: string[], value: Json) => {
+    setDraft(setIn(draft, path, value));
+    setSaved(null);
+  };
+
+  async function save(e: Event) {
+    e.preventDefault();
+    if (!patch) return;
+    if (!reason.trim()) return setError("Give a reason: it is recorded with the change.");
+    setBusy(true);
+    setError(null);
+    setFieldErrors([]);
+    try {
+      const result = await adminApi.saveConfig(patch, reason.trim(), loaded!.version);
+      setLoaded({ version: result.version, config: result.config });
+      setDraft(result.config);
+      setSaved(result.diff);
+      setReason("");
+      // The white-label applies to this page at once (others on their next read, within 30 s).
+      await loadConfig(true);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409) {
+        setError("Someone saved a change meanwhile. Reload to see it, then apply yours again.");
+      } else {
+        setError(describeError(err));
+        if (err instanceof ApiError && Array.isArray(err.details)) {
+          setFieldErrors(err.details as { path: string; message: string }[]);
+        }
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // The white-label first: it is what changes most, and its preview belongs at the top.
+  const sections = Object.keys(draft).sort((a, b) =>
+    Number(b === "whiteLabel") - Number(a === "whiteLabel")
+  );
+  return (
+    <section class="config">
+      <h1>Configuration</h1>
+      <p class="muted">Version {loaded.version}. Only the settings you change are saved.</p>
+      <form onSubmit={save}>
+        {sections.map((section) => (
+          <fieldset
+            key={section}
+            class={section === "whiteLabel" ? "config-section white-label" : "config-section"}
+          >
+            <legend>{label(section)}</legend>
+            <Fields
+              value={draft[section]}
+              path={[section]}
+              original={loaded.config[section]}
+              onChange={change}
+            />
+            {section === "whiteLabel" && (
+              <WhiteLabelPreview whiteLabel={draft.whiteLabel as Record<string, Json>} />
+            )}
+          </fieldset>
+        ))}
+        <div class="save-bar">
+          <label for={reasonId}>Reason for the change (recorded)</label>
+          <input
+            id={reasonId}
+            value={reason}
+            maxLength={500}
+            onInput={(e) => setReason(e.currentTarget.value)}
+          />
+          {error && <p class="error" role="alert">{error}</p>}
+          {fieldErrors.length > 0 && (
+            <ul class="error">
+              {fieldErrors.map((f) => <li key={f.path}>{f.path}: {f.message}</li>)}
+            </ul>
+          )}
+          {saved && (
+            <div class="success" role="status">
+              Saved as version {loaded.version}:
+              <ul>
+                {Object.entries(saved).map(([path, d]) => (
+                  <li key={path}>
+                    <code>{path}</code>: {JSON.stringify(d.from)} → {JSON.stringify(d.to)}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          <div class="dialog-actions">
+            <button
+              type="button"
+              class="secondary"
+              disabled={!patch}
+              onClick={() => setDraft(loaded.config)}
+            >
+              Discard changes
+            </button>
+            <button type="submit" disabled={busy || !patch}>Save configuration</button>
+          </div>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Fields(
+  { value, original, path, onChange }: {
+    value: Json;
+    original: Json;
+    path: string[];
+    onChange: (path: string[], value: Json) => void;
+  },
+) {
+  const entries = Object.entries(value as Record<string, Json>);
+  return (
+    <div class="fields">
+      {entries.map(([key, v]) => {
+        const here = [...path, key];
+        const was = (original as Record<string, Json> | undefined)?.[key];
+        if (v && typeof v === "object" && !Array.isArray(v)) {
+          return (
+            <fieldset key={key} class="config-group">
+              <legend>{label(key)}</legend>
+              <Fields value={v} original={was} path={here} onChange={onChange} />
+            </fieldset>
+          );
+        }
+        return <Field key={key} path={here} value={v} original={was} onChange={onChange} />;
+      })}
+    </div>
+  );
+}
+
+function Field(
+  { path, value, original, onChange }: {
+    path: string[];
+    value: Json;
+    original: Json;
+    onChange: (path: string[], value: Json) => void;
+  },
+) {
+  const id = useId();
+  const key = path[path.length - 1];
+  const dotted = path.join(".");
+  const changed = JSON.stringify(value) !== JSON.stringify(original);
+  const mark = changed ? <span class="changed">(changed)</span> : null;
+  if (typeof value === "boolean") {
+    return (
+      <div class="field check">
+        <input
+          id={id}
+          type="checkbox"
+          checked={value}
+          onChange={(e) => onChange(path, e.currentTarget.checked)}
+        />
+        <label for={id}>{label(key)}{mark}</label>
+      </div>
+    );
+  }
+  if (typeof value === "number") {
+    return (
+      <div class="field">
+        <label for={id}>{label(key)}{mark}</label>
+        <input
+          id={id}
+          type="number"
+          value={String(value)}
+          onInput={(e) => {
+            const n = e.currentTarget.valueAsNumber;
+            if (!Number.isNaN(n)) onChange(path, n);
+          }}
+        />
+      </div>
+    );
+  }
+  if (Array.isArray(value)) {
+    return (
+      <div class="field">
+        <span class="field-label">{label(key)}</span>
+        <code class="readonly">{JSON.stringify(value)}</code>
+        <span class="muted">(a list: change it through the API)</span>
+      </div>
+    );
+  }
+  if (key === "defaultRole") {
+    return (
+      <div class="field">
+        <label for={id}>{label(key)}{mark}</label>
+        <select
+          id={id}
+          value={String(value)}
+          onChange={(e) => onChange(path, e.currentTarget.value)}
+        >
+          {ROLES.filter((r) => r !== "ADMIN").map((r) => <option key={r} value={r}>{r}</option>)}
+        </select>
+      </div>
+    );
+  }
+  const colour = /color$/i.test(key);
+  return (
+    <div class="field">
+      <label for={id}>{label(key)}{mark}</label>
+      <div class={colour ? "colour-input" : undefined}>
+        {colour && (
+          <input
+            type="color"
+            aria-label={`${label(key)} picker`}
+            value={typeof value === "string" ? value : "#000000"}
+            onInput={(e) => onChange(path, e.currentTarget.value)}
+          />
+        )}
+        <input
+          id={id}
+          type="text"
+          value={value === null ? "" : String(value)}
+          placeholder={NULLABLE.test(dotted) ? "(none)" : undefined}
+          onInput={(e) => {
+            const text = e.currentTarget.value;
+            onChange(path, text === "" && NULLABLE.test(dotted) ? null : text);
+          }}
+        />
+      </div>
+    </div>
+  );
+}
+
+function WhiteLabelPreview({ whiteLabel }: { whiteLabel: Record<string, Json> }) {
+  const primary = /^#[0-9a-f]{6}$/i.test(String(whiteLabel.primaryColor))
+    ? String(whiteLabel.primaryColor)
+    : "#1f6feb";
+  const c = brandColours(primary);
+  const name = String(whiteLabel.brandName || "Brand");
+  const logo = typeof whiteLabel.logoUrl === "string" ? whiteLabel.logoUrl : null;
+  const ratio = contrast(c.brand, c.onBrand);
+  return (
+    <figure class="wl-preview" style={styleFor({ primaryColor: primary })} data-testid="wl-preview">
+      <figcaption>White-label preview (not saved yet)</figcaption>
+      <div class="wl-bar">
+        {logo
+          ? <img src={logo} alt="" width={24} height={24} />
+          : <span class="brand-mark" aria-hidden="true">{name.slice(0, 1)}</span>}
+        <strong data-testid="wl-preview-name">{name}</strong>
+      </div>
+      <div class="wl-content">
+        <span class="button">A primary button</span>{" "}
+        <span class="wl-link">a link in the brand colour</span>
+        <p class="muted">
+          Text on the brand colour: {ratio.toFixed(1)}:1{" "}
+          {ratio >= 4.5 ? "(meets WCAG AA)" : "(below 4.5:1: the header text may be hard to read)"}
+          {c.brandText !== c.brand && " · links are darkened to stay readable on white"}
+        </p>
+      </div>
+    </figure>
+  );
+}

@@ -1,0 +1,163 @@
+/**
+ * Chat: the conversation list (with unread counts, kept live) and the open conversation. On a
+ * phone-sized screen one of the two shows at a time: the list at /chat, a conversation at
+ * /chat/<id> with a way back.
+ *
+ * How the list stays live: it is read again (debounced) whenever something happens in one of its
+ * conversations. The open conversation's events come from its own feed (with the transport's
+ * full fallback); the other listed conversations are followed over the WebSocket only, because on
+ * SSE or long-polling each topic would hold an HTTP connection of the six a browser allows per
+ * host; without a socket the list is read again every 20 s instead. `user:<id>` says when the user
+ * joins or leaves one. (When MESSAGE notifications land on `user:<id>`, they can replace the side
+ * feeds: docs/web.md.)
+ */
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { liveStatus, subscribe } from "../../lib/live.ts";
+import { navigate } from "../../lib/router.tsx";
+import { session } from "../../lib/session.ts";
+import { useStore } from "../../lib/store.ts";
+import { userEvents } from "../../lib/user-events.ts";
+import type { PageProps } from "../../routes.ts";
+import { chatApi, type Conversation } from "./api.ts";
+import { ConversationList } from "./ConversationList.tsx";
+import { ConversationView } from "./ConversationView.tsx";
+import { NewConversationDialog } from "./NewConversation.tsx";
+
+const SIDE_FEEDS = 20;
+const SIDE_FEEDS_DELAY_MS = 800;
+const OFFLINE_REFRESH_MS = 20_000;
+
+function useConversations(openId: string | undefined) {
+  const [items, setItems] = useState<Conversation[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reading = useRef(false);
+  const again = useRef(false);
+
+  const load = useCallback(async () => {
+    if (reading.current) {
+      again.current = true;
+      return;
+    }
+    reading.current = true;
+    try {
+      const page = await chatApi.conversations({ limit: 50 });
+      setItems(page.items);
+      setError(null);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      reading.current = false;
+      if (again.current) {
+        again.current = false;
+        void load();
+      }
+    }
+  }, []);
+
+  /**
+   * Something happened: read the list again shortly. Events within 250 ms share one read, and a
+   * steady stream of them still gets a read every 250 ms.
+   */
+  const soon = useCallback(() => {
+    if (timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      void load();
+    }, 250);
+  }, [load]);
+
+  useEffect(() => {
+    void load();
+    const off = userEvents.on((e) => {
+      if (e.event.startsWith("conversation.")) soon();
+    });
+    return () => {
+      off();
+      clearTimeout(timer.current);
+    };
+  }, []);
+
+  // The other conversations, over the WebSocket only, after the open one had its start.
+  const sideKey = (items ?? []).map((c) => c.id).filter((id) => id !== openId)
+    .slice(0, SIDE_FEEDS).sort().join(",");
+  useEffect(() => {
+    if (!sideKey) return;
+    const stops: (() => void)[] = [];
+    const start = setTimeout(() => {
+      for (const id of sideKey.split(",")) {
+        stops.push(subscribe(`conversation:${id}`, (e) => {
+          if (e.event !== "typing") soon();
+        }, { transports: ["websocket"] }));
+      }
+    }, SIDE_FEEDS_DELAY_MS);
+    return () => {
+      clearTimeout(start);
+      for (const stop of stops) stop();
+    };
+  }, [sideKey]);
+
+  // Without a socket, the side feeds are silent: read the list now and then instead.
+  const status = useStore(liveStatus);
+  useEffect(() => {
+    if (status.kind === "websocket") return;
+    const every = setInterval(() => void load(), OFFLINE_REFRESH_MS);
+    return () => clearInterval(every);
+  }, [status.kind === "websocket"]);
+
+  return { items, error, reload: soon, setItems };
+}
+
+export function ChatPage({ params }: PageProps) {
+  const me = useStore(session).user!;
+  const openId = params.conversationId;
+  const { items, error, reload, setItems } = useConversations(openId);
+  const [creating, setCreating] = useState(false);
+  const open = items?.find((c) => c.id === openId) ?? null;
+
+  return (
+    <div class={`chat ${openId ? "has-open" : "no-open"}`}>
+      <aside class="chat-list" aria-label="Conversations">
+        <div class="chat-list-head">
+          <h1>Chat</h1>
+          <button type="button" onClick={() => setCreating(true)}>New conversation</button>
+        </div>
+        {error && <p class="error" role="alert">{error}</p>}
+        <ConversationList items={items} me={me.id} openId={openId} />
+      </aside>
+      <section class="chat-main" aria-label="Conversation">
+        {openId
+          ? (
+            <ConversationView
+              key={openId}
+              conversationId={openId}
+              conversation={open}
+              listLoaded={items !== null}
+              me={me}
+              onActivity={reload}
+              onRead={(unread) =>
+                setItems((list) =>
+                  list?.map((c) => c.id === openId ? { ...c, unreadCount: unread } : c) ?? list
+                )}
+            />
+          )
+          : (
+            <div class="chat-empty">
+              <p>Pick a conversation, or start a new one.</p>
+            </div>
+          )}
+      </section>
+      <NewConversationDialog
+        open={creating}
+        me={me.id}
+        onClose={() => setCreating(false)}
+        onCreated={(c) => {
+          setCreating(false);
+          reload();
+          navigate(`/chat/${c.id}`);
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,216 @@
+/**
+ * Writing a message: text (Enter sends, Shift+Enter is a new line), a reply banner, attachments
+ * uploaded at once with their progress (images previewed from the local file), typing signals
+ * (POST .../typing: on while typing, off after a pause or on sending; the server throttles too),
+ * and an `Idempotency-Key` per message, so a retried send never posts twice.
+ */
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { bytes } from "../../lib/format.ts";
+import { chatApi, type Message } from "./api.ts";
+
+interface Upload {
+  key: string;
+  file: File;
+  progress: number;
+  preview: string | null;
+  attachmentId?: string;
+  error?: string;
+  abort: AbortController;
+}
+
+const TYPING_IDLE_MS = 3_000;
+const TYPING_REPEAT_MS = 2_500;
+
+export function Composer(
+  { conversationId, replyTo, replyToSender, onCancelReply, onSent }: {
+    conversationId: string;
+    replyTo: Message | null;
+    replyToSender: string;
+    onCancelReply: () => void;
+    onSent: (m: Message) => void;
+  },
+) {
+  const textId = useId();
+  const fileId = useId();
+  const [text, setText] = useState("");
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const idempotencyKey = useRef(crypto.randomUUID());
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const typingSent = useRef(0);
+  const typingIdle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  useEffect(() => {
+    if (replyTo) textarea.current?.focus();
+  }, [replyTo]);
+
+  // Stop typing, and free previews, when leaving the conversation.
+  useEffect(() => () => {
+    clearTimeout(typingIdle.current);
+    if (typingSent.current) void chatApi.typing(conversationId, false).catch(() => {});
+  }, [conversationId]);
+  useEffect(() => () => uploads.forEach((u) => u.preview && URL.revokeObjectURL(u.preview)), []);
+
+  function typed(value: string) {
+    setText(value);
+    clearTimeout(typingIdle.current);
+    if (!value.trim()) return stopTyping();
+    if (Date.now() - typingSent.current > TYPING_REPEAT_MS) {
+      typingSent.current = Date.now();
+      void chatApi.typing(conversationId, true).catch(() => {});
+    }
+    typingIdle.current = setTimeout(stopTyping, TYPING_IDLE_MS);
+  }
+
+  function stopTyping() {
+    clearTimeout(typingIdle.current);
+    if (!typingSent.current) return;
+    typingSent.current = 0;
+    void chatApi.typing(conversationId, false).catch(() => {});
+  }
+
+  function addFiles(files: FileList | null) {
+    for (const file of Array.from(files ?? [])) {
+      const upload: Upload = {
+        key: crypto.randomUUID(),
+        file,
+        progress: 0,
+        preview: file.type.startsWith("image/") ? URL.createObjectURL(file) : null,
+        abort: new AbortController(),
+      };
+      setUploads((list) => [...list, upload]);
+      const change = (patch: Partial<Upload>) =>
+        setUploads((list) => list.map((u) => u.key === upload.key ? { ...u, ...patch } : u));
+      chatApi.upload(file, (progress) => change({ progress }), upload.abort.signal)
+        .then((a) => change({ attachmentId: a.id, progress: 1 }))
+        .catch((err) => change({ error: describeError(err) }));
+    }
+  }
+
+  function removeUpload(key: string) {
+    setUploads((list) => {
+      const gone = list.find((u) => u.key === key);
+      gone?.abort.abort();
+      if (gone?.preview) URL.revokeObjectURL(gone.preview);
+      return list.filter((u) => u.key !== key);
+    });
+  }
+
+  const pending = uploads.some((u) => !u.attachmentId && !u.error);
+  const ready = uploads.filter((u) => u.attachmentId);
+  const canSend = !sending && !pending && (text.trim().length > 0 || ready.length > 0);
+
+  async function send(e?: Event) {
+    e?.preventDefault();
+    if (!canSend) return;
+    setSending(true);
+    setError(null);
+    try {
+      const message = await chatApi.send(conversationId, {
+        // The API needs some text; an attachment-only message says what it carries.
+        content: text.trim() || ready.map((u) => u.file.name).join(", "),
+        ...(replyTo ? { replyToId: replyTo.id } : {}),
+        ...(ready.length ? { attachmentIds: ready.map((u) => u.attachmentId!) } : {}),
+      }, idempotencyKey.current);
+      idempotencyKey.current = crypto.randomUUID();
+      setText("");
+      for (const u of uploads) if (u.preview) URL.revokeObjectURL(u.preview);
+      setUploads([]);
+      stopTyping();
+      onSent(message);
+      textarea.current?.focus();
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <form class="composer" onSubmit={send}>
+      {replyTo && (
+        <div class="replying" role="status">
+          <span>
+            Replying to <strong>{replyToSender}</strong>:{" "}
+            <span class="muted">{replyTo.content.slice(0, 100)}</span>
+          </span>
+          <button type="button" class="link" onClick={onCancelReply}>Cancel reply</button>
+        </div>
+      )}
+      {uploads.length > 0 && (
+        <ul class="uploads" aria-label="Attachments to send">
+          {uploads.map((u) => (
+            <li key={u.key} class={u.error ? "upload failed" : "upload"}>
+              {u.preview
+                ? <img src={u.preview} alt="" class="upload-preview" />
+                : <span class="upload-icon" aria-hidden="true">📄</span>}
+              <span class="upload-text">
+                <span class="upload-name">{u.file.name}</span>
+                <span class="muted">{bytes(u.file.size)}</span>
+                {u.error ? <span class="error">{u.error}</span> : (
+                  <progress
+                    max={1}
+                    value={u.progress}
+                    aria-label={`Uploading ${u.file.name}`}
+                    data-testid="upload-progress"
+                  />
+                )}
+              </span>
+              <button
+                type="button"
+                class="icon"
+                aria-label={`Remove ${u.file.name}`}
+                onClick={() => removeUpload(u.key)}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && <p class="error" role="alert">{error}</p>}
+      <div class="composer-row">
+        <input
+          id={fileId}
+          type="file"
+          multiple
+          class="visually-hidden file-input"
+          onChange={(e) => {
+            addFiles(e.currentTarget.files);
+            e.currentTarget.value = "";
+          }}
+        />
+        <label for={fileId} class="button secondary attach" title="Attach files">
+          <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+            <path
+              d="M16.5 6.5 8.6 14.4a2 2 0 0 0 2.8 2.8l8-8a4 4 0 0 0-5.6-5.6l-8.1 8.1a6 6 0 0 0 8.5 8.5l7.1-7.1"
+              fill="none"
+              stroke="currentColor"
+              stroke-width="2"
+              stroke-linecap="round"
+            />
+          </svg>
+          <span class="visually-hidden">Attach files</span>
+        </label>
+        <label for={textId} class="visually-hidden">Message</label>
+        <textarea
+          id={textId}
+          ref={textarea}
+          rows={1}
+          placeholder="Write a message"
+          value={text}
+          maxLength={10_000}
+          onInput={(e) => typed(e.currentTarget.value)}
+          onBlur={stopTyping}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.isComposing) void send(e);
+            if (e.key === "Escape" && replyTo) onCancelReply();
+          }}
+        />
+        <button type="submit" disabled={!canSend}>{sending ? "Sending…" : "Send"}</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,460 @@
+/**
+ * One conversation: its messages (newest at the bottom, older ones loaded on scrolling up), live
+ * over `conversation:<id>` (created, updated, deleted, read, typing), presence on the same
+ * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments.
+ *
+ * Order: messages are kept by `seq` (the conversation's commit order), whatever the transport
+ * delivered first. Gaps: the page loads the newest page, then follows the topic; when the feed
+ * is first up it reads the newest page again and merges it, so nothing that happened in between
+ * is missed (the transport itself resumes from its cursor after that).
+ */
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
+import { ApiError, describeError } from "../../lib/api.ts";
+import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
+import { joinPresence, type Present } from "../../lib/presence.ts";
+import { Link } from "../../lib/router.tsx";
+import type { User } from "../../lib/session.ts";
+import { Avatar } from "../../components/Avatar.tsx";
+import { Dialog } from "../../components/Dialog.tsx";
+import { chatApi, type Conversation, conversationName, type Message } from "./api.ts";
+import { MessageItem } from "./MessageItem.tsx";
+import { Composer } from "./Composer.tsx";
+
+const PAGE = 30;
+
+interface State {
+  byId: Map<string, Message>;
+  /** Cursor to older messages; null when the start was reached. */
+  older: string | null | undefined;
+  loading: boolean;
+  error: string | null;
+}
+
+type Action =
+  | { type: "merge"; messages: Message[] }
+  | { type: "deleted"; id: string; deletedAt: string }
+  | { type: "older"; cursor: string | null }
+  | { type: "loading"; loading: boolean }
+  | { type: "error"; error: string | null };
+
+function reducer(state: State, action: Action): State {
+  switch (action.type) {
+    case "merge": {
+      const byId = new Map(state.byId);
+      for (const m of action.messages) {
+        const known = byId.get(m.id);
+        // A tombstone never comes back to life; an older copy never replaces a newer one.
+        if (known?.deletedAt && !m.deletedAt) continue;
+        if (known?.editedAt && m.editedAt && m.editedAt < known.editedAt) continue;
+        byId.set(m.id, m);
+      }
+      return { ...state, byId };
+    }
+    case "deleted": {
+      const known = state.byId.get(action.id);
+      if (!known) return state;
+      const byId = new Map(state.byId);
+      byId.set(action.id, { ...known, content: "", attachments: [], deletedAt: action.deletedAt });
+      return { ...state, byId };
+    }
+    case "older":
+      return { ...state, older: action.cursor };
+    case "loading":
+      return { ...state, loading: action.loading };
+    case "error":
+      return { ...state, error: action.error };
+  }
+}
+
+interface TypingEntry {
+  expiresAt: number;
+}
+
+export function ConversationView(
+  { conversationId, conversation, listLoaded, me, onActivity, onRead }: {
+    conversationId: string;
+    conversation: Conversation | null;
+    listLoaded: boolean;
+    me: User;
+    onActivity: () => void;
+    onRead: (unread: number) => void;
+  },
+) {
+  const [state, dispatch] = useReducer(reducer, {
+    byId: new Map(),
+    older: undefined,
+    loading: true,
+    error: null,
+  });
+  const [readers, setReaders] = useState<Map<string, number>>(new Map());
+  const [typing, setTyping] = useState<Map<string, TypingEntry>>(new Map());
+  const [present, setPresent] = useState<Present[] | null>(null);
+  const [replyTo, setReplyTo] = useState<Message | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Message | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [newBelow, setNewBelow] = useState(false);
+  const scroller = useRef<HTMLDivElement>(null);
+  const topSentinel = useRef<HTMLLIElement>(null);
+  const stickToBottom = useRef(true);
+  const keepOffset = useRef<number | null>(null);
+  const markedSeq = useRef(0);
+  const callbacks = useRef({ onActivity, onRead });
+  callbacks.current = { onActivity, onRead };
+
+  const messages = useMemo(
+    () => [...state.byId.values()].sort((a, b) => a.seq - b.seq),
+    [state.byId],
+  );
+
+  // Load the newest page, then follow the topic.
+  useEffect(() => {
+    let live = true;
+    const newest = () =>
+      chatApi.messages(conversationId, { limit: PAGE }).then((page) => {
+        if (!live) return;
+        dispatch({ type: "merge", messages: page.items });
+        return page;
+      });
+    newest()
+      .then((page) => page && dispatch({ type: "older", cursor: page.nextCursor }))
+      .catch((err) => live && dispatch({ type: "error", error: describeError(err) }))
+      .finally(() => live && dispatch({ type: "loading", loading: false }));
+
+    let caughtUp = false;
+    const stop = subscribe(`conversation:${conversationId}`, (e: RealtimeEnvelope) => {
+      const payload = e.payload as Record<string, unknown>;
+      switch (e.event) {
+        case "message.created":
+        case "message.updated": {
+          const m = payload as unknown as Message;
+          dispatch({ type: "merge", messages: [m] });
+          if (e.event === "message.created" && m.senderId) {
+            setTyping((t) => {
+              if (!t.has(m.senderId!)) return t;
+              const next = new Map(t);
+              next.delete(m.senderId!);
+              return next;
+            });
+          }
+          callbacks.current.onActivity();
+          break;
+        }
+        case "message.deleted":
+          dispatch({
+            type: "deleted",
+            id: String(payload.id),
+            deletedAt: String(payload.deletedAt),
+          });
+          callbacks.current.onActivity();
+          break;
+        case "message.read": {
+          const userId = String(payload.userId);
+          const seq = Number(payload.lastReadSeq);
+          if (userId !== me.id) {
+            setReaders((r) => {
+              if ((r.get(userId) ?? 0) >= seq) return r;
+              return new Map(r).set(userId, seq);
+            });
+          } else callbacks.current.onActivity();
+          break;
+        }
+        case "typing": {
+          const userId = String(payload.userId);
+          if (userId === me.id) break;
+          setTyping((t) => {
+            const next = new Map(t);
+            if (payload.isTyping) {
+              next.set(userId, { expiresAt: Date.parse(String(payload.expiresAt)) || 0 });
+            } else next.delete(userId);
+            return next;
+          });
+          break;
+        }
+        default:
+          // participant.added / participant.removed: the list carries the participants.
+          callbacks.current.onActivity();
+      }
+    }, {
+      main: true,
+      onLive: () => {
+        if (caughtUp) return;
+        caughtUp = true;
+        void newest().catch(() => {});
+      },
+    });
+    return () => {
+      live = false;
+      stop();
+    };
+  }, [conversationId]);
+
+  // Presence on the conversation's channel.
+  useEffect(() => {
+    const handle = joinPresence(conversationId, { userId: me.id, name: me.name }, setPresent);
+    return () => handle.leave();
+  }, [conversationId, me.id]);
+
+  // Typing entries expire on their own.
+  useEffect(() => {
+    if (!typing.size) return;
+    const next = Math.min(...[...typing.values()].map((t) => t.expiresAt));
+    const timer = setTimeout(() => {
+      setTyping((t) => {
+        const now = Date.now();
+        const kept = new Map([...t].filter(([, v]) => v.expiresAt > now));
+        return kept.size === t.size ? t : kept;
+      });
+    }, Math.max(100, next - Date.now() + 50));
+    return () => clearTimeout(timer);
+  }, [typing]);
+
+  // Scrolling: stay at the bottom while there, keep the view still when older messages arrive.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (keepOffset.current !== null) {
+      el.scrollTop = el.scrollHeight - keepOffset.current;
+      keepOffset.current = null;
+    } else if (stickToBottom.current) {
+      el.scrollTop = el.scrollHeight;
+    } else if (messages.length) {
+      setNewBelow(true);
+    }
+  }, [messages]);
+
+  function onScroll() {
+    const el = scroller.current!;
+    stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    if (stickToBottom.current) {
+      setNewBelow(false);
+      markSeen();
+    }
+  }
+
+  // Older messages when the top comes into view.
+  useEffect(() => {
+    const sentinel = topSentinel.current;
+    const root = scroller.current;
+    if (!sentinel || !root || !state.older || state.loading) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) void loadOlder();
+    }, { root, rootMargin: "200px 0px 0px 0px" });
+    observer.observe(sentinel);
+    return () => observer.disconnect();
+  }, [state.older, state.loading]);
+
+  async function loadOlder() {
+    if (!state.older || state.loading) return;
+    dispatch({ type: "loading", loading: true });
+    try {
+      const page = await chatApi.messages(conversationId, { limit: PAGE, cursor: state.older });
+      const el = scroller.current;
+      if (el) keepOffset.current = el.scrollHeight - el.scrollTop;
+      dispatch({ type: "merge", messages: page.items });
+      dispatch({ type: "older", cursor: page.nextCursor });
+    } catch (err) {
+      dispatch({ type: "error", error: describeError(err) });
+    } finally {
+      dispatch({ type: "loading", loading: false });
+    }
+  }
+
+  // Read marks: the newest message from someone else, once seen (visible page, at the bottom).
+  function markSeen() {
+    const newest = [...messages].reverse().find((m) => m.senderId !== me.id && !m.deletedAt);
+    if (!newest || newest.seq <= markedSeq.current) return;
+    if (document.visibilityState !== "visible" || !stickToBottom.current) return;
+    markedSeq.current = newest.seq;
+    chatApi.markRead(newest.id)
+      .then((r) => callbacks.current.onRead(r.unreadCount))
+      .catch(() => markedSeq.current = 0);
+  }
+  useEffect(markSeen, [messages]);
+  useEffect(() => {
+    const onVisible = () => markSeen();
+    document.addEventListener("visibilitychange", onVisible);
+    return () => document.removeEventListener("visibilitychange", onVisible);
+  });
+
+  const people = new Map(conversation?.participants.map((p) => [p.userId, p]) ?? []);
+  const name = conversation ? conversationName(conversation, me.id) : "Conversation";
+  const onlineIds = new Set(present?.map((p) => p.userId) ?? []);
+  const others = conversation?.participants.filter((p) => p.userId !== me.id) ?? [];
+  const onlineOthers = others.filter((p) => onlineIds.has(p.userId));
+
+  // "Seen by": each other reader under the newest loaded message they have read.
+  const seenBy = new Map<string, string[]>();
+  for (const [userId, seq] of readers) {
+    const at = [...messages].reverse().find((m) => m.seq <= seq);
+    if (!at) continue;
+    const names = seenBy.get(at.id) ?? [];
+    names.push(people.get(userId)?.name ?? "Someone");
+    seenBy.set(at.id, names);
+  }
+
+  const typingNames = [...typing.keys()].map((id) => people.get(id)?.name ?? "Someone");
+  const canModerate = me.role === "ADMIN" || conversation?.createdBy === me.id;
+
+  if (!conversation && listLoaded && state.error) {
+    return (
+      <div class="conversation-missing">
+        <p class="error" role="alert">{state.error}</p>
+        <Link href="/chat">Back to the conversations</Link>
+      </div>
+    );
+  }
+
+  return (
+    <div class="conversation-view" data-conversation-id={conversationId}>
+      <header class="conversation-head">
+        <Link href="/chat" class="back" aria-label="Back to the conversations">‹</Link>
+        <div class="conversation-title">
+          <h2 tabIndex={-1}>{name}</h2>
+          <p class="participants" data-testid="presence">
+            {present === null
+              ? <span title="Presence needs the WebSocket">presence unavailable</span>
+              : onlineOthers.length
+              ? `${onlineOthers.map((p) => p.name).join(", ")} online`
+              : "nobody else online"}
+          </p>
+        </div>
+        <ul class="participant-avatars" aria-label="Participants">
+          {conversation?.participants.map((p) => (
+            <li key={p.userId} title={`${p.name}${onlineIds.has(p.userId) ? " (online)" : ""}`}>
+              <Avatar
+                name={p.name}
+                image={p.image}
+                id={p.userId}
+                size={28}
+                online={present === null ? undefined : onlineIds.has(p.userId)}
+              />
+              <span class="visually-hidden">
+                {p.name}
+                {onlineIds.has(p.userId) ? ", online" : ""}
+              </span>
+            </li>
+          ))}
+        </ul>
+      </header>
+      <div
+        class="messages"
+        ref={scroller}
+        onScroll={onScroll}
+        tabIndex={0}
+        role="log"
+        aria-label={`Messages in ${name}`}
+      >
+        <ol class="message-list">
+          <li ref={topSentinel} class="history-edge" aria-hidden={state.older ? "true" : undefined}>
+            {state.older === null && messages.length > 0 && (
+              <span class="muted">This is the start of the conversation.</span>
+            )}
+            {state.loading && <span class="muted" role="status">Loading messages…</span>}
+          </li>
+          {!state.loading && messages.length === 0 && (
+            <li class="muted empty">No messages yet. Say hello.</li>
+          )}
+          {messages.map((m) => (
+            <MessageItem
+              key={m.id}
+              message={m}
+              mine={m.senderId === me.id}
+              sender={m.senderId ? people.get(m.senderId)?.name ?? "Someone" : "Deleted user"}
+              replied={m.replyToId ? state.byId.get(m.replyToId) ?? null : undefined}
+              repliedSender={(id) => people.get(id)?.name ?? "Someone"}
+              seenBy={seenBy.get(m.id)}
+              editing={editing === m.id}
+              canDelete={m.senderId === me.id || canModerate}
+              onReply={() => {
+                setEditing(null);
+                setReplyTo(m);
+              }}
+              onEdit={() => {
+                setReplyTo(null);
+                setEditing(m.id);
+              }}
+              onCancelEdit={() => setEditing(null)}
+              onSaveEdit={async (content) => {
+                try {
+                  const saved = await chatApi.edit(m.id, content);
+                  dispatch({ type: "merge", messages: [saved] });
+                  setEditing(null);
+                } catch (err) {
+                  setNotice(
+                    err instanceof ApiError && (err.status === 403 || err.status === 422)
+                      ? `Not edited: ${err.message}`
+                      : describeError(err),
+                  );
+                }
+              }}
+              onDelete={() => setDeleting(m)}
+            />
+          ))}
+        </ol>
+      </div>
+      {newBelow && (
+        <button
+          type="button"
+          class="new-below"
+          onClick={() => {
+            stickToBottom.current = true;
+            scroller.current!.scrollTop = scroller.current!.scrollHeight;
+            setNewBelow(false);
+            markSeen();
+          }}
+        >
+          New messages below
+        </button>
+      )}
+      <p class="typing" aria-live="polite" data-testid="typing">
+        {typingNames.length === 1 && `${typingNames[0]} is typing…`}
+        {typingNames.length > 1 && `${typingNames.join(", ")} are typing…`}
+      </p>
+      {notice && (
+        <p class="error" role="alert">
+          {notice}{" "}
+          <button type="button" class="link" onClick={() => setNotice(null)}>Dismiss</button>
+        </p>
+      )}
+      <Composer
+        conversationId={conversationId}
+        replyTo={replyTo}
+        replyToSender={replyTo?.senderId ? people.get(replyTo.senderId)?.name ?? "Someone" : ""}
+        onCancelReply={() => setReplyTo(null)}
+        onSent={(m) => {
+          setReplyTo(null);
+          stickToBottom.current = true;
+          dispatch({ type: "merge", messages: [m] });
+          onActivity();
+        }}
+      />
+      <Dialog
+        open={deleting !== null}
+        title="Delete this message?"
+        onClose={() => setDeleting(null)}
+      >
+        <p>Everyone in the conversation will see that a message was deleted, not what it said.</p>
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={() => setDeleting(null)}>Keep</button>
+          <button
+            type="button"
+            class="danger"
+            onClick={async () => {
+              const m = deleting!;
+              setDeleting(null);
+              try {
+                const r = await chatApi.remove(m.id);
+                dispatch({ type: "deleted", id: r.id, deletedAt: r.deletedAt });
+              } catch (err) {
+                setNotice(describeError(err));
+              }
+            }}
+          >
+            Delete
+          </button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+/** One message: sender, time, reply quote, text or tombstone, attachments, actions, read marks. */
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { apiOrigin } from "../../lib/api.ts";
+import { bytes, clockTime, fullTime } from "../../lib/format.ts";
+import type { Message } from "./api.ts";
+
+export function MessageItem(
+  {
+    message: m,
+    mine,
+    sender,
+    replied,
+    repliedSender,
+    seenBy,
+    editing,
+    canDelete,
+    onReply,
+    onEdit,
+    onCancelEdit,
+    onSaveEdit,
+    onDelete,
+  }: {
+    message: Message;
+    mine: boolean;
+    sender: string;
+    /** The message replied to: undefined when none, null when it is not loaded. */
+    replied: Message | null | undefined;
+    repliedSender: (userId: string) => string;
+    seenBy?: string[];
+    editing: boolean;
+    canDelete: boolean;
+    onReply: () => void;
+    onEdit: () => void;
+    onCancelEdit: () => void;
+    onSaveEdit: (content: string) => Promise<void>;
+    onDelete: () => void;
+  },
+) {
+  const deleted = m.deletedAt !== null;
+  return (
+    <li
+      class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}`}
+      id={`msg-${m.id}`}
+      data-message-id={m.id}
+      data-seq={m.seq}
+    >
+      <div class="msg-head">
+        <span class="sender">{mine ? "You" : sender}</span>
+        <time dateTime={m.createdAt} title={fullTime(m.createdAt)}>{clockTime(m.createdAt)}</time>
+        {m.editedAt && !deleted && (
+          <span class="edited" title={`Edited ${fullTime(m.editedAt)}`}>(edited)</span>
+        )}
+      </div>
+      {m.replyToId && (
+        <a class="reply-quote" href={`#msg-${m.replyToId}`}>
+          <span class="visually-hidden">In reply to</span>
+          {replied
+            ? (
+              <>
+                <strong>{replied.senderId ? repliedSender(replied.senderId) : "Someone"}</strong>
+                {": "}
+                {replied.deletedAt ? "(deleted)" : replied.content.slice(0, 140) ||
+                  `${replied.attachments.length} attachment(s)`}
+              </>
+            )
+            : "an earlier message"}
+        </a>
+      )}
+      {deleted
+        ? <p class="tombstone">This message was deleted.</p>
+        : editing
+        ? <EditForm initial={m.content} onSave={onSaveEdit} onCancel={onCancelEdit} />
+        : m.content && <p class="content">{m.content}</p>}
+      {!deleted && m.attachments.length > 0 && (
+        <ul class="attachments">
+          {m.attachments.map((a) => {
+            const href = `${apiOrigin}${a.url}`;
+            return (
+              <li key={a.id}>
+                {a.contentType.startsWith("image/")
+                  ? (
+                    <a href={href} class="image-link" download={a.name}>
+                      <img src={href} alt={a.name} loading="lazy" />
+                    </a>
+                  )
+                  : (
+                    <a href={href} download={a.name} class="file-link">
+                      {a.name} <span class="muted">({bytes(a.size)})</span>
+                    </a>
+                  )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {!deleted && !editing && (
+        <div class="msg-actions">
+          <button type="button" class="link" onClick={onReply} aria-label={`Reply to ${sender}`}>
+            Reply
+          </button>
+          {mine && (
+            <button type="button" class="link" onClick={onEdit} aria-label="Edit your message">
+              Edit
+            </button>
+          )}
+          {canDelete && (
+            <button
+              type="button"
+              class="link"
+              onClick={onDelete}
+              aria-label={mine ? "Delete your message" : `Delete ${sender}'s message`}
+            >
+              Delete
+            </button>
+          )}
+        </div>
+      )}
+      {seenBy && seenBy.length > 0 && (
+        <p class="seen-by" data-testid="seen-by">Seen by {seenBy.join(", ")}</p>
+      )}
+    </li>
+  );
+}
+
+function EditForm(
+  { initial, onSave, onCancel }: {
+    initial: string;
+    onSave: (content: string) => Promise<void>;
+    onCancel: () => void;
+  },
+) {
+  const id = useId();
+  const [text, setText] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <form
+      class="edit-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!text.trim()) return;
+        setBusy(true);
+        await onSave(text.trim()).finally(() => setBusy(false));
+      }}
+      onKeyDown={(e) => e.key === "Escape" && onCancel()}
+    >
+      <label for={id} class="visually-hidden">Edit the message</label>
+      <textarea id={id} ref={ref} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      <div class="edit-actions">
+        <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={busy || !text.trim()}>Save</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,110 @@
+/** The messaging API as the chat pages use it (shapes: the API contract, "Messaging", "People"). */
+import { api, query, upload } from "../../lib/api.ts";
+import type { Role } from "../../lib/session.ts";
+
+export interface Participant {
+  userId: string;
+  name: string;
+  image: string | null;
+  role: Role;
+}
+
+export interface Attachment {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  url: string;
+}
+
+export interface Message {
+  id: string;
+  conversationId: string;
+  seq: number;
+  senderId: string | null;
+  content: string;
+  replyToId: string | null;
+  attachments: Attachment[];
+  createdAt: string;
+  editedAt: string | null;
+  deletedAt: string | null;
+}
+
+export interface Conversation {
+  id: string;
+  type: "direct" | "group";
+  title: string | null;
+  createdBy: string | null;
+  participants: Participant[];
+  lastMessage: {
+    id: string;
+    senderId: string | null;
+    content: string;
+    attachmentCount: number;
+    createdAt: string;
+    deletedAt: string | null;
+  } | null;
+  unreadCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface Person {
+  id: string;
+  name: string;
+  image: string | null;
+  role: Role;
+}
+
+export const chatApi = {
+  conversations: (opts: { limit?: number; cursor?: string | null; search?: string } = {}) =>
+    api.get<Page<Conversation>>(
+      `/api/conversations${query({ limit: opts.limit, cursor: opts.cursor, search: opts.search })}`,
+    ),
+  createConversation: (
+    body: { type: "direct" | "group"; participantIds: string[]; title?: string },
+  ) => api.post<Conversation>("/api/conversations", body),
+  messages: (conversationId: string, opts: { limit?: number; cursor?: string | null } = {}) =>
+    api.get<Page<Message>>(
+      `/api/conversations/${conversationId}/messages${
+        query({ limit: opts.limit, cursor: opts.cursor })
+      }`,
+    ),
+  messagesAfter: (conversationId: string, after: string, cursor?: string | null) =>
+    api.get<Page<Message>>(
+      `/api/conversations/${conversationId}/messages${query({ after, cursor, limit: 200 })}`,
+    ),
+  send: (
+    conversationId: string,
+    body: { content: string; replyToId?: string; attachmentIds?: string[] },
+    idempotencyKey: string,
+  ) =>
+    api.post<Message>(`/api/conversations/${conversationId}/messages`, body, {
+      headers: { "idempotency-key": idempotencyKey },
+    }),
+  edit: (id: string, content: string) => api.put<Message>(`/api/messages/${id}`, { content }),
+  remove: (id: string) => api.delete<{ id: string; deletedAt: string }>(`/api/messages/${id}`),
+  markRead: (id: string) =>
+    api.put<{ conversationId: string; lastReadMessageId: string; unreadCount: number }>(
+      `/api/messages/${id}/read`,
+    ),
+  typing: (conversationId: string, isTyping: boolean) =>
+    api.post<{ expiresAt: string }>(`/api/conversations/${conversationId}/typing`, { isTyping }),
+  upload: (file: File, onProgress: (fraction: number) => void, signal?: AbortSignal) =>
+    upload<Omit<Attachment, "url">>("/api/attachments", file, onProgress, signal),
+  /** The user directory (contract "People"); SUBSCRIBER and up, the caller left out. */
+  people: (search: string, signal?: AbortSignal) =>
+    api.get<Page<Person>>(`/api/users${query({ search, limit: 20 })}`, { signal }),
+};
+
+/** What the chat shows as a conversation's name. */
+export function conversationName(c: Conversation, me: string): string {
+  if (c.title) return c.title;
+  const others = c.participants.filter((p) => p.userId !== me).map((p) => p.name);
+  return others.length ? others.join(", ") : "Just you";
+}
