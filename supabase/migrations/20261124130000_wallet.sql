@@ -350,6 +350,12 @@ declare
   body text;
 begin
   if tg_op = 'DELETE' then
+    -- A row going with its wallet or its owner (an account deletion) is not news to anyone.
+    if not exists (
+      select 1 from app.wallets w join app.users u on u.id = w.user_id where w.id = old.wallet_id
+    ) then
+      return null;
+    end if;
     t := old;
     t.status := 'failed';
     t.error := 'removed by a chain reorganization';
@@ -395,7 +401,7 @@ begin
 end;
 $$;
 comment on function app_private.wallet_transaction_events() is
-  'wallet.transaction.updated on user:<owner> and a WALLET notification (one per transaction, collapsed, updated at each change) for every new transaction row and every status change; an incoming row deleted by a reorganization is announced as failed. security definer: it writes the event log and the inbox.';
+  'wallet.transaction.updated on user:<owner> and a WALLET notification (one per transaction, collapsed, updated at each change) for every new transaction row and every status change; an incoming row deleted by a reorganization is announced as failed (not one deleted with its wallet, as in an account deletion). security definer: it writes the event log and the inbox.';
 
 create function app_private.touch_wallet_transaction() returns trigger
 language plpgsql
@@ -937,7 +943,7 @@ as $$
     'address', w.address,
     'createdAt', app_private.iso_time(w.created_at),
     'exportedAt', app_private.iso_time(w.exported_at),
-    'customTokens', coalesce((
+    'addedAssets', coalesce((
       select jsonb_agg(jsonb_build_object('chainId', c.chain_id, 'address', c.address,
                                           'symbol', c.symbol, 'name', c.name, 'decimals', c.decimals)
                        order by t.created_at, t.id)
@@ -945,11 +951,19 @@ as $$
       join app.chain_tokens c on c.chain_id = t.chain_id and c.address = t.address
       where t.user_id = target_user_id), '[]'::jsonb),
     'transactions', coalesce((
-      select jsonb_agg(app.wallet_transaction_json(x) order by x.created_at, x.id)
-      from app.wallet_transactions x where x.user_id = target_user_id), '[]'::jsonb),
+      select jsonb_agg(jsonb_build_object(
+               'id', x.id, 'direction', x.direction, 'status', j ->> 'status',
+               'asset', j -> 'token', 'from', x.from_address, 'to', x.to_address,
+               'amount', x.amount::text, 'txid', x.hash, 'blockNumber', x.block_number,
+               'fee', x.fee::text, 'error', x.error,
+               'createdAt', app_private.iso_time(x.created_at),
+               'confirmedAt', app_private.iso_time(x.confirmed_at))
+             order by x.created_at, x.id)
+      from app.wallet_transactions x, app.wallet_transaction_json(x) j
+      where x.user_id = target_user_id), '[]'::jsonb),
     'nfts', coalesce((
       select jsonb_agg(jsonb_build_object('chainId', n.chain_id, 'contract', n.contract,
-                                          'tokenId', n.token_id::text, 'standard', n.standard,
+                                          'id', n.token_id::text, 'standard', n.standard,
                                           'balance', n.balance::text, 'name', n.name)
                        order by n.created_at, n.contract, n.token_id)
       from app.wallet_nfts n where n.user_id = target_user_id), '[]'::jsonb)
@@ -957,7 +971,7 @@ as $$
   from app.wallets w where w.user_id = target_user_id
 $$;
 comment on function app_private.account_export_wallet(uuid) is
-  'Export part `wallet`: the wallet''s public data (address, when it was created and last exported), the custom tokens, every transaction as the API shows it and the NFTs held; null without a wallet. Never key material: the sealed key stays in app_private.wallet_keys (the key itself leaves only through POST /api/wallet/export).';
+  'Export part `wallet`: the wallet''s public data (address, when it was created and last exported), the ERC-20s added, every transaction (its token as `asset`, its hash as `txid`: the export''s keys never look like secrets) and the NFTs held; null without a wallet. Never key material: the sealed key stays in app_private.wallet_keys (the key itself leaves only through POST /api/wallet/export).';
 
 insert into app_private.account_export_parts (part, function_name, description) values
   ('wallet', 'app_private.account_export_wallet(uuid)', 'The wallet: address, custom tokens, transactions and NFTs, never key material (wallet).');

@@ -1,10 +1,10 @@
 /*
  * The wallet in the account export (app_private.account_export_wallet, a registered part): the
- * wallet's public data, custom tokens, transactions as the API shows them and NFTs, and never
- * key material; a user without a wallet exports null.
+ * wallet's public data, the ERC-20s added, transactions and NFTs, no key that looks like a secret
+ * and never key material; a user without a wallet exports null.
  */
 begin;
-select plan(6);
+select plan(7);
 
 select tests.create_user('wacct.owner@example.test', 'MEMBER') as owner \gset
 select tests.create_user('wacct.none@example.test', 'MEMBER') as nobody \gset
@@ -32,6 +32,13 @@ select ok(
   'It holds no key material: neither sealed key, nor data key, nor the master key''s id.'
 );
 select is(app_private.account_export_wallet(:'nobody'), null, 'A user without a wallet exports null.');
+select is_empty(
+  format($$ select k from jsonb_path_query(app_private.account_export_wallet(%L), 'strict $.**') v,
+              jsonb_object_keys(v) k
+            where jsonb_typeof(v) = 'object'
+              and k ~* '(token|hash|secret|password|csrf|refresh|verifier|nonce|private)' $$, :'owner'),
+  'No key of the part looks like a secret (the export''s rule): the token is `asset`, the hash `txid`.'
+);
 select is(app_private.account_export(:'owner') -> 'wallet' ->> 'address', tests.wallet_address(:'wallet'),
   'The account export carries the part under `wallet`.');
 
