@@ -4081,6 +4081,12 @@ declare
   body text;
 begin
   if tg_op = 'DELETE' then
+    -- A row going with its wallet or its owner (an account deletion) is not news to anyone.
+    if not exists (
+      select 1 from app.wallets w join app.users u on u.id = w.user_id where w.id = old.wallet_id
+    ) then
+      return null;
+    end if;
     t := old;
     t.status := 'failed';
     t.error := 'removed by a chain reorganization';
@@ -4130,7 +4136,7 @@ $$;
 -- Name: FUNCTION wallet_transaction_events(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.wallet_transaction_events() IS 'wallet.transaction.updated on user:<owner> and a WALLET notification (one per transaction, collapsed, updated at each change) for every new transaction row and every status change; an incoming row deleted by a reorganization is announced as failed. security definer: it writes the event log and the inbox.';
+COMMENT ON FUNCTION app_private.wallet_transaction_events() IS 'wallet.transaction.updated on user:<owner> and a WALLET notification (one per transaction, collapsed, updated at each change) for every new transaction row and every status change; an incoming row deleted by a reorganization is announced as failed (not one deleted with its wallet, as in an account deletion). security definer: it writes the event log and the inbox.';
 
 --
 -- Name: wants(jsonb, app.notification_type, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
