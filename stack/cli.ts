@@ -8,6 +8,9 @@
  *   serve             one more server process of a running stack (used by start --processes)
  *   test              every check against a throwaway cluster, then one summary line
  *   bench [name]      benchmarks against a throwaway stack (tests/bench/)
+ *   wallet-keys <status|rotate|new-key>
+ *                     the wallets' master key: which key seals how many wallets; re-seal them
+ *                     all under the current key (stack/wallet-keys.ts)
  */
 import { join } from "node:path";
 import { Cluster } from "./postgres.ts";
@@ -19,14 +22,18 @@ import { closeDeps, createDeps } from "../functions/api/deps.ts";
 import { type Chain, throwawayChain } from "./chain/anvil.ts";
 import {
   chainDir,
+  createSeededWallets,
   ensurePlatformContracts,
   fundSeededWallets,
+  type LocalFunding,
   resetLocalChain,
   stampFile,
   startLocalChain,
+  startLocalFunding,
 } from "./chain/local.ts";
 import { loadSettings } from "../functions/_shared/settings.ts";
 import { buildWeb, describeBuild } from "../web/build.ts";
+import { walletKeys } from "./wallet-keys.ts";
 const say = (line: string) => console.log(`[agora] ${line}`);
 
 async function start(args: string[]): Promise<void> {
@@ -58,6 +65,7 @@ async function start(args: string[]): Promise<void> {
   let server: Awaited<ReturnType<typeof startStackServer>> | null = null;
   let deps: ReturnType<typeof createDeps> | null = null;
   let chain: Chain | null = null;
+  let funding: LocalFunding | null = null;
   const children: Deno.ChildProcess[] = [];
   const stop = async (code: number) => {
     if (stopping) return;
@@ -87,6 +95,7 @@ async function start(args: string[]): Promise<void> {
       }
     }
     await server?.shutdown().catch(() => {});
+    await funding?.stop().catch(() => {});
     if (deps) await closeDeps(deps).catch(() => {});
     // The chain writes its state file as it stops.
     await chain?.stop().catch((e) => console.error(String(e)));
@@ -110,7 +119,7 @@ async function start(args: string[]): Promise<void> {
     };
     say(describeBuild(await buildWeb()));
     deps = createDeps(loadSettings(serverEnv));
-    await prepareChain(deps, chain, localDir);
+    funding = await prepareChain(deps, chain, localDir);
     const hostname = env.AGORA_HOST ?? "127.0.0.1";
     server = startStackServer(deps, { port, hostname, reusePort: processes > 1 });
     for (let i = 1; i < processes; i++) {
@@ -169,14 +178,15 @@ Ctrl-C stops everything. \`npm start -- --reset\` starts from a fresh, seeded da
 
 /**
  * The platform's contracts on the stack's chain: deployed and recorded in the configuration on
- * a new chain (or when the recorded ones are gone), kept otherwise; then the seeded accounts'
- * wallets are funded once each.
+ * a new chain (or when the recorded ones are gone), kept otherwise; then the seeded accounts get
+ * their wallets (created here: the seed cannot seal keys) and each is funded once; from then on
+ * every new wallet is funded as it is created.
  */
 async function prepareChain(
   deps: ReturnType<typeof createDeps>,
   chain: Chain,
   localDir: string,
-): Promise<void> {
+): Promise<LocalFunding> {
   const ensured = await ensurePlatformContracts(deps.sql, chain.url, {
     log: say,
     stampFile: stampFile(localDir),
@@ -187,8 +197,11 @@ async function prepareChain(
     say(`the platform's contracts are on the chain (configuration version ${ensured.version})`);
   }
   deps.config.invalidate();
+  const created = await createSeededWallets(deps);
+  if (created) say(`created ${created} seeded wallet(s)`);
   const funded = await fundSeededWallets(deps.sql, chain.url, ensured.contracts);
   if (funded.length) say(`funded ${funded.length} seeded wallet(s) on the chain`);
+  return await startLocalFunding(deps.sql, chain.url, ensured.contracts, say);
 }
 
 interface StepResult {
@@ -391,7 +404,8 @@ try {
   else if (command === "serve") await serve();
   else if (command === "test") await test(rest);
   else if (command === "bench") await bench(rest);
-  else throw new Error(`unknown command ${command}; use start, test or bench`);
+  else if (command === "wallet-keys") await walletKeys(rest);
+  else throw new Error(`unknown command ${command}; use start, test, bench or wallet-keys`);
 } catch (err) {
   console.error(`[agora] ${err instanceof Error ? err.message : String(err)}`);
   Deno.exit(1);

@@ -11,6 +11,8 @@ const GENERATED = [
   "AGORA_CSRF_SECRET",
   "AGORA_REFRESH_SECRET",
   "AGORA_DB_PASSWORD",
+  // 32 random bytes (base64url): the master key that wraps the wallets' data keys.
+  "AGORA_WALLET_MASTER_KEY",
 ];
 
 function parse(text: string): Record<string, string> {
@@ -41,6 +43,30 @@ export async function loadLocalEnv(localDir: string): Promise<Record<string, str
     await Deno.writeTextFile(file, body, { mode: 0o600 });
   }
   return { ...stored, ...Deno.env.toObject() };
+}
+
+/**
+ * Sets values in `<localDir>/agora.env`, keeping the others (the wallet key rotation writes the
+ * new master key there).
+ */
+export async function updateLocalEnv(
+  localDir: string,
+  changes: Record<string, string>,
+): Promise<void> {
+  const file = join(localDir, "agora.env");
+  const text = await Deno.readTextFile(file);
+  const seen = new Set<string>();
+  const lines = text.split("\n").map((line) => {
+    const match = /^\s*([A-Z0-9_]+)\s*=/.exec(line);
+    if (!match || !(match[1] in changes)) return line;
+    seen.add(match[1]);
+    return `${match[1]}=${changes[match[1]]}`;
+  });
+  while (lines.length && lines[lines.length - 1] === "") lines.pop();
+  for (const [key, value] of Object.entries(changes)) {
+    if (!seen.has(key)) lines.push(`${key}=${value}`);
+  }
+  await Deno.writeTextFile(file, lines.join("\n") + "\n", { mode: 0o600 });
 }
 
 /** Secrets for a throwaway cluster (tests, benchmarks): fresh every run, never written down. */

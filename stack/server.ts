@@ -12,6 +12,7 @@ import { createApp } from "../functions/api/app.ts";
 import type { JobRegistry } from "../functions/api/jobs/queue.ts";
 import { appJobs } from "../functions/api/jobs/registry.ts";
 import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts";
+import { type ChainFollower, startChainFollower } from "../functions/api/wallet/follower.ts";
 import { createGateway, type Gateway } from "./realtime/gateway.ts";
 import { type GatewayLimits, gatewayLimits } from "./realtime/settings.ts";
 import { devPayments } from "./dev-payments.ts";
@@ -24,6 +25,8 @@ export interface StackServer {
   gateway: Gateway;
   /** The drain of the job queue (null with `jobs: false`). */
   jobs: JobWorker | null;
+  /** The wallet's chain follower (null without AGORA_RPC_URL or with `follower: false`). */
+  follower: ChainFollower | null;
   shutdown(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export interface StackServerOptions {
   jobs?: JobRegistry | false;
   /** The built web client; default web/dist. */
   webDir?: string;
+  /** Follow the chain's new blocks for the wallet (default: when AGORA_RPC_URL is set). */
+  follower?: boolean;
 }
 
 const FUNCTIONS_PREFIX = "/functions/v1";
@@ -118,12 +123,18 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
   const jobs = opts.jobs === false
     ? null
     : startJobWorker(deps, { registry: opts.jobs ?? appJobs() });
+  // New blocks: incoming transfers, NFTs, reorganizations (hosted, a job once a minute does it).
+  const follower = opts.follower !== false && deps.settings.rpcUrl
+    ? startChainFollower(deps)
+    : null;
   return {
     port: (server.addr as Deno.NetAddr).port,
     app,
     gateway,
     jobs,
+    follower,
     async shutdown() {
+      await follower?.stop();
       await jobs?.stop();
       await gateway.close();
       // SSE streams and long-polls end here; the server's shutdown waits for every response in

@@ -57,6 +57,21 @@ CREATE TYPE app.conversation_type AS ENUM (
 COMMENT ON TYPE app.conversation_type IS 'Direct: exactly two people, one per pair. Group: a titled set with a creator.';
 
 --
+-- Name: nft_standard; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.nft_standard AS ENUM (
+    'ERC721',
+    'ERC1155'
+);
+
+--
+-- Name: TYPE nft_standard; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.nft_standard IS 'The token standards of the NFT collections the platform indexes.';
+
+--
 -- Name: notification_batch_status; Type: TYPE; Schema: app; Owner: -
 --
 
@@ -311,6 +326,57 @@ CREATE TYPE app.vendor_status AS ENUM (
 COMMENT ON TYPE app.vendor_status IS 'pending: applied, waiting for an ADMIN; approved: sells; rejected: refused (the owner may apply again); suspended: stopped by an ADMIN, its products leave the catalog and it cannot sell.';
 
 --
+-- Name: wallet_token_kind; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.wallet_token_kind AS ENUM (
+    'native',
+    'utility',
+    'governance',
+    'staking',
+    'custom'
+);
+
+--
+-- Name: TYPE wallet_token_kind; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.wallet_token_kind IS 'The five kinds of token a wallet holds: the chain''s native currency, the platform''s utility, governance and staking-rewards ERC-20s, and ERC-20s a user adds.';
+
+--
+-- Name: wallet_transaction_direction; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.wallet_transaction_direction AS ENUM (
+    'out',
+    'in'
+);
+
+--
+-- Name: TYPE wallet_transaction_direction; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.wallet_transaction_direction IS 'out: sent from the wallet through the platform; in: a transfer to the wallet seen on the chain.';
+
+--
+-- Name: wallet_transaction_status; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.wallet_transaction_status AS ENUM (
+    'pending',
+    'submitted',
+    'confirmed',
+    'failed',
+    'expired'
+);
+
+--
+-- Name: TYPE wallet_transaction_status; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.wallet_transaction_status IS 'pending: validated, waiting for the owner''s confirm until it expires; submitted: signed with its nonce and sent (or being sent); confirmed: mined with enough confirmations; failed: reverted, or refused by the node; expired: never confirmed in time. Incoming transfers are submitted until they have enough confirmations.';
+
+--
 -- Name: delivery_channel; Type: TYPE; Schema: app_private; Owner: -
 --
 
@@ -485,6 +551,85 @@ $$;
 --
 
 COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages, active senders and new conversations per interval, zero-filled, with totals: counts only, never content. security definer because ADMINs cannot read conversations they are not in, yet the platform''s figures count them all; it checks the caller is an ADMIN and returns aggregates only.';
+
+--
+-- Name: admin_wallet_stats(text, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  result jsonb;
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN reads platform analytics' using errcode = '42501';
+  end if;
+  if bucket not in ('day', 'week', 'month') then
+    raise exception 'unknown interval %', bucket using errcode = 'AG400';
+  end if;
+  with buckets as (
+    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
+  ),
+  created as (
+    select date_trunc(bucket, w.created_at, 'UTC') as t, count(*)::int as n
+    from app.wallets w where w.created_at >= range_from and w.created_at < range_to group by 1
+  ),
+  volume as (
+    select x.chain_id, x.token_kind, x.token_address, x.token_symbol, x.token_decimals,
+           date_trunc(bucket, x.confirmed_at, 'UTC') as t, sum(x.amount) as amount, count(*)::int as n
+    from app.wallet_transactions x
+    where x.direction = 'out' and x.status = 'confirmed'
+      and x.confirmed_at >= range_from and x.confirmed_at < range_to
+    group by 1, 2, 3, 4, 5, 6
+  ),
+  tokens as (
+    select distinct v.chain_id, v.token_kind, v.token_address, v.token_symbol, v.token_decimals from volume v
+  )
+  select jsonb_build_object(
+    'totals', jsonb_build_object(
+      'wallets', (select count(*) from app.wallets),
+      'exported', (select count(*) from app.wallets where exported_at is not null),
+      'transactions', (select count(*) from app.wallet_transactions)
+    ),
+    'transactionsByStatus', (
+      select jsonb_object_agg(s.status, coalesce(x.n, 0))
+      from unnest(enum_range(null::app.wallet_transaction_status)) as s (status)
+      left join (
+        select t.status, count(*)::int as n from app.wallet_transactions t group by t.status
+      ) x on x.status = s.status
+    ),
+    'transactionsByDirection', jsonb_build_object(
+      'out', (select count(*) from app.wallet_transactions where direction = 'out'),
+      'in', (select count(*) from app.wallet_transactions where direction = 'in')
+    ),
+    'walletsCreated', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(c.n, 0)) order by b.t)
+                       from buckets b left join created c on c.t = b.t),
+    'volume', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'token', jsonb_build_object('kind', k.token_kind, 'symbol', k.token_symbol,
+                                    'address', k.token_address, 'decimals', k.token_decimals,
+                                    'chainId', k.chain_id),
+        'series', (select jsonb_agg(jsonb_build_object(
+                            't', b.t, 'amount', coalesce(v.amount, 0)::text, 'transfers', coalesce(v.n, 0))
+                          order by b.t)
+                   from buckets b left join volume v
+                     on v.t = b.t and v.chain_id = k.chain_id and v.token_symbol = k.token_symbol
+                    and v.token_address is not distinct from k.token_address)
+      ) order by k.token_kind, k.token_symbol)
+      from tokens k
+    ), '[]'::jsonb)
+  ) into result;
+  return result;
+end;
+$$;
+
+--
+-- Name: FUNCTION admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Wallet figures for the admin analytics: totals, transactions by status and direction, wallets created per interval and the confirmed outgoing volume per token per interval (base units as decimal strings), zero-filled. security definer because wallets and transactions are readable only by their owners; it checks the caller is an ADMIN and returns aggregates only, never an address.';
 
 --
 -- Name: apply_for_vendor(text, text, text, text); Type: FUNCTION; Schema: app; Owner: -
@@ -2760,6 +2905,162 @@ $$;
 COMMENT ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) IS 'A vendor as the API shows it: the public fields, plus owner, contact, country, the effective commission and the decision history when detailed (for the owner and ADMINs; callers decide, and RLS on app.vendor_decisions still applies to the history). security invoker.';
 
 --
+-- Name: wallet_address_of(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.wallet_address_of(target uuid) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'the wallet needs the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  return (
+    select w.address from app.wallets w join app.users u on u.id = w.user_id
+    where w.user_id = target and u.status = 'active'
+  );
+end;
+$$;
+
+--
+-- Name: FUNCTION wallet_address_of(target uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.wallet_address_of(target uuid) IS 'The wallet address of an active user, for a transfer addressed by user id; null when the user is unknown, suspended or has no wallet. security definer: wallets are readable only by their owners; it returns one address (public on the chain anyway) to SUBSCRIBER and above.';
+
+--
+-- Name: wallet_chain_head(integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.wallet_chain_head(chain integer) RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select h.block_number from app_private.chain_heads h where h.chain_id = chain
+$$;
+
+--
+-- Name: FUNCTION wallet_chain_head(chain integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.wallet_chain_head(chain integer) IS 'The highest block the platform has seen on a chain, for counting confirmations. security definer: the heads are server state in app_private; it returns one public number.';
+
+--
+-- Name: wallet_transactions; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.wallet_transactions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    wallet_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    direction app.wallet_transaction_direction NOT NULL,
+    status app.wallet_transaction_status NOT NULL,
+    chain_id integer NOT NULL,
+    token_kind app.wallet_token_kind NOT NULL,
+    token_address text,
+    token_symbol text NOT NULL,
+    token_name text NOT NULL,
+    token_decimals smallint NOT NULL,
+    from_address text NOT NULL,
+    to_address text NOT NULL,
+    to_user_id uuid,
+    amount numeric(78,0) NOT NULL,
+    hash text,
+    nonce bigint,
+    log_index integer,
+    block_number bigint,
+    block_hash text,
+    gas_limit numeric(78,0),
+    max_fee_per_gas numeric(78,0),
+    max_priority_fee_per_gas numeric(78,0),
+    fee numeric(78,0),
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone,
+    submitted_at timestamp with time zone,
+    confirmed_at timestamp with time zone,
+    CONSTRAINT wallet_transactions_amount_check CHECK ((amount > (0)::numeric)),
+    CONSTRAINT wallet_transactions_block_hash_check CHECK ((block_hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT wallet_transactions_block_number_check CHECK ((block_number >= 0)),
+    CONSTRAINT wallet_transactions_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT wallet_transactions_error_check CHECK ((char_length(error) <= 500)),
+    CONSTRAINT wallet_transactions_fee_check CHECK ((fee >= (0)::numeric)),
+    CONSTRAINT wallet_transactions_from_address_check CHECK ((from_address ~ '^0x[0-9a-fA-F]{40}$'::text)),
+    CONSTRAINT wallet_transactions_gas_limit_check CHECK ((gas_limit > (0)::numeric)),
+    CONSTRAINT wallet_transactions_hash_check CHECK ((hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT wallet_transactions_in_shape CHECK (((direction = 'out'::app.wallet_transaction_direction) OR ((hash IS NOT NULL) AND (log_index IS NOT NULL) AND (block_number IS NOT NULL)))),
+    CONSTRAINT wallet_transactions_log_index_check CHECK ((log_index >= '-1'::integer)),
+    CONSTRAINT wallet_transactions_max_fee_per_gas_check CHECK ((max_fee_per_gas >= (0)::numeric)),
+    CONSTRAINT wallet_transactions_max_priority_fee_per_gas_check CHECK ((max_priority_fee_per_gas >= (0)::numeric)),
+    CONSTRAINT wallet_transactions_native_address CHECK (((token_kind = 'native'::app.wallet_token_kind) = (token_address IS NULL))),
+    CONSTRAINT wallet_transactions_nonce_check CHECK ((nonce >= 0)),
+    CONSTRAINT wallet_transactions_out_shape CHECK (((direction = 'in'::app.wallet_transaction_direction) OR ((expires_at IS NOT NULL) AND (log_index IS NULL) AND (gas_limit IS NOT NULL)))),
+    CONSTRAINT wallet_transactions_signed CHECK (((status = ANY (ARRAY['pending'::app.wallet_transaction_status, 'expired'::app.wallet_transaction_status])) OR (direction = 'in'::app.wallet_transaction_direction) OR ((hash IS NOT NULL) AND (nonce IS NOT NULL)))),
+    CONSTRAINT wallet_transactions_to_address_check CHECK ((to_address ~ '^0x[0-9a-fA-F]{40}$'::text)),
+    CONSTRAINT wallet_transactions_token_address_check CHECK ((token_address ~ '^0x[0-9a-fA-F]{40}$'::text)),
+    CONSTRAINT wallet_transactions_token_decimals_check CHECK (((token_decimals >= 0) AND (token_decimals <= 77)))
+);
+
+--
+-- Name: TABLE wallet_transactions; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.wallet_transactions IS 'A wallet''s history: transfers out (created pending by the owner, signed and sent on confirm, watched until mined) and transfers in (ERC-20 Transfer logs of known tokens and native value sent to the wallet, indexed from the chain). The token is kept as it was (kind, symbol, name, decimals). Written only by server paths; owners read their own.';
+
+--
+-- Name: COLUMN wallet_transactions.log_index; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.wallet_transactions.log_index IS 'Incoming only: the ERC-20 Transfer log''s index in its block, or -1 for native value (one per transaction).';
+
+--
+-- Name: COLUMN wallet_transactions.gas_limit; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.wallet_transactions.gas_limit IS 'Outgoing only: estimated when the transfer is created; with max_fee_per_gas it is the gas reserved from the native balance until the transfer ends.';
+
+--
+-- Name: wallet_transaction_json(app.wallet_transactions); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.wallet_transaction_json(t app.wallet_transactions) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', t.id,
+    'direction', t.direction,
+    'status', case when t.status = 'pending' and t.expires_at <= now() then 'expired' else t.status::text end,
+    'token', jsonb_build_object(
+      'kind', t.token_kind, 'symbol', t.token_symbol, 'name', t.token_name,
+      'decimals', t.token_decimals, 'address', t.token_address, 'chainId', t.chain_id
+    ),
+    'from', t.from_address,
+    'to', t.to_address,
+    'toUserId', t.to_user_id,
+    'amount', t.amount::text,
+    'hash', t.hash,
+    'nonce', t.nonce,
+    'blockNumber', t.block_number,
+    'confirmations', case when t.block_number is null then null
+      else greatest(coalesce(app.wallet_chain_head(t.chain_id), t.block_number) - t.block_number + 1, 1) end,
+    'fee', t.fee::text,
+    'error', t.error,
+    'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'expiresAt', to_char(t.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'confirmedAt', to_char(t.confirmed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  )
+$$;
+
+--
+-- Name: FUNCTION wallet_transaction_json(t app.wallet_transactions); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) IS 'A transaction as the API shows it (api-contract.md, Wallet): a pending transfer past its expiry already reads as expired, confirmations are counted against the newest block seen. Runs with the caller''s rights.';
+
+--
 -- Name: account_erase_messaging(uuid); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3110,6 +3411,53 @@ $$;
 COMMENT ON FUNCTION app_private.account_export_vendor(target_user_id uuid) IS 'Export part `vendor`: the person''s vendor (the live one, else the latest application) as its owner sees it, decisions included, with its settlements; never the payout account''s id.';
 
 --
+-- Name: account_export_wallet(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.account_export_wallet(target_user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', w.id,
+    'address', w.address,
+    'createdAt', app_private.iso_time(w.created_at),
+    'exportedAt', app_private.iso_time(w.exported_at),
+    'addedAssets', coalesce((
+      select jsonb_agg(jsonb_build_object('chainId', c.chain_id, 'address', c.address,
+                                          'symbol', c.symbol, 'name', c.name, 'decimals', c.decimals)
+                       order by t.created_at, t.id)
+      from app.wallet_tokens t
+      join app.chain_tokens c on c.chain_id = t.chain_id and c.address = t.address
+      where t.user_id = target_user_id), '[]'::jsonb),
+    'transactions', coalesce((
+      select jsonb_agg(jsonb_build_object(
+               'id', x.id, 'direction', x.direction, 'status', j ->> 'status',
+               'asset', j -> 'token', 'from', x.from_address, 'to', x.to_address,
+               'amount', x.amount::text, 'txid', x.hash, 'blockNumber', x.block_number,
+               'fee', x.fee::text, 'error', x.error,
+               'createdAt', app_private.iso_time(x.created_at),
+               'confirmedAt', app_private.iso_time(x.confirmed_at))
+             order by x.created_at, x.id)
+      from app.wallet_transactions x, app.wallet_transaction_json(x) j
+      where x.user_id = target_user_id), '[]'::jsonb),
+    'nfts', coalesce((
+      select jsonb_agg(jsonb_build_object('chainId', n.chain_id, 'contract', n.contract,
+                                          'id', n.token_id::text, 'standard', n.standard,
+                                          'balance', n.balance::text, 'name', n.name)
+                       order by n.created_at, n.contract, n.token_id)
+      from app.wallet_nfts n where n.user_id = target_user_id), '[]'::jsonb)
+  )
+  from app.wallets w where w.user_id = target_user_id
+$$;
+
+--
+-- Name: FUNCTION account_export_wallet(target_user_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.account_export_wallet(target_user_id uuid) IS 'Export part `wallet`: the wallet''s public data (address, when it was created and last exported), the ERC-20s added, every transaction (its token as `asset`, its hash as `txid`: the export''s keys never look like secrets) and the NFTs held; null without a wallet. Never key material: the sealed key stays in app_private.wallet_keys (the key itself leaves only through POST /api/wallet/export).';
+
+--
 -- Name: after_order_change(app.orders, text); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3233,6 +3581,45 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) IS 'The owner''s SYSTEM notification of an ADMIN''s decision on their vendor (data: kind vendor.status_changed, vendorId, status, commissionBps), with the decision''s reason as its body; a suspension is high priority.';
+
+--
+-- Name: allocate_wallet_nonce(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.allocate_wallet_nonce(wallet uuid) RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update app_private.wallet_nonces n set next_nonce = n.next_nonce + 1, updated_at = now()
+  where n.wallet_id = wallet
+  returning n.next_nonce - 1
+$$;
+
+--
+-- Name: FUNCTION allocate_wallet_nonce(wallet uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.allocate_wallet_nonce(wallet uuid) IS 'Takes the wallet''s next nonce and moves the counter on, holding the row lock until commit: distinct, gapless nonces for concurrent confirms (a rolled-back confirm gives its number back). Server path only.';
+
+--
+-- Name: announce_wallet(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.announce_wallet() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform pg_notify('agora_wallets', new.address);
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION announce_wallet(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.announce_wallet() IS 'NOTIFY agora_wallets with a new wallet''s address at commit: the local stack funds new wallets on its development chain (stack/chain/local.ts); nothing listens hosted.';
 
 --
 -- Name: apply_payment_intent(text, text, bigint, text, boolean); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3838,6 +4225,74 @@ $$;
 COMMENT ON FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) IS 'A checkout in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.create_checkout as the caller, so the commit follows at once on the server and the products'' row locks are never held across a round trip. Only the API''s own role may call it: it trusts the claims it is given.';
 
 --
+-- Name: create_wallet_transfer(uuid, integer, app.wallet_token_kind, text, text, text, integer, text, uuid, numeric, numeric, numeric, numeric, numeric); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.create_wallet_transfer(owner uuid, chain integer, kind app.wallet_token_kind, token text, symbol text, token_full_name text, decimals integer, recipient text, recipient_user uuid, transfer_amount numeric, transfer_gas_limit numeric, transfer_max_fee numeric, token_balance numeric, native_balance numeric) RETURNS app.wallet_transactions
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  w app.wallets;
+  token_reserved numeric;
+  native_reserved numeric;
+  gas_reserved numeric;
+  gas numeric := transfer_gas_limit * transfer_max_fee;
+  created app.wallet_transactions;
+begin
+  select * into w from app.wallets where user_id = owner for update;
+  if not found then
+    raise exception 'you have no wallet yet (POST /api/wallet/create)' using errcode = 'AG404';
+  end if;
+  select
+    coalesce(sum(t.amount) filter (where t.token_address is not distinct from token), 0),
+    coalesce(sum(t.amount) filter (where t.token_kind = 'native'), 0),
+    coalesce(sum(t.gas_limit * t.max_fee_per_gas), 0)
+  into token_reserved, native_reserved, gas_reserved
+  from app.wallet_transactions t
+  where t.wallet_id = w.id and t.direction = 'out'
+    and (t.status = 'submitted' or (t.status = 'pending' and t.expires_at > now()));
+  if kind = 'native' then
+    if transfer_amount + gas + native_reserved + gas_reserved > native_balance then
+      raise exception 'the balance less pending transfers and gas does not cover this amount'
+        using errcode = 'AG422', hint = 'insufficient_funds',
+        detail = jsonb_build_object('token', 'native', 'balance', native_balance::text,
+          'reserved', (native_reserved + gas_reserved)::text, 'amount', transfer_amount::text, 'gas', gas::text)::text;
+    end if;
+  else
+    if transfer_amount + token_reserved > token_balance then
+      raise exception 'the balance less pending transfers does not cover this amount'
+        using errcode = 'AG422', hint = 'insufficient_funds',
+        detail = jsonb_build_object('token', token, 'balance', token_balance::text,
+          'reserved', token_reserved::text, 'amount', transfer_amount::text)::text;
+    end if;
+    if gas + native_reserved + gas_reserved > native_balance then
+      raise exception 'the native balance does not cover the gas of this transfer'
+        using errcode = 'AG422', hint = 'insufficient_funds',
+        detail = jsonb_build_object('token', 'native', 'balance', native_balance::text,
+          'reserved', (native_reserved + gas_reserved)::text, 'gas', gas::text)::text;
+    end if;
+  end if;
+  insert into app.wallet_transactions (
+    wallet_id, user_id, direction, status, chain_id, token_kind, token_address, token_symbol,
+    token_name, token_decimals, from_address, to_address, to_user_id, amount, gas_limit,
+    max_fee_per_gas, expires_at
+  ) values (
+    w.id, owner, 'out', 'pending', chain, kind, token, symbol, token_full_name, decimals,
+    w.address, recipient, recipient_user, transfer_amount, transfer_gas_limit, transfer_max_fee,
+    now() + make_interval(secs => app.config_int('wallet', 'pendingTtlSeconds'))
+  ) returning * into created;
+  return created;
+end;
+$$;
+
+--
+-- Name: FUNCTION create_wallet_transfer(owner uuid, chain integer, kind app.wallet_token_kind, token text, symbol text, token_full_name text, decimals integer, recipient text, recipient_user uuid, transfer_amount numeric, transfer_gas_limit numeric, transfer_max_fee numeric, token_balance numeric, native_balance numeric); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.create_wallet_transfer(owner uuid, chain integer, kind app.wallet_token_kind, token text, symbol text, token_full_name text, decimals integer, recipient text, recipient_user uuid, transfer_amount numeric, transfer_gas_limit numeric, transfer_max_fee numeric, token_balance numeric, native_balance numeric) IS 'Creates a pending transfer that expires after wallet.pendingTtlSeconds, when the chain balances the server read cover it after what is still in flight (amounts in their token, gas in native currency); else AG422 insufficient_funds with the figures. The wallet row lock serializes transfers of one wallet. Server path only: the balances are the server''s reading of the chain.';
+
+--
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -3991,6 +4446,28 @@ $$;
 COMMENT ON FUNCTION app_private.expire_reservations() IS 'Cancels the unpaid orders of checkouts whose reservation (store.reservationMinutes) ran out, so their stock is available again, and queues the cancellation of their payment intents. Returns how many checkouts it closed. Skips checkouts locked by a payment in progress (the next run sees them). Run every minute by pg_cron.';
 
 --
+-- Name: expire_wallet_transfers(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.expire_wallet_transfers() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with expired as (
+    update app.wallet_transactions t set status = 'expired'
+    where t.status = 'pending' and t.expires_at <= now()
+    returning 1
+  )
+  select count(*)::integer from expired
+$$;
+
+--
+-- Name: FUNCTION expire_wallet_transfers(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.expire_wallet_transfers() IS 'pg_cron (agora-expire-wallet-transfers): pending transfers past their expiry become expired, with their event and notification; returns how many.';
+
+--
 -- Name: fail_job(bigint, uuid, text, interval, boolean); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -4059,6 +4536,53 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) IS 'Marks an event handled, with what it did (for operators reading app_private.stripe_events).';
+
+--
+-- Name: finish_wallet_transaction(uuid, app.wallet_transaction_status, bigint, text, numeric, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.finish_wallet_transaction(target_id uuid, outcome app.wallet_transaction_status, mined_block bigint, mined_block_hash text, paid_fee numeric, failure text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if outcome not in ('confirmed', 'failed') then
+    raise exception 'a transfer finishes confirmed or failed' using errcode = '22023';
+  end if;
+  update app.wallet_transactions t
+  set status = outcome, block_number = mined_block, block_hash = mined_block_hash, fee = paid_fee,
+      error = left(failure, 500), confirmed_at = case when outcome = 'confirmed' then now() end
+  where t.id = target_id and t.status = 'submitted';
+  return found;
+end;
+$$;
+
+--
+-- Name: FUNCTION finish_wallet_transaction(target_id uuid, outcome app.wallet_transaction_status, mined_block bigint, mined_block_hash text, paid_fee numeric, failure text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.finish_wallet_transaction(target_id uuid, outcome app.wallet_transaction_status, mined_block bigint, mined_block_hash text, paid_fee numeric, failure text) IS 'Moves a submitted transfer to confirmed or failed with its block, fee and error; false when it had already moved on (a watcher ran twice). Server path only.';
+
+--
+-- Name: format_token_amount(numeric, integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.format_token_amount(amount numeric, decimals integer) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select case
+    when decimals = 0 then amount::text
+    else rtrim(rtrim(left(d.digits, length(d.digits) - decimals) || '.' || right(d.digits, decimals), '0'), '.')
+  end
+  from (select lpad(amount::text, greatest(decimals + 1, length(amount::text)), '0') as digits) d
+$$;
+
+--
+-- Name: FUNCTION format_token_amount(amount numeric, decimals integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.format_token_amount(amount numeric, decimals integer) IS 'A base-unit amount as whole tokens (trailing zeros dropped), for notification texts.';
 
 --
 -- Name: guard_attachment_update(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -4463,6 +4987,56 @@ $$;
 COMMENT ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) IS 'A pending settlement whose vendor cannot be paid now (no active payout account): held, paid when the account becomes active.';
 
 --
+-- Name: wallets; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.wallets (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    address text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    exported_at timestamp with time zone,
+    CONSTRAINT wallets_address_check CHECK ((address ~ '^0x[0-9a-fA-F]{40}$'::text))
+);
+
+--
+-- Name: TABLE wallets; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.wallets IS 'One custodial wallet per user: its address (EIP-55 checksummed) and when its key was last exported. The key itself is in app_private.wallet_keys, encrypted.';
+
+--
+-- Name: insert_wallet(uuid, uuid, text, text, bytea, bytea); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.insert_wallet(new_wallet_id uuid, new_owner uuid, new_address text, master_key_id text, sealed_data_key bytea, sealed_private_key bytea) RETURNS app.wallets
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  created app.wallets;
+begin
+  insert into app.wallets (id, user_id, address) values (new_wallet_id, new_owner, new_address)
+  on conflict (user_id) do nothing
+  returning * into created;
+  if created.id is null then
+    raise exception 'this user already has a wallet' using errcode = 'AG409';
+  end if;
+  insert into app_private.wallet_keys (wallet_id, key_id, wrapped_data_key, encrypted_private_key)
+  values (new_wallet_id, master_key_id, sealed_data_key, sealed_private_key);
+  insert into app_private.wallet_nonces (wallet_id) values (new_wallet_id);
+  update app.users u set wallet_address = new_address where u.id = new_owner;
+  return created;
+end;
+$$;
+
+--
+-- Name: FUNCTION insert_wallet(new_wallet_id uuid, new_owner uuid, new_address text, master_key_id text, sealed_data_key bytea, sealed_private_key bytea); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.insert_wallet(new_wallet_id uuid, new_owner uuid, new_address text, master_key_id text, sealed_data_key bytea, sealed_private_key bytea) IS 'Stores a new wallet, its sealed key and its nonce counter, and sets the user''s wallet_address; AG409 when the user already has one (a concurrent first sign-in loses cleanly). Server path only.';
+
+--
 -- Name: iso_time(timestamp with time zone); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -4708,6 +5282,25 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.next_job_at(kinds text[]) IS 'The next time a job of these kinds becomes claimable (due run_at or lease end); null if none. The local worker sets its timer by it.';
+
+--
+-- Name: note_chain_head(integer, bigint); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.note_chain_head(chain integer, head bigint) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  insert into app_private.chain_heads as h (chain_id, block_number) values (chain, head)
+  on conflict (chain_id) do update set block_number = greatest(h.block_number, excluded.block_number),
+    updated_at = now()
+$$;
+
+--
+-- Name: FUNCTION note_chain_head(chain integer, head bigint); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.note_chain_head(chain integer, head bigint) IS 'Records the newest block seen on a chain (never moves back), for confirmation counts.';
 
 --
 -- Name: notification_deleted_event(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -5285,6 +5878,59 @@ $$;
 COMMENT ON FUNCTION app_private.record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb) IS 'The webhook''s one write: the event (verified by its signature before this) stored under its id and a store.stripe_event job queued, in one statement''s transaction; an event id seen before does nothing and returns false. Called by the webhook route on the API''s own connection.';
 
 --
+-- Name: refresh_wallet_nfts(integer, text[], text[], numeric[]); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with keys as (
+    select distinct k.holder, k.contract, k.token_id
+    from unnest(holders, contracts, token_ids) as k (holder, contract, token_id)
+  ),
+  balances as (
+    select w.id as wallet_id, w.user_id, k.contract, k.token_id,
+           coalesce((select sum(x.amount) from app_private.nft_transfers x
+                     where x.chain_id = chain and x.to_address = k.holder
+                       and x.contract = k.contract and x.token_id = k.token_id), 0)
+         - coalesce((select sum(x.amount) from app_private.nft_transfers x
+                     where x.chain_id = chain and x.from_address = k.holder
+                       and x.contract = k.contract and x.token_id = k.token_id), 0) as balance,
+           (select x.standard from app_private.nft_transfers x
+            where x.chain_id = chain and x.contract = k.contract limit 1) as standard
+    from keys k join app.wallets w on w.address = k.holder
+  ),
+  gone as (
+    delete from app.wallet_nfts n using balances b
+    where b.balance <= 0 and n.wallet_id = b.wallet_id and n.chain_id = chain
+      and n.contract = b.contract and n.token_id = b.token_id
+    returning 1
+  )
+  insert into app.wallet_nfts as n (
+    wallet_id, user_id, chain_id, contract, token_id, standard, balance, token_uri, name, image,
+    collection_name, collection_symbol
+  )
+  select b.wallet_id, b.user_id, chain, b.contract, b.token_id, b.standard, b.balance,
+         m.token_uri, m.name, m.image, c.name, c.symbol
+  from balances b
+  left join app_private.nft_tokens m
+    on m.chain_id = chain and m.contract = b.contract and m.token_id = b.token_id
+  left join app_private.nft_collections c on c.chain_id = chain and c.contract = b.contract
+  where b.balance > 0
+  on conflict (wallet_id, chain_id, contract, token_id) do update
+    set balance = excluded.balance, token_uri = excluded.token_uri, name = excluded.name,
+        image = excluded.image, collection_name = excluded.collection_name,
+        collection_symbol = excluded.collection_symbol, updated_at = now()
+$$;
+
+--
+-- Name: FUNCTION refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]) IS 'Recomputes the holdings of the given (holder, contract, token id) triples from app_private.nft_transfers: positive balances are upserted into app.wallet_nfts with their metadata, the rest deleted. The follower calls it after indexing or rolling back blocks. Server path only.';
+
+--
 -- Name: refund_to_make(uuid); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -5402,6 +6048,59 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid) IS 'Ends every live session of a user (but keep_session_id), at once: the session check of every request and the topic rule read app.sessions. Returns how many ended.';
+
+--
+-- Name: rollback_chain_index(integer, bigint, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  affected integer;
+  touched record;
+  moved record;
+begin
+  delete from app.wallet_transactions t
+  where t.chain_id = chain and t.direction = 'in' and t.block_number > fork;
+  get diagnostics affected = row_count;
+  for moved in
+    update app.wallet_transactions t
+    set status = 'submitted', block_number = null, block_hash = null, fee = null, confirmed_at = null,
+        error = null
+    where t.chain_id = chain and t.direction = 'out' and t.block_number > fork
+    returning t.id
+  loop
+    perform app_private.enqueue_job('wallet.watch', jsonb_build_object('transactionId', moved.id, 'round', 1),
+      now(), null, 100);
+    affected := affected + 1;
+  end loop;
+  select array_agg(k.holder) as holders, array_agg(k.contract) as contracts, array_agg(k.token_id) as token_ids
+  into touched
+  from (
+    select x.to_address as holder, x.contract, x.token_id from app_private.nft_transfers x
+    where x.chain_id = chain and x.block_number > fork
+    union
+    select x.from_address, x.contract, x.token_id from app_private.nft_transfers x
+    where x.chain_id = chain and x.block_number > fork
+  ) k;
+  delete from app_private.nft_transfers x where x.chain_id = chain and x.block_number > fork;
+  if touched.holders is not null then
+    perform app_private.refresh_wallet_nfts(chain, touched.holders, touched.contracts, touched.token_ids);
+  end if;
+  delete from app_private.chain_blocks b where b.chain_id = chain and b.number > fork;
+  update app_private.chain_cursors c set block_number = fork, block_hash = fork_hash, updated_at = now()
+  where c.chain_id = chain;
+  return affected;
+end;
+$$;
+
+--
+-- Name: FUNCTION rollback_chain_index(chain integer, fork bigint, fork_hash text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) IS 'Rolls the follower back to block `fork` after a reorganization: incoming transfers and NFT logs above it are deleted (holdings recomputed), outgoing transfers mined above it return to submitted with a wallet.watch job, block hashes above it are dropped and the cursor moves to the fork. Returns the transactions touched. Server path only.';
 
 --
 -- Name: run_scheduled_settlements(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -5589,6 +6288,59 @@ $$;
 COMMENT ON FUNCTION app_private.store_currency() IS 'The store''s one currency (store.currency of the current configuration, its default otherwise). security definer: the configuration is readable by ADMINs only; it returns one code.';
 
 --
+-- Name: submit_wallet_transaction(uuid, bigint, text, text, numeric, numeric); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.submit_wallet_transaction(target_id uuid, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) RETURNS app.wallet_transactions
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  updated app.wallet_transactions;
+begin
+  update app.wallet_transactions t
+  set status = 'submitted', nonce = signed_nonce, hash = signed_hash,
+      max_fee_per_gas = signed_max_fee, max_priority_fee_per_gas = signed_priority_fee,
+      submitted_at = now()
+  where t.id = target_id and t.status = 'pending'
+  returning * into updated;
+  if updated.id is null then
+    raise exception 'the transaction is no longer pending' using errcode = 'AG409';
+  end if;
+  insert into app_private.wallet_signed_transactions (transaction_id, raw) values (target_id, raw);
+  perform app_private.enqueue_job('wallet.broadcast', jsonb_build_object('transactionId', target_id),
+    now(), 'wallet.broadcast:' || target_id, 25);
+  return updated;
+end;
+$$;
+
+--
+-- Name: FUNCTION submit_wallet_transaction(target_id uuid, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.submit_wallet_transaction(target_id uuid, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) IS 'Records a signed transfer (nonce, hash, the raw bytes) as submitted and queues its wallet.broadcast job, in the confirm''s transaction: the bytes are stored before anything is sent. Server path only.';
+
+--
+-- Name: sync_wallet_nonce(uuid, bigint); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.sync_wallet_nonce(wallet uuid, chain_nonce bigint) RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update app_private.wallet_nonces n
+  set next_nonce = greatest(n.next_nonce, chain_nonce), updated_at = now()
+  where n.wallet_id = wallet
+  returning n.next_nonce
+$$;
+
+--
+-- Name: FUNCTION sync_wallet_nonce(wallet uuid, chain_nonce bigint); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.sync_wallet_nonce(wallet uuid, chain_nonce bigint) IS 'Moves a wallet''s nonce counter up to the chain''s count (never down), after the node said a nonce was taken outside the platform. Server path only.';
+
+--
 -- Name: touch_push_device(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -5627,6 +6379,26 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest without trusting callers.';
+
+--
+-- Name: touch_wallet_transaction(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.touch_wallet_transaction() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+--
+-- Name: FUNCTION touch_wallet_transaction(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.touch_wallet_transaction() IS 'Keeps updated_at on the server''s clock.';
 
 --
 -- Name: validate_notification_preferences(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -5679,6 +6451,79 @@ $$;
 COMMENT ON FUNCTION app_private.validate_notification_preferences() IS 'Preferences hold known types and channels with boolean values, and quiet hours on whole minutes, not empty, in a time zone Postgres knows by name (pg_timezone_names, checked only when the zone changes: reading that view costs milliseconds). AG400 otherwise, whatever path wrote the row. security definer: it reads pg_timezone_names whoever writes.';
 
 --
+-- Name: wallet_transaction_events(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.wallet_transaction_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  t app.wallet_transactions;
+  payload jsonb;
+  amount_text text;
+  title text;
+  body text;
+begin
+  if tg_op = 'DELETE' then
+    -- A row going with its wallet or its owner (an account deletion) is not news to anyone.
+    if not exists (
+      select 1 from app.wallets w join app.users u on u.id = w.user_id where w.id = old.wallet_id
+    ) then
+      return null;
+    end if;
+    t := old;
+    t.status := 'failed';
+    t.error := 'removed by a chain reorganization';
+  else
+    t := new;
+  end if;
+  payload := app.wallet_transaction_json(t);
+  perform app_private.emit_event('user:' || t.user_id, 'wallet.transaction.updated', payload);
+  amount_text := app_private.format_token_amount(t.amount, t.token_decimals) || ' ' || t.token_symbol;
+  if t.direction = 'out' then
+    title := case t.status
+      when 'pending' then 'Transfer waiting for your confirmation'
+      when 'submitted' then 'Transfer sent'
+      when 'confirmed' then 'Transfer confirmed'
+      when 'failed' then 'Transfer failed'
+      when 'expired' then 'Transfer expired'
+    end;
+    body := case t.status
+      when 'pending' then format('Confirm sending %s to %s before it expires.', amount_text, t.to_address)
+      when 'submitted' then format('%s to %s is on its way.', amount_text, t.to_address)
+      when 'confirmed' then format('%s reached %s.', amount_text, t.to_address)
+      when 'failed' then format('%s to %s did not go through: %s', amount_text, t.to_address, coalesce(t.error, 'failed'))
+      when 'expired' then format('%s to %s was not confirmed in time; nothing was sent.', amount_text, t.to_address)
+    end;
+  else
+    title := case t.status
+      when 'confirmed' then 'Transfer received'
+      when 'failed' then 'Incoming transfer reversed'
+      else 'Incoming transfer'
+    end;
+    body := case t.status
+      when 'confirmed' then format('%s arrived from %s.', amount_text, t.from_address)
+      when 'failed' then format('%s from %s was removed from the chain by a reorganization.', amount_text, t.from_address)
+      else format('%s from %s is waiting for confirmations.', amount_text, t.from_address)
+    end;
+  end if;
+  perform app_private.notify(
+    t.user_id, 'WALLET', left(title, 200), left(body, 2000),
+    jsonb_build_object('transactionId', t.id, 'status', payload ->> 'status', 'direction', t.direction),
+    'normal', 'wallet.transaction:' || t.id
+  );
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION wallet_transaction_events(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.wallet_transaction_events() IS 'wallet.transaction.updated on user:<owner> and a WALLET notification (one per transaction, collapsed, updated at each change) for every new transaction row and every status change; an incoming row deleted by a reorganization is announced as failed (not one deleted with its wallet, as in an account deletion). security definer: it writes the event log and the inbox.';
+
+--
 -- Name: wants(jsonb, app.notification_type, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -5728,6 +6573,30 @@ ALTER TABLE app.access_logs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: chain_tokens; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.chain_tokens (
+    chain_id integer NOT NULL,
+    address text NOT NULL,
+    symbol text NOT NULL,
+    name text NOT NULL,
+    decimals smallint NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT chain_tokens_address_check CHECK ((address ~ '^0x[0-9a-fA-F]{40}$'::text)),
+    CONSTRAINT chain_tokens_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT chain_tokens_decimals_check CHECK (((decimals >= 0) AND (decimals <= 77))),
+    CONSTRAINT chain_tokens_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200))),
+    CONSTRAINT chain_tokens_symbol_check CHECK (((char_length(symbol) >= 1) AND (char_length(symbol) <= 64)))
+);
+
+--
+-- Name: TABLE chain_tokens; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.chain_tokens IS 'ERC-20 tokens as the chain describes them (symbol, name, decimals), read and checked once by the server: the platform''s tokens and every token a user added. Public chain data, readable from SUBSCRIBER up.';
 
 --
 -- Name: checkouts; Type: TABLE; Schema: app; Owner: -
@@ -6321,6 +7190,54 @@ ALTER TABLE app.vendor_decisions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
 );
 
 --
+-- Name: wallet_nfts; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.wallet_nfts (
+    wallet_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    chain_id integer NOT NULL,
+    contract text NOT NULL,
+    token_id numeric(78,0) NOT NULL,
+    standard app.nft_standard NOT NULL,
+    balance numeric(78,0) NOT NULL,
+    token_uri text,
+    name text,
+    image text,
+    collection_name text,
+    collection_symbol text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT wallet_nfts_balance_check CHECK ((balance > (0)::numeric)),
+    CONSTRAINT wallet_nfts_contract_check CHECK ((contract ~ '^0x[0-9a-fA-F]{40}$'::text)),
+    CONSTRAINT wallet_nfts_token_id_check CHECK ((token_id >= (0)::numeric))
+);
+
+--
+-- Name: TABLE wallet_nfts; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.wallet_nfts IS 'What each wallet holds of the configured NFT collections, computed from their transfer logs (app_private.nft_transfers) by the follower, with the token''s metadata. Owners read their own.';
+
+--
+-- Name: wallet_tokens; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.wallet_tokens (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    chain_id integer NOT NULL,
+    address text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE wallet_tokens; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.wallet_tokens IS 'The custom ERC-20s each user follows (besides native currency and the platform''s tokens, which everyone has); added only after the server checked the contract on the chain.';
+
+--
 -- Name: account_erasure_steps; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -6388,6 +7305,62 @@ CREATE TABLE app_private.catalog_words (
 --
 
 COMMENT ON TABLE app_private.catalog_words IS 'Every word (3 to 40 letters) of product titles and tags: the vocabulary misspelt searches are corrected against (app_private.correct_spelling). Only added to, by the products write trigger when a text changes; a word whose products are gone stays (a correction to it then finds nothing). Server only.';
+
+--
+-- Name: chain_blocks; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.chain_blocks (
+    chain_id integer NOT NULL,
+    number bigint NOT NULL,
+    hash text NOT NULL,
+    parent_hash text NOT NULL,
+    indexed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT chain_blocks_hash_check CHECK ((hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT chain_blocks_number_check CHECK ((number >= 0)),
+    CONSTRAINT chain_blocks_parent_hash_check CHECK ((parent_hash ~ '^0x[0-9a-f]{64}$'::text))
+);
+
+--
+-- Name: TABLE chain_blocks; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.chain_blocks IS 'The hashes of the last blocks the follower indexed (the last 128), to find where the chain forked when a reorganization replaced them.';
+
+--
+-- Name: chain_cursors; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.chain_cursors (
+    chain_id integer NOT NULL,
+    block_number bigint NOT NULL,
+    block_hash text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT chain_cursors_block_number_check CHECK ((block_number >= '-1'::integer))
+);
+
+--
+-- Name: TABLE chain_cursors; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.chain_cursors IS 'Where the chain follower stands: the last block it indexed and that block''s hash. Moved with a compare-and-set, so two followers never index the same blocks; a restart resumes here.';
+
+--
+-- Name: chain_heads; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.chain_heads (
+    chain_id integer NOT NULL,
+    block_number bigint NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT chain_heads_block_number_check CHECK ((block_number >= 0))
+);
+
+--
+-- Name: TABLE chain_heads; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.chain_heads IS 'The highest block seen by the follower or a transaction watcher: what confirmations are counted against.';
 
 --
 -- Name: checkout_secrets; Type: TABLE; Schema: app_private; Owner: -
@@ -6479,6 +7452,71 @@ CREATE TABLE app_private.magic_links (
 --
 
 COMMENT ON TABLE app_private.magic_links IS 'Magic-link tokens as SHA-256 hashes: single use, short-lived; a leaked table signs nobody in.';
+
+--
+-- Name: nft_collections; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.nft_collections (
+    chain_id integer NOT NULL,
+    contract text NOT NULL,
+    standard app.nft_standard NOT NULL,
+    name text,
+    symbol text
+);
+
+--
+-- Name: TABLE nft_collections; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.nft_collections IS 'Name and symbol of each indexed NFT collection, read once from the chain.';
+
+--
+-- Name: nft_tokens; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.nft_tokens (
+    chain_id integer NOT NULL,
+    contract text NOT NULL,
+    token_id numeric(78,0) NOT NULL,
+    token_uri text,
+    name text,
+    image text,
+    fetched_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE nft_tokens; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.nft_tokens IS 'Token URI metadata per NFT, read once from the chain (data: URIs decoded; other URIs kept for clients to fetch).';
+
+--
+-- Name: nft_transfers; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.nft_transfers (
+    chain_id integer NOT NULL,
+    block_number bigint NOT NULL,
+    block_hash text NOT NULL,
+    transaction_hash text NOT NULL,
+    log_index integer NOT NULL,
+    batch_index integer DEFAULT 0 NOT NULL,
+    standard app.nft_standard NOT NULL,
+    contract text NOT NULL,
+    token_id numeric(78,0) NOT NULL,
+    from_address text NOT NULL,
+    to_address text NOT NULL,
+    amount numeric(78,0) NOT NULL,
+    CONSTRAINT nft_transfers_amount_check CHECK ((amount >= (0)::numeric)),
+    CONSTRAINT nft_transfers_token_id_check CHECK ((token_id >= (0)::numeric))
+);
+
+--
+-- Name: TABLE nft_transfers; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.nft_transfers IS 'ERC-721 Transfer and ERC-1155 TransferSingle/TransferBatch logs of the configured collections that involve a platform wallet: the source holdings are computed from, and what a reorganization rolls back.';
 
 --
 -- Name: notification_batch_chunks; Type: TABLE; Schema: app_private; Owner: -
@@ -6674,6 +7712,73 @@ CREATE TABLE app_private.stripe_events (
 COMMENT ON TABLE app_private.stripe_events IS 'Every verified webhook event of the payment provider, once: the primary key is the event id, so a replayed delivery inserts nothing and queues nothing. processed_at and outcome are set by the store.stripe_event job.';
 
 --
+-- Name: wallet_keys; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.wallet_keys (
+    wallet_id uuid NOT NULL,
+    scheme text DEFAULT 'v1'::text NOT NULL,
+    key_id text NOT NULL,
+    wrapped_data_key bytea NOT NULL,
+    encrypted_private_key bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    rewrapped_at timestamp with time zone,
+    CONSTRAINT wallet_keys_encrypted_private_key_check CHECK ((octet_length(encrypted_private_key) = 60)),
+    CONSTRAINT wallet_keys_key_id_check CHECK ((key_id ~ '^[0-9a-f]{16}$'::text)),
+    CONSTRAINT wallet_keys_scheme_check CHECK ((scheme = 'v1'::text)),
+    CONSTRAINT wallet_keys_wrapped_data_key_check CHECK ((octet_length(wrapped_data_key) = 60))
+);
+
+--
+-- Name: TABLE wallet_keys; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.wallet_keys IS 'Wallet private keys, only as ciphertext: each sealed with AES-256-GCM under a per-wallet data key (12-byte IV, 32-byte key, 16-byte tag), the data key sealed under the master key named by key_id; wallet id and address are the additional authenticated data of both. No API role can read it.';
+
+--
+-- Name: COLUMN wallet_keys.key_id; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON COLUMN app_private.wallet_keys.key_id IS 'The master key that wraps this data key: the first 16 hex digits of its SHA-256, so the rotation command knows what still needs re-wrapping.';
+
+--
+-- Name: wallet_nonces; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.wallet_nonces (
+    wallet_id uuid NOT NULL,
+    next_nonce bigint DEFAULT 0 NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT wallet_nonces_next_nonce_check CHECK ((next_nonce >= 0))
+);
+
+--
+-- Name: TABLE wallet_nonces; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.wallet_nonces IS 'The next transaction nonce of each wallet. app_private.allocate_wallet_nonce takes it and moves it on in the confirming transaction: concurrent confirms of one wallet wait on this row, and a confirm that rolls back gives its nonce back, so nonces are distinct and gapless.';
+
+--
+-- Name: wallet_signed_transactions; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.wallet_signed_transactions (
+    transaction_id uuid NOT NULL,
+    raw text NOT NULL,
+    broadcasts integer DEFAULT 0 NOT NULL,
+    last_broadcast_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT wallet_signed_transactions_broadcasts_check CHECK ((broadcasts >= 0)),
+    CONSTRAINT wallet_signed_transactions_raw_check CHECK ((raw ~ '^0x[0-9a-f]+$'::text))
+);
+
+--
+-- Name: TABLE wallet_signed_transactions; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.wallet_signed_transactions IS 'The signed raw transaction of every submitted transfer, stored with its hash in the confirming transaction before anything is broadcast: a retry after an outage sends the same bytes, so a transfer can never go out twice.';
+
+--
 -- Name: access_logs access_logs_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -6693,6 +7798,13 @@ ALTER TABLE ONLY app.attachments
 
 ALTER TABLE ONLY app.attachments
     ADD CONSTRAINT attachments_storage_key_key UNIQUE (storage_key);
+
+--
+-- Name: chain_tokens chain_tokens_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.chain_tokens
+    ADD CONSTRAINT chain_tokens_pkey PRIMARY KEY (chain_id, address);
 
 --
 -- Name: checkouts checkouts_buyer_idempotency_key; Type: CONSTRAINT; Schema: app; Owner: -
@@ -6996,6 +8108,55 @@ ALTER TABLE ONLY app.vendors
     ADD CONSTRAINT vendors_slug_key UNIQUE (slug);
 
 --
+-- Name: wallet_nfts wallet_nfts_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_nfts
+    ADD CONSTRAINT wallet_nfts_pkey PRIMARY KEY (wallet_id, chain_id, contract, token_id);
+
+--
+-- Name: wallet_tokens wallet_tokens_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_tokens
+    ADD CONSTRAINT wallet_tokens_pkey PRIMARY KEY (id);
+
+--
+-- Name: wallet_tokens wallet_tokens_user_id_chain_id_address_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_tokens
+    ADD CONSTRAINT wallet_tokens_user_id_chain_id_address_key UNIQUE (user_id, chain_id, address);
+
+--
+-- Name: wallet_transactions wallet_transactions_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_transactions
+    ADD CONSTRAINT wallet_transactions_pkey PRIMARY KEY (id);
+
+--
+-- Name: wallets wallets_address_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallets
+    ADD CONSTRAINT wallets_address_key UNIQUE (address);
+
+--
+-- Name: wallets wallets_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallets
+    ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
+
+--
+-- Name: wallets wallets_user_id_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallets
+    ADD CONSTRAINT wallets_user_id_key UNIQUE (user_id);
+
+--
 -- Name: account_erasure_steps account_erasure_steps_function_name_key; Type: CONSTRAINT; Schema: app_private; Owner: -
 --
 
@@ -7043,6 +8204,27 @@ ALTER TABLE ONLY app_private.catalog_counts
 
 ALTER TABLE ONLY app_private.catalog_words
     ADD CONSTRAINT catalog_words_pkey PRIMARY KEY (word);
+
+--
+-- Name: chain_blocks chain_blocks_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.chain_blocks
+    ADD CONSTRAINT chain_blocks_pkey PRIMARY KEY (chain_id, number);
+
+--
+-- Name: chain_cursors chain_cursors_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.chain_cursors
+    ADD CONSTRAINT chain_cursors_pkey PRIMARY KEY (chain_id);
+
+--
+-- Name: chain_heads chain_heads_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.chain_heads
+    ADD CONSTRAINT chain_heads_pkey PRIMARY KEY (chain_id);
 
 --
 -- Name: checkout_secrets checkout_secrets_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -7099,6 +8281,27 @@ ALTER TABLE ONLY app_private.magic_links
 
 ALTER TABLE ONLY app_private.magic_links
     ADD CONSTRAINT magic_links_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: nft_collections nft_collections_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.nft_collections
+    ADD CONSTRAINT nft_collections_pkey PRIMARY KEY (chain_id, contract);
+
+--
+-- Name: nft_tokens nft_tokens_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.nft_tokens
+    ADD CONSTRAINT nft_tokens_pkey PRIMARY KEY (chain_id, contract, token_id);
+
+--
+-- Name: nft_transfers nft_transfers_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.nft_transfers
+    ADD CONSTRAINT nft_transfers_pkey PRIMARY KEY (chain_id, transaction_hash, log_index, batch_index);
 
 --
 -- Name: notification_batch_chunks notification_batch_chunks_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -7169,6 +8372,27 @@ ALTER TABLE ONLY app_private.siwe_nonces
 
 ALTER TABLE ONLY app_private.stripe_events
     ADD CONSTRAINT stripe_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: wallet_keys wallet_keys_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.wallet_keys
+    ADD CONSTRAINT wallet_keys_pkey PRIMARY KEY (wallet_id);
+
+--
+-- Name: wallet_nonces wallet_nonces_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.wallet_nonces
+    ADD CONSTRAINT wallet_nonces_pkey PRIMARY KEY (wallet_id);
+
+--
+-- Name: wallet_signed_transactions wallet_signed_transactions_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.wallet_signed_transactions
+    ADD CONSTRAINT wallet_signed_transactions_pkey PRIMARY KEY (transaction_id);
 
 --
 -- Name: access_logs_created_at_brin; Type: INDEX; Schema: app; Owner: -
@@ -7603,6 +8827,78 @@ CREATE INDEX vendors_owner_id_idx ON app.vendors USING btree (owner_id);
 CREATE INDEX vendors_status_created_idx ON app.vendors USING btree (status, created_at DESC, id DESC);
 
 --
+-- Name: wallet_nfts_user_order_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_nfts_user_order_idx ON app.wallet_nfts USING btree (user_id, created_at DESC, contract DESC, token_id DESC);
+
+--
+-- Name: wallet_tokens_chain_address_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_tokens_chain_address_idx ON app.wallet_tokens USING btree (chain_id, address);
+
+--
+-- Name: wallet_transactions_block_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_block_idx ON app.wallet_transactions USING btree (chain_id, block_number) WHERE (block_number IS NOT NULL);
+
+--
+-- Name: wallet_transactions_created_at_brin; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_created_at_brin ON app.wallet_transactions USING brin (created_at);
+
+--
+-- Name: wallet_transactions_in_flight_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_in_flight_idx ON app.wallet_transactions USING btree (wallet_id) WHERE (status = ANY (ARRAY['pending'::app.wallet_transaction_status, 'submitted'::app.wallet_transaction_status]));
+
+--
+-- Name: wallet_transactions_incoming_key; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX wallet_transactions_incoming_key ON app.wallet_transactions USING btree (wallet_id, hash, log_index) WHERE (direction = 'in'::app.wallet_transaction_direction);
+
+--
+-- Name: wallet_transactions_nonce_key; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX wallet_transactions_nonce_key ON app.wallet_transactions USING btree (wallet_id, nonce) WHERE (nonce IS NOT NULL);
+
+--
+-- Name: wallet_transactions_pending_expiry_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_pending_expiry_idx ON app.wallet_transactions USING btree (expires_at) WHERE (status = 'pending'::app.wallet_transaction_status);
+
+--
+-- Name: wallet_transactions_to_user_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_to_user_id_idx ON app.wallet_transactions USING btree (to_user_id) WHERE (to_user_id IS NOT NULL);
+
+--
+-- Name: wallet_transactions_user_order_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_user_order_idx ON app.wallet_transactions USING btree (user_id, created_at DESC, id DESC);
+
+--
+-- Name: wallet_transactions_wallet_id_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallet_transactions_wallet_id_idx ON app.wallet_transactions USING btree (wallet_id);
+
+--
+-- Name: wallets_created_at_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX wallets_created_at_idx ON app.wallets USING btree (created_at);
+
+--
 -- Name: catalog_words_length_idx; Type: INDEX; Schema: app_private; Owner: -
 --
 
@@ -7643,6 +8939,24 @@ CREATE INDEX jobs_lease_idx ON app_private.jobs USING btree (locked_until) WHERE
 --
 
 CREATE INDEX magic_links_expires_at_idx ON app_private.magic_links USING btree (expires_at);
+
+--
+-- Name: nft_transfers_block_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX nft_transfers_block_idx ON app_private.nft_transfers USING btree (chain_id, block_number);
+
+--
+-- Name: nft_transfers_from_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX nft_transfers_from_idx ON app_private.nft_transfers USING btree (chain_id, from_address, contract, token_id);
+
+--
+-- Name: nft_transfers_to_idx; Type: INDEX; Schema: app_private; Owner: -
+--
+
+CREATE INDEX nft_transfers_to_idx ON app_private.nft_transfers USING btree (chain_id, to_address, contract, token_id);
 
 --
 -- Name: notification_deliveries_device_id_idx; Type: INDEX; Schema: app_private; Owner: -
@@ -7889,6 +9203,36 @@ CREATE TRIGGER users_touch_updated_at BEFORE UPDATE ON app.users FOR EACH ROW EX
 --
 
 CREATE TRIGGER vendors_touch_updated_at BEFORE UPDATE ON app.vendors FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+--
+-- Name: wallet_transactions wallet_transactions_events_delete; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER wallet_transactions_events_delete AFTER DELETE ON app.wallet_transactions FOR EACH ROW WHEN ((old.direction = 'in'::app.wallet_transaction_direction)) EXECUTE FUNCTION app_private.wallet_transaction_events();
+
+--
+-- Name: wallet_transactions wallet_transactions_events_insert; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER wallet_transactions_events_insert AFTER INSERT ON app.wallet_transactions FOR EACH ROW EXECUTE FUNCTION app_private.wallet_transaction_events();
+
+--
+-- Name: wallet_transactions wallet_transactions_events_update; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER wallet_transactions_events_update AFTER UPDATE OF status ON app.wallet_transactions FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION app_private.wallet_transaction_events();
+
+--
+-- Name: wallet_transactions wallet_transactions_touch; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER wallet_transactions_touch BEFORE UPDATE ON app.wallet_transactions FOR EACH ROW EXECUTE FUNCTION app_private.touch_wallet_transaction();
+
+--
+-- Name: wallets wallets_announce; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER wallets_announce AFTER INSERT ON app.wallets FOR EACH ROW EXECUTE FUNCTION app_private.announce_wallet();
 
 --
 -- Name: dev_payment_objects dev_payment_objects_touch_updated_at; Type: TRIGGER; Schema: app_private; Owner: -
@@ -8219,6 +9563,62 @@ ALTER TABLE ONLY app.vendors
     ADD CONSTRAINT vendors_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES app.users(id) ON DELETE SET NULL;
 
 --
+-- Name: wallet_nfts wallet_nfts_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_nfts
+    ADD CONSTRAINT wallet_nfts_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: wallet_nfts wallet_nfts_wallet_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_nfts
+    ADD CONSTRAINT wallet_nfts_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES app.wallets(id) ON DELETE CASCADE;
+
+--
+-- Name: wallet_tokens wallet_tokens_chain_id_address_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_tokens
+    ADD CONSTRAINT wallet_tokens_chain_id_address_fkey FOREIGN KEY (chain_id, address) REFERENCES app.chain_tokens(chain_id, address) ON DELETE CASCADE;
+
+--
+-- Name: wallet_tokens wallet_tokens_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_tokens
+    ADD CONSTRAINT wallet_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: wallet_transactions wallet_transactions_to_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_transactions
+    ADD CONSTRAINT wallet_transactions_to_user_id_fkey FOREIGN KEY (to_user_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: wallet_transactions wallet_transactions_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_transactions
+    ADD CONSTRAINT wallet_transactions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: wallet_transactions wallet_transactions_wallet_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallet_transactions
+    ADD CONSTRAINT wallet_transactions_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES app.wallets(id) ON DELETE CASCADE;
+
+--
+-- Name: wallets wallets_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.wallets
+    ADD CONSTRAINT wallets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
 -- Name: catalog_counts catalog_counts_vendor_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
 --
 
@@ -8282,6 +9682,27 @@ ALTER TABLE ONLY app_private.refresh_tokens
     ADD CONSTRAINT refresh_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.sessions(id) ON DELETE CASCADE;
 
 --
+-- Name: wallet_keys wallet_keys_wallet_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.wallet_keys
+    ADD CONSTRAINT wallet_keys_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES app.wallets(id) ON DELETE CASCADE;
+
+--
+-- Name: wallet_nonces wallet_nonces_wallet_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.wallet_nonces
+    ADD CONSTRAINT wallet_nonces_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES app.wallets(id) ON DELETE CASCADE;
+
+--
+-- Name: wallet_signed_transactions wallet_signed_transactions_transaction_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.wallet_signed_transactions
+    ADD CONSTRAINT wallet_signed_transactions_transaction_id_fkey FOREIGN KEY (transaction_id) REFERENCES app.wallet_transactions(id) ON DELETE CASCADE;
+
+--
 -- Name: access_logs; Type: ROW SECURITY; Schema: app; Owner: -
 --
 
@@ -8316,6 +9737,18 @@ CREATE POLICY attachments_select_visible ON app.attachments FOR SELECT TO authen
 --
 
 CREATE POLICY attachments_update_attach ON app.attachments FOR UPDATE TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL))) WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NOT NULL)));
+
+--
+-- Name: chain_tokens; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.chain_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: chain_tokens chain_tokens_select_subscriber; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY chain_tokens_select_subscriber ON app.chain_tokens FOR SELECT TO authenticated USING (( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role));
 
 --
 -- Name: checkouts; Type: ROW SECURITY; Schema: app; Owner: -
@@ -8812,6 +10245,54 @@ CREATE POLICY vendors_select_admin ON app.vendors FOR SELECT TO authenticated US
 CREATE POLICY vendors_select_owner ON app.vendors FOR SELECT TO authenticated USING (((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
 
 --
+-- Name: wallet_nfts; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.wallet_nfts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: wallet_nfts wallet_nfts_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY wallet_nfts_select_own ON app.wallet_nfts FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: wallet_tokens; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.wallet_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: wallet_tokens wallet_tokens_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY wallet_tokens_select_own ON app.wallet_tokens FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: wallet_transactions; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.wallet_transactions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: wallet_transactions wallet_transactions_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY wallet_transactions_select_own ON app.wallet_transactions FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
+-- Name: wallets; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.wallets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: wallets wallets_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY wallets_select_own ON app.wallets FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+--
 -- Name: account_erasure_steps; Type: ROW SECURITY; Schema: app_private; Owner: -
 --
 
@@ -8834,6 +10315,24 @@ ALTER TABLE app_private.catalog_counts ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.catalog_words ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: chain_blocks; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.chain_blocks ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: chain_cursors; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.chain_cursors ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: chain_heads; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.chain_heads ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: checkout_secrets; Type: ROW SECURITY; Schema: app_private; Owner: -
@@ -8864,6 +10363,24 @@ ALTER TABLE app_private.jobs ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.magic_links ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: nft_collections; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.nft_collections ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: nft_tokens; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.nft_tokens ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: nft_transfers; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.nft_transfers ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: notification_batch_chunks; Type: ROW SECURITY; Schema: app_private; Owner: -
@@ -8908,6 +10425,24 @@ ALTER TABLE app_private.siwe_nonces ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app_private.stripe_events ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: wallet_keys; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.wallet_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: wallet_nonces; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.wallet_nonces ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: wallet_signed_transactions; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.wallet_signed_transactions ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: SCHEMA app; Type: ACL; Schema: -; Owner: -
 --
 
@@ -8920,6 +10455,12 @@ GRANT USAGE ON SCHEMA app TO service_role;
 --
 
 GRANT ALL ON TYPE app.conversation_type TO authenticated;
+
+--
+-- Name: TYPE nft_standard; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.nft_standard TO authenticated;
 
 --
 -- Name: TYPE notification_batch_status; Type: ACL; Schema: app; Owner: -
@@ -9015,6 +10556,24 @@ GRANT ALL ON TYPE app.user_status TO authenticated;
 GRANT ALL ON TYPE app.vendor_status TO authenticated;
 
 --
+-- Name: TYPE wallet_token_kind; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.wallet_token_kind TO authenticated;
+
+--
+-- Name: TYPE wallet_transaction_direction; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.wallet_transaction_direction TO authenticated;
+
+--
+-- Name: TYPE wallet_transaction_status; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT ALL ON TYPE app.wallet_transaction_status TO authenticated;
+
+--
 -- Name: FUNCTION abandon_checkout(target_checkout_id uuid, idempotency_key text); Type: ACL; Schema: app; Owner: -
 --
 
@@ -9034,6 +10593,13 @@ GRANT ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids
 
 REVOKE ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
+
+--
+-- Name: FUNCTION admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
 
 --
 -- Name: FUNCTION apply_for_vendor(vendor_name text, vendor_description text, vendor_contact_email text, vendor_country text); Type: ACL; Schema: app; Owner: -
@@ -9565,6 +11131,33 @@ REVOKE ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) FRO
 GRANT ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) TO authenticated;
 
 --
+-- Name: FUNCTION wallet_address_of(target uuid); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.wallet_address_of(target uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.wallet_address_of(target uuid) TO authenticated;
+
+--
+-- Name: FUNCTION wallet_chain_head(chain integer); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.wallet_chain_head(chain integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.wallet_chain_head(chain integer) TO authenticated;
+
+--
+-- Name: TABLE wallet_transactions; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.wallet_transactions TO authenticated;
+
+--
+-- Name: FUNCTION wallet_transaction_json(t app.wallet_transactions); Type: ACL; Schema: app; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) TO authenticated;
+
+--
 -- Name: FUNCTION account_erase_messaging(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -9637,6 +11230,12 @@ REVOKE ALL ON FUNCTION app_private.account_export_sessions(target_user_id uuid) 
 REVOKE ALL ON FUNCTION app_private.account_export_vendor(target_user_id uuid) FROM PUBLIC;
 
 --
+-- Name: FUNCTION account_export_wallet(target_user_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.account_export_wallet(target_user_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION after_order_change(target app.orders, event text); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -9647,6 +11246,18 @@ REVOKE ALL ON FUNCTION app_private.after_order_change(target app.orders, event t
 --
 
 REVOKE ALL ON FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION allocate_wallet_nonce(wallet uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.allocate_wallet_nonce(wallet uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION announce_wallet(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.announce_wallet() FROM PUBLIC;
 
 --
 -- Name: FUNCTION apply_payment_intent(intent_id text, intent_status text, intent_amount bigint, intent_currency text, attempt_failed boolean); Type: ACL; Schema: app_private; Owner: -
@@ -9733,6 +11344,12 @@ REVOKE ALL ON FUNCTION app_private.count_catalog() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.create_checkout_as(claims text, requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION create_wallet_transfer(owner uuid, chain integer, kind app.wallet_token_kind, token text, symbol text, token_full_name text, decimals integer, recipient text, recipient_user uuid, transfer_amount numeric, transfer_gas_limit numeric, transfer_max_fee numeric, token_balance numeric, native_balance numeric); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.create_wallet_transfer(owner uuid, chain integer, kind app.wallet_token_kind, token text, symbol text, token_full_name text, decimals integer, recipient text, recipient_user uuid, transfer_amount numeric, transfer_gas_limit numeric, transfer_max_fee numeric, token_balance numeric, native_balance numeric) FROM PUBLIC;
+
+--
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -9763,6 +11380,12 @@ REVOKE ALL ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at 
 REVOKE ALL ON FUNCTION app_private.expire_reservations() FROM PUBLIC;
 
 --
+-- Name: FUNCTION expire_wallet_transfers(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.expire_wallet_transfers() FROM PUBLIC;
+
+--
 -- Name: FUNCTION fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -9779,6 +11402,18 @@ REVOKE ALL ON FUNCTION app_private.fail_settlement(target_settlement_id uuid, wh
 --
 
 REVOKE ALL ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION finish_wallet_transaction(target_id uuid, outcome app.wallet_transaction_status, mined_block bigint, mined_block_hash text, paid_fee numeric, failure text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.finish_wallet_transaction(target_id uuid, outcome app.wallet_transaction_status, mined_block bigint, mined_block_hash text, paid_fee numeric, failure text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION format_token_amount(amount numeric, decimals integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.format_token_amount(amount numeric, decimals integer) FROM PUBLIC;
 
 --
 -- Name: FUNCTION guard_attachment_update(); Type: ACL; Schema: app_private; Owner: -
@@ -9847,6 +11482,18 @@ REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_second
 REVOKE ALL ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) FROM PUBLIC;
 
 --
+-- Name: TABLE wallets; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.wallets TO authenticated;
+
+--
+-- Name: FUNCTION insert_wallet(new_wallet_id uuid, new_owner uuid, new_address text, master_key_id text, sealed_data_key bytea, sealed_private_key bytea); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.insert_wallet(new_wallet_id uuid, new_owner uuid, new_address text, master_key_id text, sealed_data_key bytea, sealed_private_key bytea) FROM PUBLIC;
+
+--
 -- Name: FUNCTION iso_time(t timestamp with time zone); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -9893,6 +11540,12 @@ REVOKE ALL ON FUNCTION app_private.move_order(target app.orders, to_status app.o
 --
 
 REVOKE ALL ON FUNCTION app_private.next_job_at(kinds text[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION note_chain_head(chain integer, head bigint); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.note_chain_head(chain integer, head bigint) FROM PUBLIC;
 
 --
 -- Name: FUNCTION notification_deleted_event(); Type: ACL; Schema: app_private; Owner: -
@@ -10021,6 +11674,12 @@ REVOKE ALL ON FUNCTION app_private.record_security_event(event_type text, event_
 REVOKE ALL ON FUNCTION app_private.record_stripe_event(event_id text, event_type text, event_livemode boolean, event_payload jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]) FROM PUBLIC;
+
+--
 -- Name: FUNCTION refund_to_make(target_order_id uuid); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -10049,6 +11708,12 @@ REVOKE ALL ON FUNCTION app_private.retry_dead_job(job_id bigint) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION app_private.revoke_sessions(target_user_id uuid, why text, keep_session_id uuid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION rollback_chain_index(chain integer, fork bigint, fork_hash text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION run_scheduled_settlements(); Type: ACL; Schema: app_private; Owner: -
@@ -10081,6 +11746,18 @@ REVOKE ALL ON FUNCTION app_private.settle(cut_off timestamp with time zone, star
 REVOKE ALL ON FUNCTION app_private.store_currency() FROM PUBLIC;
 
 --
+-- Name: FUNCTION submit_wallet_transaction(target_id uuid, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.submit_wallet_transaction(target_id uuid, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) FROM PUBLIC;
+
+--
+-- Name: FUNCTION sync_wallet_nonce(wallet uuid, chain_nonce bigint); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.sync_wallet_nonce(wallet uuid, chain_nonce bigint) FROM PUBLIC;
+
+--
 -- Name: FUNCTION touch_push_device(); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -10093,10 +11770,22 @@ REVOKE ALL ON FUNCTION app_private.touch_push_device() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
 
 --
+-- Name: FUNCTION touch_wallet_transaction(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.touch_wallet_transaction() FROM PUBLIC;
+
+--
 -- Name: FUNCTION validate_notification_preferences(); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.validate_notification_preferences() FROM PUBLIC;
+
+--
+-- Name: FUNCTION wallet_transaction_events(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.wallet_transaction_events() FROM PUBLIC;
 
 --
 -- Name: FUNCTION wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb); Type: ACL; Schema: app_private; Owner: -
@@ -10109,6 +11798,12 @@ REVOKE ALL ON FUNCTION app_private.wants(choices jsonb, notification_type app.no
 --
 
 GRANT SELECT ON TABLE app.access_logs TO authenticated;
+
+--
+-- Name: TABLE chain_tokens; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.chain_tokens TO authenticated;
 
 --
 -- Name: TABLE checkouts; Type: ACL; Schema: app; Owner: -
@@ -10375,6 +12070,18 @@ GRANT UPDATE(status) ON TABLE app.users TO authenticated;
 GRANT SELECT ON TABLE app.vendor_decisions TO authenticated;
 
 --
+-- Name: TABLE wallet_nfts; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.wallet_nfts TO authenticated;
+
+--
+-- Name: TABLE wallet_tokens; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.wallet_tokens TO authenticated;
+
+--
 -- PostgreSQL database dump complete
 --
 
@@ -10394,6 +12101,14 @@ CREATE POLICY realtime_messages_select_topic ON realtime.messages AS PERMISSIVE 
 -- agora-collect-orphan-attachments  23 * * * *  select app_private.collect_orphan_attachments()
 -- agora-complete-delivered-orders  29 * * * *  select app_private.complete_delivered_orders()
 -- agora-expire-reservations  * * * * *  select app_private.expire_reservations()
+-- agora-expire-wallet-transfers  * * * * *  select app_private.expire_wallet_transfers()
+-- agora-follow-chain  * * * * *  
+--   select app_private.enqueue_job('wallet.index', '{}', now(),
+--     'wallet.index:' || to_char(date_trunc('minute', now()), 'YYYY-MM-DD"T"HH24:MI'), 3)
+--   where not exists (
+--     select 1 from app_private.chain_heads h where h.updated_at > now() - interval '1 minute'
+--   )
+-- 
 -- agora-prune-auth-state  */15 * * * *  select app_private.prune_auth_state()
 -- agora-prune-events  */10 * * * *  select app_private.prune_events(3)
 -- agora-prune-idempotency-keys  */10 * * * *  select app_private.prune_idempotency_keys()

@@ -69,7 +69,30 @@ const envSchema = z.object({
   AGORA_STRIPE_SECRET_KEY: z.string().optional(),
   AGORA_STRIPE_WEBHOOK_SECRET: z.string().optional(),
   AGORA_STRIPE_API_URL: z.url().default("https://api.stripe.com"),
+  AGORA_WALLET_MASTER_KEY: z.string().optional(),
+  AGORA_WALLET_PREVIOUS_MASTER_KEYS: commaList.default([]),
 });
+
+/**
+ * A wallet master key: 32 bytes written as 64 hex digits (optionally 0x-prefixed) or as base64 /
+ * base64url (what `npm start` generates). Throws naming the variable otherwise.
+ */
+export function parseMasterKey(name: string, text: string): Uint8Array {
+  const value = text.trim();
+  let bytes: Uint8Array | null = null;
+  if (/^(0x)?[0-9a-fA-F]{64}$/.test(value)) {
+    const hex = value.replace(/^0x/, "");
+    bytes = new Uint8Array(32);
+    for (let i = 0; i < 32; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  } else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) {
+    const binary = atob(value.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "") + "=");
+    bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  }
+  if (!bytes || bytes.length !== 32) {
+    throw new Error(`${name} must be 32 bytes, as 64 hex digits or base64url (43 characters)`);
+  }
+  return bytes;
+}
 
 /** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
 function parseRule(name: string, text: string): RateLimitRule {
@@ -151,8 +174,17 @@ export interface Settings {
   google: GoogleSettings | null;
   /** Sign in with Apple; null unless the client id, team id, key id and key are all set. */
   apple: AppleSettings | null;
-  /** The EVM JSON-RPC endpoint (contract-wallet sign-in; the wallet). */
+  /**
+   * The EVM JSON-RPC endpoint (contract-wallet sign-in; the wallet: unset, its chain routes
+   * answer 503).
+   */
   rpcUrl?: string;
+  /**
+   * The master key that wraps wallet data keys, and earlier ones still accepted for unwrapping
+   * (during a rotation). Required unless in local mode.
+   */
+  walletMasterKey: Uint8Array | null;
+  walletPreviousMasterKeys: Uint8Array[];
 }
 
 /** Reads and checks the settings; throws one error naming every bad variable. */
@@ -172,6 +204,20 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     );
   }
   const siteOrigin = new URL(e.AGORA_SITE_URL).origin;
+  // Hosted, the key is always required: an ADMIN can turn the wallet on at run time, and a
+  // platform that then had no key could neither create nor use a wallet.
+  if (!e.AGORA_WALLET_MASTER_KEY && !e.AGORA_LOCAL_MODE) {
+    throw new Error(
+      "invalid settings: set AGORA_WALLET_MASTER_KEY (32 bytes, base64url or hex): it wraps the " +
+        "wallet keys",
+    );
+  }
+  const walletMasterKey = e.AGORA_WALLET_MASTER_KEY
+    ? parseMasterKey("AGORA_WALLET_MASTER_KEY", e.AGORA_WALLET_MASTER_KEY)
+    : null;
+  const walletPreviousMasterKeys = e.AGORA_WALLET_PREVIOUS_MASTER_KEYS.map((key) =>
+    parseMasterKey("AGORA_WALLET_PREVIOUS_MASTER_KEYS", key)
+  );
   const issuer = (url: string) => url.replace(/\/+$/, "");
   return {
     databaseUrl,
@@ -235,5 +281,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
       }
       : null,
     rpcUrl: e.AGORA_RPC_URL || undefined,
+    walletMasterKey,
+    walletPreviousMasterKeys,
   };
 }

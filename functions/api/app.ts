@@ -32,6 +32,7 @@ import { sessions } from "./routes/sessions.ts";
 import { identities } from "./routes/identities.ts";
 import { account } from "./routes/account.ts";
 import { store } from "./routes/store/index.ts";
+import { wallet } from "./routes/wallet.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -103,6 +104,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/realtime", realtime);
   app.route("/api/users", users);
   app.route("/api/store", store);
+  app.route("/api/wallet", wallet);
 
   app.get("/health", async (c) => {
     try {

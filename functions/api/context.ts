@@ -15,6 +15,8 @@ import type { ConfigCache } from "./config-store.ts";
 import type { SessionLookup } from "./auth/session-lookup.ts";
 import type { PaymentProvider } from "./store/payments.ts";
 import type { IssuedSession } from "./auth/sessions.ts";
+import type { ChainAccess } from "./wallet/chain.ts";
+import type { WalletKeyring } from "./wallet/keys.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -41,6 +43,10 @@ export interface Deps {
   sessions: SessionLookup;
   /** The store's payment provider: Stripe with AGORA_STRIPE_SECRET_KEY, else `dev`. */
   payments: PaymentProvider;
+  /** The EVM node (`AGORA_RPC_URL`) through viem. */
+  chain: ChainAccess;
+  /** The wallet master keys (`AGORA_WALLET_MASTER_KEY`); null when none is set (local mode only). */
+  walletKeys: Promise<WalletKeyring> | null;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

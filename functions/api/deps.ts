@@ -17,6 +17,8 @@ import { createConfigCache } from "./config-store.ts";
 import { createSessionLookup } from "./auth/session-lookup.ts";
 import { createStripeProvider } from "./store/payments.ts";
 import { createDevProvider } from "./store/dev-provider.ts";
+import { createChainAccess } from "./wallet/chain.ts";
+import { keyringFromSettings } from "./wallet/keys.ts";
 
 /**
  * Session check queries running at once; checks that arrive meanwhile share the next query
@@ -56,6 +58,8 @@ export function createDeps(settings: Settings): Deps {
     payments: settings.stripe.secretKey
       ? createStripeProvider(settings)
       : createDevProvider(sql, { jwtSecret: settings.jwtSecret, siteUrl: settings.siteUrl }),
+    chain: createChainAccess(settings.rpcUrl),
+    walletKeys: keyringFromSettings(settings),
   };
 }
 

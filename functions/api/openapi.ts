@@ -56,6 +56,8 @@ export function errors(...statuses: number[]) {
     415: "Unsupported media type (send application/json)",
     422: "A domain rule refused the change",
     429: "Rate limited (see Retry-After)",
+    503: "Unavailable: the database, or an outside service the answer needs now " +
+      "(`chain_unavailable`, with Retry-After)",
   };
   return Object.fromEntries(statuses.map((s) => [s, json(errorSchema, described[s] ?? "Error")]));
 }

@@ -7,6 +7,8 @@
 import { join } from "node:path";
 import type { Address } from "viem";
 import type { Sql } from "../../functions/_shared/db.ts";
+import type { Deps } from "../../functions/api/context.ts";
+import { ensureWallet } from "../../functions/api/wallet/wallets.ts";
 import {
   applyPatch,
   type ConfigDocument,
@@ -185,15 +187,37 @@ export async function ensurePlatformContracts(
 /** Where the stack keeps its record of what it deployed (see `EnsureOptions.stampFile`). */
 export const stampFile = (localDir: string) => join(chainDir(localDir), "contracts.json");
 
+/** The four documented accounts of supabase/seed.sql. */
+export const SEEDED_ACCOUNTS = [
+  "admin@example.com",
+  "confidential@example.com",
+  "member@example.com",
+  "subscriber@example.com",
+];
+
 /**
- * The addresses of the seeded accounts' wallets, to be funded on the local chain.
- *
- * HOOK for the wallet domain: custodial wallets do not exist yet, so there is nothing to fund.
- * When they do, this returns the wallet addresses of admin@, confidential@, member@ and
- * subscriber@example.com that exist (a wallet is created at a user's first sign-in).
+ * The seeded accounts' wallets, created now when they have none (the seed cannot: a key is
+ * sealed by the master key, which only the server holds). Returns how many were created.
  */
-export function seededWalletAddresses(_sql: Sql): Promise<Address[]> {
-  return Promise.resolve([]);
+export async function createSeededWallets(deps: Deps): Promise<number> {
+  const users = await deps.sql<{ id: string; has_wallet: boolean }[]>`
+    select u.id, exists (select 1 from app.wallets w where w.user_id = u.id) as has_wallet
+    from app.users u where lower(u.email) = any(${SEEDED_ACCOUNTS}::text[])`;
+  let created = 0;
+  for (const user of users) {
+    if (user.has_wallet) continue;
+    if (await ensureWallet(deps, user.id)) created++;
+  }
+  return created;
+}
+
+/** The addresses of the seeded accounts' wallets that exist, to be funded on the local chain. */
+export async function seededWalletAddresses(sql: Sql): Promise<Address[]> {
+  const rows = await sql<{ address: Address }[]>`
+    select w.address from app.wallets w join app.users u on u.id = w.user_id
+    where lower(u.email) = any(${SEEDED_ACCOUNTS}::text[])
+    order by u.email`;
+  return rows.map((r) => r.address);
 }
 
 /**
@@ -210,4 +234,48 @@ export async function fundSeededWallets(
   if (!addresses.length) return [];
   const { funded } = await fundAddresses({ rpcUrl, contracts, addresses, skipFunded: true });
   return funded;
+}
+
+export interface LocalFunding {
+  stop(): Promise<void>;
+}
+
+/**
+ * Local stack only: every wallet created while the stack runs (a first sign-in, `POST
+ * /api/wallet/create`) is funded on the development chain like the seeded ones (native currency,
+ * each platform token, demo NFTs), once (`skipFunded`). The database announces each new wallet
+ * with NOTIFY `agora_wallets` (trigger `wallets_announce`); funding runs one wallet at a time,
+ * from the chain's first development account.
+ */
+export async function startLocalFunding(
+  sql: Sql,
+  rpcUrl: string,
+  contracts: PlatformContracts,
+  log: (line: string) => void,
+): Promise<LocalFunding> {
+  let queue: Promise<void> = Promise.resolve();
+  const fund = (address: string) => {
+    queue = queue.then(async () => {
+      try {
+        const { funded } = await fundAddresses({
+          rpcUrl,
+          contracts,
+          addresses: [address as Address],
+          skipFunded: true,
+        });
+        if (funded.length) log(`funded the new wallet ${address} on the local chain`);
+      } catch (err) {
+        log(
+          `could not fund the new wallet ${address}: ${err instanceof Error ? err.message : err}`,
+        );
+      }
+    });
+  };
+  const listening = await sql.listen("agora_wallets", (address) => fund(address));
+  return {
+    async stop() {
+      await listening.unlisten().catch(() => {});
+      await queue;
+    },
+  };
 }

@@ -21,6 +21,7 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/conversations", "SUBSCRIBER"],
   ["/api/messages/", "SUBSCRIBER"],
   ["/api/attachments", "SUBSCRIBER"],
+  ["/api/wallet", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
   ["/api/auth/signout", "VISITOR"],
   ["/api/auth/token", "VISITOR"], // a cookie session of any role (bearer callers: 403)

@@ -494,3 +494,76 @@ test("[lists] GET /api/admin/settlements and /api/store/vendors/me/settlements p
     "a vendor's settlements",
   );
 });
+
+test("[lists] GET /api/wallet/transactions pages to the end: every transaction once, newest first", async () => {
+  const me = await signInAs(t, "SUBSCRIBER");
+  const [wallet] = await t.deps.sql<{ id: string; address: string }[]>`
+    select id, address from app.wallets where user_id = ${me.user.id}`;
+  // Fourteen incoming rows at one time (the id breaks the tie), five with later ids but earlier
+  // times: the list orders by time.
+  const insert = (n: number, at: string) =>
+    t.deps.sql`
+      insert into app.wallet_transactions (
+        wallet_id, user_id, direction, status, chain_id, token_kind, token_symbol, token_name,
+        token_decimals, from_address, to_address, amount, hash, log_index, block_number, created_at)
+      select ${wallet.id}, ${me.user.id}, 'in', 'confirmed', 31337, 'native', 'ETH', 'Ether', 18,
+             '0x0000000000000000000000000000000000000001', ${wallet.address}, g,
+             '0x' || lpad(to_hex(g) || md5(random()::text), 64, '0'), -1, 1, ${at}::timestamptz
+      from generate_series(1, ${n}) g`;
+  await insert(14, new Date(Date.now() - 60_000).toISOString());
+  await insert(5, new Date(Date.now() - 120_000).toISOString());
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select x.id::text from app.wallet_transactions x where x.user_id = ${me.user.id}
+      order by x.created_at desc, x.id desc`,
+  );
+  assertServedInOrder(
+    await pageThrough("/api/wallet/transactions", me.accessToken, 4, expected.length),
+    expected,
+    "wallet transactions",
+  );
+  assertServedInOrder(
+    await pageThrough("/api/wallet/transactions?direction=in&token=native", me.accessToken, 6, 19),
+    expected,
+    "wallet transactions, filtered",
+  );
+});
+
+test("[lists] GET /api/wallet/nfts pages to the end: every holding once, newest first", async () => {
+  const me = await signInAs(t, "SUBSCRIBER");
+  const [wallet] = await t.deps.sql<{ id: string }[]>`
+    select id from app.wallets where user_id = ${me.user.id}`;
+  // Twelve holdings of one collection recorded at once (contract and token id break the tie),
+  // and four of another, earlier.
+  await t.deps.sql`
+    insert into app.wallet_nfts (wallet_id, user_id, chain_id, contract, token_id, standard, balance, created_at)
+    select ${wallet.id}, ${me.user.id}, 31337, '0x00000000000000000000000000000000000000A1', g,
+           'ERC721', 1, now() - interval '1 minute'
+    from generate_series(1, 12) g`;
+  await t.deps.sql`
+    insert into app.wallet_nfts (wallet_id, user_id, chain_id, contract, token_id, standard, balance, created_at)
+    select ${wallet.id}, ${me.user.id}, 31337, '0x00000000000000000000000000000000000000B2', g,
+           'ERC1155', g, now() - interval '2 minutes'
+    from generate_series(1, 4) g`;
+  const expected = (await t.deps.sql<{ id: string }[]>`
+    select n.contract || ':' || n.token_id as id from app.wallet_nfts n
+    where n.user_id = ${me.user.id} and n.chain_id = 31337
+    order by n.created_at desc, n.contract desc, n.token_id desc`).map((r) => r.id);
+  const served: string[] = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < 10; pages++) {
+    const page: { items: { contract: string; tokenId: string }[]; nextCursor: string | null } =
+      await expectJson(
+        await t.request(
+          "GET",
+          `/api/wallet/nfts?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          { token: me.accessToken },
+        ),
+        200,
+      );
+    served.push(...page.items.map((i) => `${i.contract}:${i.tokenId}`));
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  assertServedInOrder(served, expected, "wallet NFTs");
+});

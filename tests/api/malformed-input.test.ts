@@ -97,7 +97,11 @@ async function counts() {
            (select count(*) from app.order_history)::int as order_history,
            (select count(*) from app.refunds)::int as refunds,
            (select count(*) from app.settlement_runs)::int as settlement_runs,
-           (select count(*) from app_private.stripe_events)::int as payment_events`;
+           (select count(*) from app_private.stripe_events)::int as payment_events,
+           (select count(*) from app.wallets)::int as wallets,
+           (select count(*) from app.wallet_tokens)::int as wallet_tokens,
+           (select count(*) from app.wallet_transactions)::int as wallet_transactions,
+           (select count(*) from app_private.wallet_signed_transactions)::int as signed`;
   return row;
 }
 

@@ -128,6 +128,7 @@ function baseSettingsEnv(extra: Record<string, string>) {
     AGORA_JWT_SECRET: "j".repeat(32),
     AGORA_CSRF_SECRET: "c".repeat(32),
     AGORA_REFRESH_SECRET: "r".repeat(32),
+    AGORA_WALLET_MASTER_KEY: "w".repeat(43),
     ...extra,
   };
 }

@@ -49,6 +49,8 @@ import {
   table,
   ticksOf,
   verdict,
+  wrk,
+  type WrkResult,
 } from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
@@ -132,62 +134,6 @@ function parseOptions(args: string[]): Options {
     } else throw new Error(`unknown option ${args[i]} (see tests/bench/auth.ts)`);
   }
   return opts;
-}
-
-// wrk ----------------------------------------------------------------------------------------
-
-interface WrkResult {
-  requests: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** wrk counts every status >= 400 here; 3xx is checked on the server side (access log). */
-  non2xx: number;
-  socketErrors: string | null;
-}
-
-/** wrk prints durations as 635.91us, 1.50ms, 2.00s or 1.00m. */
-function toMs(value: string, unit: string): number {
-  const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-  if (!(unit in scale)) throw new Error(`wrk: unknown time unit ${unit}`);
-  return Number(value) * scale[unit];
-}
-
-/**
- * wrk, not an in-process client: a load generator in the same Deno isolate as the server would
- * take its event loop, and the figures would measure the two together.
- */
-async function wrk(url: string, script: string | null, connections: number, seconds: number) {
-  const out = await new Deno.Command("wrk", {
-    args: [
-      "-t1",
-      `-c${connections}`,
-      `-d${seconds}s`,
-      "--latency",
-      "--timeout",
-      "5s",
-      ...(script ? ["-s", script] : []),
-      url,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(text);
-  const p50 = /^\s+50%\s+([\d.]+)([a-z]+)\s*$/m.exec(text);
-  const p99 = /^\s+99%\s+([\d.]+)([a-z]+)\s*$/m.exec(text);
-  const total = /^\s+(\d+) requests in /m.exec(text);
-  if (!out.success || !rps || !p50 || !p99 || !total) {
-    throw new Error(`wrk failed or printed something unexpected:\n${text}`);
-  }
-  return {
-    requests: Number(total[1]),
-    rps: Number(rps[1]),
-    p50Ms: toMs(p50[1], p50[2]),
-    p99Ms: toMs(p99[1], p99[2]),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
-    socketErrors: /Socket errors: (.*)/.exec(text)?.[1] ?? null,
-  } satisfies WrkResult;
 }
 
 /**

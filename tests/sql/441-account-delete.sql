@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(49);
+select plan(53);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -24,7 +24,9 @@ select set_eq(
             ('app.notification_preferences.user_id'), ('app.push_devices.user_id'),
             ('app.vendors.owner_id'), ('app.vendor_decisions.decided_by'), ('app.checkouts.buyer_id'),
             ('app.orders.buyer_id'), ('app.order_history.actor_id'), ('app.refunds.requested_by'),
-            ('app.settlement_runs.started_by') $$,
+            ('app.settlement_runs.started_by'),
+            ('app.wallets.user_id'), ('app.wallet_tokens.user_id'), ('app.wallet_transactions.user_id'),
+            ('app.wallet_transactions.to_user_id'), ('app.wallet_nfts.user_id') $$,
   'This test covers every reference to app.users (add a new one''s data below).'
 );
 
@@ -132,6 +134,28 @@ begin
   insert into app.vendor_decisions (vendor_id, from_status, to_status, reason, decided_by)
   select v.id, 'approved', 'approved', 'reviewed by the victim', victim from app.vendors v where v.name = 'Friend Shop';
   insert into app.settlement_runs (as_of, started_by) values (now(), victim);
+  -- Wallet: the victim's wallet (sealed key, nonce counter), a token added, a transfer in, an NFT;
+  -- the friend's transfer to the victim by user id.
+  perform tests.create_wallet(victim);
+  perform tests.create_wallet(friend);
+  insert into app.chain_tokens (chain_id, address, symbol, name, decimals)
+  values (31337, '0x0000000000000000000000000000000000000441', 'DEL', 'Delete test', 18)
+  on conflict do nothing;
+  insert into app.wallet_tokens (user_id, chain_id, address)
+  values (victim, 31337, '0x0000000000000000000000000000000000000441');
+  insert into app.wallet_transactions (wallet_id, user_id, direction, status, chain_id, token_kind,
+    token_symbol, token_name, token_decimals, from_address, to_address, amount, hash, log_index, block_number)
+  select w.id, victim, 'in', 'confirmed', 31337, 'native', 'ETH', 'Ether', 18,
+         '0x0000000000000000000000000000000000000001', w.address, 441, '0x' || repeat('41', 32), -1, 1
+  from app.wallets w where w.user_id = victim;
+  insert into app.wallet_transactions (wallet_id, user_id, direction, status, chain_id, token_kind,
+    token_symbol, token_name, token_decimals, from_address, to_address, to_user_id, amount, gas_limit, expires_at)
+  select f.id, friend, 'out', 'pending', 31337, 'native', 'ETH', 'Ether', 18, f.address, v.address, victim,
+         442, 21000, now() + interval '10 minutes'
+  from app.wallets f, app.wallets v where f.user_id = friend and v.user_id = victim;
+  insert into app.wallet_nfts (wallet_id, user_id, chain_id, contract, token_id, standard, balance)
+  select w.id, victim, 31337, '0x0000000000000000000000000000000000000442', 1, 'ERC721', 1
+  from app.wallets w where w.user_id = victim;
 end
 $$;
 
@@ -209,7 +233,22 @@ select is_empty($$ select 1 from app.push_devices where token = 'delete-441-push
 select is_empty($$ select 1 from app.notification_preferences where user_id = (select id from victim) $$,
   'Their notification preferences are gone.');
 
+select is_empty($$ select 1 from app.wallets where user_id = (select id from victim) $$,
+  'Their wallet is gone ...');
+select is_empty(
+  $$ select 1 from app_private.wallet_keys k where not exists (select 1 from app.wallets w where w.id = k.wallet_id) $$,
+  '... with its sealed key (no key is left without its wallet).');
+select is_empty(
+  $$ select 1 from app.wallet_transactions where user_id = (select id from victim)
+     union all select 1 from app.wallet_tokens where user_id = (select id from victim)
+     union all select 1 from app.wallet_nfts where user_id = (select id from victim) $$,
+  'Their wallet''s transactions, tokens and NFTs are gone.');
+
 -- What others keep loses the person.
+select isnt_empty(
+  $$ select 1 from app.wallet_transactions where user_id = (select friend from victim) and amount = 442
+     and to_user_id is null $$,
+  'A transfer another user addressed to them stays (to their address), without them.');
 select isnt_empty($$ select 1 from app.notification_batches where title = 'Bulk' and created_by is null $$,
   'A bulk notification they sent stays, without them.');
 select isnt_empty($$ select 1 from app.security_events where details ->> 'seed441' = 'true' and user_id is null $$,

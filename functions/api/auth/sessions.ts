@@ -12,6 +12,7 @@ import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { unauthenticated } from "../../_shared/errors.ts";
 import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
 import type { Deps, Role, SessionUser } from "../context.ts";
+import { ensureWallet } from "../wallet/wallets.ts";
 
 /** A session joined with its user, as the session queries select it. */
 export interface SessionRow {
@@ -102,7 +103,10 @@ export async function accessTokenFor(
 /**
  * Opens a session for a user who just proved who they are. `authenticatedAt` is when they did
  * (default now): an integrator's OAuth sign-in opens its session at the code exchange, after
- * the callback where the provider vouched for them.
+ * the callback where the provider vouched for them. Every provider's sign-in comes through
+ * here, so this is where a user from SUBSCRIBER up gets their wallet at the first sign-in
+ * (`ensureWallet`); a wallet that cannot be created now is logged and does not stop the sign-in
+ * (the next sign-in, or `POST /api/wallet/create`, makes it).
  */
 export async function createSession(
   deps: Deps,
@@ -114,6 +118,14 @@ export async function createSession(
     authenticatedAt?: Date;
   },
 ): Promise<IssuedSession> {
+  try {
+    await ensureWallet(deps, input.userId);
+  } catch (err) {
+    deps.log("error", "wallet: not created at sign-in", {
+      userId: input.userId,
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
   const refreshToken = randomToken();
   const tokenHash = await sha256Hex(refreshToken);
   const row = await deps.sql.begin(async (tx: Tx) => {

@@ -8,6 +8,15 @@ import { storageDelete } from "./storage-delete.ts";
 import { accountEraseAccessLogs } from "./account-erase-logs.ts";
 import { storeJobs } from "./store.ts";
 
+import { walletBroadcast, walletIndex, walletWatch } from "./wallet.ts";
+
 export function appJobs(): JobRegistry {
-  return new JobRegistry([storageDelete, accountEraseAccessLogs, ...storeJobs]);
+  return new JobRegistry([
+    storageDelete,
+    accountEraseAccessLogs,
+    walletBroadcast,
+    walletWatch,
+    walletIndex,
+    ...storeJobs,
+  ]);
 }

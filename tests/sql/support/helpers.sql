@@ -274,3 +274,39 @@ as $$
   where coalesce(c.products, 0) <> coalesce(a.n, 0)
 $$;
 grant execute on function tests.catalog_counts_drift() to anon, authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- Wallet (tests/sql/500-*.sql and on)
+-- ---------------------------------------------------------------------------------------------
+
+/*
+ * A wallet for `owner` through the server path's own function (app_private.insert_wallet), with
+ * placeholder ciphertext (the real sealing happens in the API, which holds the master key) and
+ * an address made from the ids. Returns the wallet id. Tests only.
+ */
+create or replace function tests.create_wallet(owner uuid)
+returns uuid
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  new_id uuid := gen_random_uuid();
+begin
+  perform app_private.insert_wallet(
+    new_id, owner, '0x' || substr(md5(owner::text), 1, 20) || substr(md5(new_id::text), 1, 20),
+    '0123456789abcdef', decode(repeat('00', 60), 'hex'), decode(repeat('11', 60), 'hex'));
+  return new_id;
+end;
+$$;
+
+/* The address of a wallet, whoever is asking (tests only: bypasses RLS). */
+create or replace function tests.wallet_address(wallet uuid)
+returns text
+language sql stable security definer
+set search_path = ''
+as $$
+  select w.address from app.wallets w where w.id = wallet
+$$;
+
+grant execute on function tests.create_wallet(uuid) to anon, authenticated;
+grant execute on function tests.wallet_address(uuid) to anon, authenticated;

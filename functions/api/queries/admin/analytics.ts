@@ -67,6 +67,43 @@ async function messagingStats(tx: Tx, interval: Interval, from: Date, to: Date) 
   };
 }
 
+/**
+ * The wallet section, through the ADMIN-checked `app.admin_wallet_stats`: totals, transactions by
+ * status and direction, wallets created per interval and confirmed outgoing volume per token
+ * (base units as decimal strings).
+ */
+export async function walletStats(tx: Tx, interval: Interval, from: Date, to: Date) {
+  const [row] = await tx<{ stats: Record<string, unknown> }[]>`
+    select app.admin_wallet_stats(${interval}, ${from}, ${to}) as stats`;
+  const stats = row.stats as {
+    totals: { wallets: number; exported: number; transactions: number };
+    transactionsByStatus: Record<string, number>;
+    transactionsByDirection: Record<string, number>;
+    walletsCreated: { t: string; value: number }[];
+    volume: {
+      token: {
+        kind: string;
+        symbol: string;
+        address: string | null;
+        decimals: number;
+        chainId: number;
+      };
+      series: { t: string; amount: string; transfers: number }[];
+    }[];
+  };
+  const iso = (t: string) => new Date(t).toISOString();
+  return {
+    totals: stats.totals,
+    transactionsByStatus: stats.transactionsByStatus,
+    transactionsByDirection: stats.transactionsByDirection,
+    walletsCreated: stats.walletsCreated.map((p) => ({ t: iso(p.t), value: p.value })),
+    volume: stats.volume.map((v) => ({
+      token: v.token,
+      series: v.series.map((p) => ({ t: iso(p.t), amount: p.amount, transfers: p.transfers })),
+    })),
+  };
+}
+
 /** Users by role and status, every role and status present (zero when none). */
 async function userCounts(tx: Tx) {
   const byRoleRows = await tx<{ key: string; value: number }[]>`
@@ -95,6 +132,7 @@ export async function platformAnalytics(tx: Tx, interval: Interval, from: Date, 
       signIns: await bucketed(tx, interval, from, to, "signins"),
     },
     messaging: await messagingStats(tx, interval, from, to),
+    wallet: await walletStats(tx, interval, from, to),
   };
 }
 

@@ -31,7 +31,10 @@ adminAnalytics.openapi(
       "a request in the interval. Messaging counts messages (deleted ones included in the series), " +
       "active senders and new conversations across the platform. Store: sales (totals of " +
       "orders paid in each interval, minor units), orders created, orders by status now, the " +
-      "top vendors by sales in the range. Wallet and notifications fill in as those domains land.",
+      "top vendors by sales in the range. Wallet: wallets (total, exported, created per " +
+      "interval), transactions by status and direction, and the confirmed outgoing volume per " +
+      "token per interval in base units (decimal strings). Notifications fill in as that " +
+      "domain lands.",
     security: signedIn,
     request: { query },
     responses: {
@@ -64,7 +67,30 @@ adminAnalytics.openapi(
               orders: z.number(),
             })),
           }),
-          wallet: z.record(z.string(), z.unknown()),
+          wallet: z.object({
+            totals: z.object({
+              wallets: z.number(),
+              exported: z.number(),
+              transactions: z.number(),
+            }),
+            transactionsByStatus: z.record(z.string(), z.number()),
+            transactionsByDirection: z.record(z.string(), z.number()),
+            walletsCreated: series,
+            volume: z.array(z.object({
+              token: z.object({
+                kind: z.string(),
+                symbol: z.string(),
+                address: z.string().nullable(),
+                decimals: z.number(),
+                chainId: z.number(),
+              }),
+              series: z.array(z.object({
+                t: z.iso.datetime(),
+                amount: z.string(),
+                transfers: z.number(),
+              })),
+            })),
+          }),
           notifications: z.record(z.string(), z.unknown()),
         }),
         "Analytics",
@@ -95,7 +121,6 @@ adminAnalytics.openapi(
       range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
       ...figures,
       store: { currency, ...store },
-      wallet: {},
       notifications: {},
     };
     return c.json(body, 200);
