@@ -26,6 +26,7 @@ import { messages } from "./routes/messages.ts";
 import { attachments } from "./routes/attachments.ts";
 import { realtime } from "./routes/realtime.ts";
 import { internal } from "./routes/internal.ts";
+import { notifications } from "./routes/notifications.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -92,6 +93,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/messages", messages);
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
+  app.route("/api/notifications", notifications);
 
   app.get("/health", async (c) => {
     try {

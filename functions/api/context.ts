@@ -7,6 +7,7 @@ import type { DbClaims, Sql } from "../_shared/db.ts";
 import type { TokenIssuer } from "../_shared/jwt.ts";
 import type { Logger } from "../_shared/logger.ts";
 import type { Mailer } from "../_shared/mailer.ts";
+import type { PushSender } from "../_shared/push.ts";
 import type { SecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
 import type { Storage } from "../_shared/storage.ts";
@@ -37,6 +38,8 @@ export interface Deps {
   config: ConfigCache;
   /** The live session and user behind a token, read from the database on every call. */
   sessions: SessionLookup;
+  /** Push through FCM; null when AGORA_FCM_SERVICE_ACCOUNT is not set (push is off). */
+  push: PushSender | null;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

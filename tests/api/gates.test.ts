@@ -21,6 +21,9 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/messages/", "SUBSCRIBER"],
   ["/api/attachments", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
+  ["/api/notifications/bulk", "ADMIN"],
+  ["/api/notifications/analytics", "ADMIN"],
+  ["/api/notifications", "VISITOR"], // every signed-in user has an inbox
   ["/api/auth/signout", "VISITOR"],
 ];
 const BELOW: Record<Role, Role | null> = {

@@ -83,7 +83,11 @@ async function counts() {
            (select count(*) from app.role_changes)::int as role_changes,
            (select count(*) from app_private.magic_links)::int as magic_links,
            (select count(*) from app_private.refresh_tokens)::int as refresh_tokens,
-           (select count(*) from dev.mail)::int as mail`;
+           (select count(*) from dev.mail)::int as mail,
+           (select count(*) from app.notifications)::int as notifications,
+           (select count(*) from app.notification_preferences)::int as notification_preferences,
+           (select count(*) from app.push_devices)::int as push_devices,
+           (select count(*) from app.notification_batches)::int as notification_batches`;
   return row;
 }
 
@@ -226,6 +230,18 @@ test("[input] the OpenAPI document lists every route of the contract", () => {
       "GET /api/admin/security-events",
       "GET /api/admin/access-logs",
       "GET /api/config/public",
+      "GET /api/notifications",
+      "POST /api/notifications",
+      "PUT /api/notifications/{id}/read",
+      "PUT /api/notifications/read-all",
+      "DELETE /api/notifications/{id}",
+      "GET /api/notifications/preferences",
+      "PUT /api/notifications/preferences",
+      "POST /api/notifications/fcm/register",
+      "DELETE /api/notifications/fcm/register",
+      "POST /api/notifications/bulk",
+      "GET /api/notifications/bulk/{id}",
+      "GET /api/notifications/analytics",
     ]
   ) assert.ok(listed.includes(route), `${route} is in the OpenAPI document`);
   assert.equal(doc.openapi, "3.1.0");

@@ -5,7 +5,17 @@
  */
 import { JobRegistry } from "./queue.ts";
 import { storageDelete } from "./storage-delete.ts";
+import {
+  notificationsBatch,
+  notificationsBatchChunk,
+  notificationsDeliver,
+} from "./notifications.ts";
 
 export function appJobs(): JobRegistry {
-  return new JobRegistry([storageDelete]);
+  return new JobRegistry([
+    storageDelete,
+    notificationsDeliver,
+    notificationsBatch,
+    notificationsBatchChunk,
+  ]);
 }

@@ -7,6 +7,8 @@ import { errors, json, router, signedIn } from "../../openapi.ts";
 import { badRequest } from "../../../_shared/errors.ts";
 import { asUser } from "../../as-user.ts";
 import { platformAnalytics } from "../../queries/admin/analytics.ts";
+import { notificationAnalytics } from "../../queries/notifications.ts";
+import { notificationAnalyticsSchema } from "../notifications.ts";
 
 export const adminAnalytics = router();
 
@@ -28,8 +30,9 @@ adminAnalytics.openapi(
     description: "Defaults: the last 30 days by day. Series are `[{ t, value }]`, one point per " +
       "interval, zero-filled. Active users are distinct users who signed in, refreshed or made " +
       "a request in the interval. Messaging counts messages (deleted ones included in the series), " +
-      "active senders and new conversations across the platform; store, wallet and " +
-      "notifications fill in as those domains land.",
+      "active senders and new conversations across the platform. Notifications are the figures " +
+      "of GET /api/notifications/analytics for the same range and interval. Store and wallet " +
+      "fill in as those domains land.",
     security: signedIn,
     request: { query },
     responses: {
@@ -51,7 +54,7 @@ adminAnalytics.openapi(
           }),
           store: z.record(z.string(), z.unknown()),
           wallet: z.record(z.string(), z.unknown()),
-          notifications: z.record(z.string(), z.unknown()),
+          notifications: notificationAnalyticsSchema,
         }),
         "Analytics",
       ),
@@ -71,13 +74,17 @@ adminAnalytics.openapi(
         { path: "interval", message: "use a longer interval or a shorter range" },
       ]);
     }
-    const figures = await asUser(c, (tx) => platformAnalytics(tx, q.interval, from, to));
+    const [figures, notifications] = await asUser(c, async (tx) =>
+      [
+        await platformAnalytics(tx, q.interval, from, to),
+        await notificationAnalytics(tx, { from, to, interval: q.interval }),
+      ] as const);
     const body = {
       range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
       ...figures,
       store: {},
       wallet: {},
-      notifications: {},
+      notifications,
     };
     return c.json(body, 200);
   },

@@ -1,0 +1,250 @@
+/**
+ * Queries of /api/notifications (routes/notifications.ts). The inbox, read marks and deletion run
+ * as the caller under RLS (a user reaches only their own inbox); creation, preferences, devices,
+ * bulk sends and analytics go through the SQL functions that hold their rules
+ * (supabase/migrations/*_notifications.sql).
+ */
+import type { Tx } from "../../_shared/db.ts";
+import { notFound } from "../../_shared/errors.ts";
+import { encodeCursor } from "../openapi.ts";
+import { ifGiven, likePattern, pageLimit, where } from "./_helpers.ts";
+
+export type NotificationType = "OPPORTUNITY" | "MESSAGE" | "ENTITY" | "SYSTEM" | "WALLET";
+export type Priority = "low" | "normal" | "high" | "critical";
+
+export interface NotificationJson {
+  id: string;
+  type: NotificationType;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+  priority: Priority;
+  readAt: string | null;
+  createdAt: string;
+}
+
+/** The caller's unread inbox notifications, as a piece of a query. */
+const unread = (tx: Tx) =>
+  tx`(select count(*)::int from app.notifications u
+      where u.user_id = (select auth.uid()) and u.inbox and u.read_at is null)`;
+
+async function unreadCount(tx: Tx): Promise<number> {
+  const [row] = await tx<{ n: number }[]>`select ${unread(tx)} as n`;
+  return row.n;
+}
+
+/**
+ * A page of the caller's inbox, newest first, with the unread count, in one statement. `after`
+ * is the previous page's last [created_at as text, id].
+ */
+export async function listNotifications(
+  tx: Tx,
+  q: {
+    type?: NotificationType;
+    unread?: boolean;
+    search?: string;
+    since?: string;
+    after: [string, string] | null;
+    limit: number;
+  },
+) {
+  const pattern = likePattern(q.search);
+  const [row] = await tx<
+    { unread: number; page: { json: NotificationJson; key: string }[] }[]
+  >`
+    select ${unread(tx)} as unread,
+           coalesce((
+             select jsonb_agg(jsonb_build_object('json', p.json, 'key', p.key)
+                              order by p.created_at desc, p.id desc)
+             from (
+               select app.notification_json(n) as json, n.created_at, n.id,
+                      n.created_at::text as key
+               from app.notifications n
+               ${
+    where(tx, [
+      tx`n.user_id = (select auth.uid())`,
+      tx`n.inbox`,
+      ifGiven(q.type, (type) => tx`n.type = ${type}::app.notification_type`),
+      ifGiven(q.unread, (unread) => unread ? tx`n.read_at is null` : tx`n.read_at is not null`),
+      ifGiven(pattern, (p) => tx`(lower(n.title) like ${p} or lower(n.body) like ${p})`),
+      ifGiven(q.since, (since) => tx`n.created_at >= ${since}::timestamptz`),
+      // ::text first: a timestamptz parameter would lose its microseconds through a JS Date.
+      ifGiven(q.after, ([time, id]) =>
+        tx`(n.created_at, n.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+    ])
+  }
+               order by n.created_at desc, n.id desc
+               limit ${pageLimit(q.limit)}
+             ) p
+           ), '[]'::jsonb) as page`;
+  const page = row.page.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((p) => p.json),
+    nextCursor: row.page.length > q.limit && last ? encodeCursor([last.key, last.json.id]) : null,
+    unreadCount: row.unread,
+  };
+}
+
+/** Marks one of the caller's notifications read (once: a read one keeps its time); 404 if none. */
+export async function markRead(tx: Tx, id: string) {
+  const [updated] = await tx<{ read_at: string }[]>`
+    update app.notifications n set read_at = now()
+    where n.id = ${id} and n.read_at is null
+    returning app.notification_json(n) ->> 'readAt' as read_at`;
+  let readAt = updated?.read_at;
+  if (!readAt) {
+    const [existing] = await tx<{ read_at: string }[]>`
+      select app.notification_json(n) ->> 'readAt' as read_at from app.notifications n
+      where n.id = ${id}`;
+    if (!existing) throw notFound("Notification not found.");
+    readAt = existing.read_at;
+  }
+  return { id, readAt, unreadCount: await unreadCount(tx) };
+}
+
+/** Marks all of the caller's unread notifications read. */
+export async function markAllRead(tx: Tx) {
+  const [row] = await tx<{ updated: number }[]>`
+    with updated as (
+      update app.notifications n set read_at = now()
+      where n.user_id = (select auth.uid()) and n.inbox and n.read_at is null
+      returning 1
+    )
+    select count(*)::int as updated from updated`;
+  return { updated: row.updated, unreadCount: await unreadCount(tx) };
+}
+
+export async function deleteNotification(tx: Tx, id: string) {
+  const [row] = await tx<{ result: { id: string; deleted: true } }[]>`
+    select app.delete_notification(${id}) as result`;
+  return row.result;
+}
+
+/** A notification for oneself or (ADMIN) anyone, through the one way in. */
+export async function createNotification(
+  tx: Tx,
+  input: {
+    userId: string | null;
+    type: NotificationType;
+    title: string;
+    body: string;
+    data: Record<string, unknown>;
+    priority: Priority;
+  },
+) {
+  const [row] = await tx<
+    { result: NotificationJson & { userId: string; inbox: boolean } }[]
+  >`
+    select app.create_notification(
+      ${input.userId}::uuid, ${input.type}::app.notification_type, ${input.title}, ${input.body},
+      ${tx.json(input.data as never)}::jsonb, ${input.priority}::app.notification_priority
+    ) as result`;
+  return row.result;
+}
+
+export interface PreferencesDocument {
+  types: Record<NotificationType, { inApp: boolean; push: boolean; email: boolean }>;
+  quietHours: { start: string; end: string; timeZone: string } | null;
+  updatedAt: string | null;
+}
+
+export async function readPreferences(tx: Tx): Promise<PreferencesDocument> {
+  const [row] = await tx<{ doc: PreferencesDocument }[]>`
+    select app.notification_preferences_document() as doc`;
+  return row.doc;
+}
+
+export async function updatePreferences(tx: Tx, patch: unknown): Promise<PreferencesDocument> {
+  const [row] = await tx<{ doc: PreferencesDocument }[]>`
+    select app.update_notification_preferences(${tx.json(patch as never)}::jsonb) as doc`;
+  return row.doc;
+}
+
+export async function registerDevice(
+  tx: Tx,
+  input: { token: string; platform: "web" | "ios" | "android"; deviceName: string | null },
+) {
+  const [row] = await tx<
+    { device_id: string; platform: string; created_at: Date; created: boolean }[]
+  >`
+    select * from app.register_push_device(
+      ${input.token}, ${input.platform}::app.push_platform, ${input.deviceName})`;
+  return {
+    device: { id: row.device_id, platform: row.platform, createdAt: row.created_at.toISOString() },
+    created: row.created,
+  };
+}
+
+export async function unregisterDevice(tx: Tx, token: string) {
+  await tx`select app.unregister_push_device(${token})`;
+  return { unregistered: true as const };
+}
+
+export interface BatchAccepted {
+  id: string;
+  status: "queued" | "sending" | "done";
+  recipients: number;
+  replayed: boolean;
+}
+
+export async function createBatch(
+  tx: Tx,
+  input: {
+    audience: unknown;
+    notification: unknown;
+    channels: string[];
+    idempotencyKey: string | null;
+    requestHash: string | null;
+  },
+): Promise<BatchAccepted> {
+  const [row] = await tx<{ result: BatchAccepted }[]>`
+    select app.create_notification_batch(
+      ${tx.json(input.audience as never)}::jsonb, ${tx.json(input.notification as never)}::jsonb,
+      ${input.channels}::text[], ${input.idempotencyKey}, ${input.requestHash}
+    ) as result`;
+  return row.result;
+}
+
+export async function batchProgress(tx: Tx, id: string) {
+  const [row] = await tx<{ result: Record<string, unknown> }[]>`
+    select app.notification_batch_progress(${id}) as result`;
+  return row.result;
+}
+
+export type AnalyticsInterval = "hour" | "day" | "week" | "month";
+
+export interface NotificationAnalytics {
+  totals: {
+    created: number;
+    read: number;
+    pushSent: number;
+    pushDelivered: number;
+    pushFailed: number;
+    emailSent: number;
+  };
+  byType: {
+    type: NotificationType;
+    created: number;
+    read: number;
+    pushSent: number;
+    pushFailed: number;
+  }[];
+  byChannel: { channel: "inApp" | "push" | "email"; sent: number; failed: number }[];
+  series: { t: string; created: number; read: number; pushSent: number; pushFailed: number }[];
+  readRate: number;
+  medianSecondsToRead: number | null;
+}
+
+/** The figures of GET /api/notifications/analytics and of the admin analytics' section. */
+export async function notificationAnalytics(
+  tx: Tx,
+  q: { from: Date; to: Date; interval: AnalyticsInterval; type?: NotificationType },
+): Promise<NotificationAnalytics> {
+  const [row] = await tx<{ result: NotificationAnalytics }[]>`
+    select app.notification_analytics(
+      ${q.from}::timestamptz, ${q.to}::timestamptz, ${q.interval},
+      ${q.type ?? null}::app.notification_type
+    ) as result`;
+  return row.result;
+}
