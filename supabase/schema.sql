@@ -2069,6 +2069,31 @@ $$;
 COMMENT ON FUNCTION app_private.conversation_read_notifications() IS 'Reading a conversation up to the latest message its MESSAGE notification tells of marks that notification read (and notification.read goes out); a read mark short of it leaves it unread. security definer: notifications are updated by their owner only through RLS, and this runs on the participant row''s update.';
 
 --
+-- Name: count_new_notifications(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.count_new_notifications() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app.notification_counters as c (user_id, unread)
+  select a.user_id, count(*)::integer from added a
+  where a.inbox and a.read_at is null
+  group by a.user_id
+  order by a.user_id
+  on conflict (user_id) do update set unread = c.unread + excluded.unread;
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION count_new_notifications(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.count_new_notifications() IS 'Adds a statement''s new unread inbox rows to each recipient''s counter: one statement per insert statement, whatever its size (a bulk batch of 100,000 is one upsert; a message folding into unread notifications inserts nothing and adds nothing). Counters are taken in user order, so concurrent inserts never deadlock on them. security definer: the counters are written by the server only.';
+
+--
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2628,16 +2653,16 @@ declare
   sender_name text;
   recipients uuid[];
 begin
-  select array_agg(p.user_id) into recipients
-  from app.conversation_participants p
-  where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id;
+  -- One statement for what the notification needs: the others, the conversation, the sender.
+  select (select array_agg(p.user_id) from app.conversation_participants p
+           where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id),
+         c.type, c.title,
+         coalesce((select nullif(u.name, '') from app.users u where u.id = new.sender_id), 'Someone')
+  into recipients, conversation_type, conversation_title, sender_name
+  from app.conversations c where c.id = new.conversation_id;
   if recipients is null then
     return null;
   end if;
-  select c.type, c.title into conversation_type, conversation_title
-  from app.conversations c where c.id = new.conversation_id;
-  select coalesce(nullif(u.name, ''), 'Someone') into sender_name from app.users u where u.id = new.sender_id;
-  sender_name := coalesce(sender_name, 'Someone');
   perform app_private.notify_many(
     recipients,
     'MESSAGE',
@@ -2688,6 +2713,10 @@ CREATE FUNCTION app_private.notification_deleted_event() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
+  if old.read_at is null then
+    update app.notification_counters c set unread = c.unread - 1
+    where c.user_id = old.user_id and c.unread > 0;
+  end if;
   perform app_private.emit_event('user:' || old.user_id, 'notification.deleted', app.notification_json(old));
   return null;
 end;
@@ -2697,7 +2726,7 @@ $$;
 -- Name: FUNCTION notification_deleted_event(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'notification.deleted on user:<id> when an inbox notification is deleted. security definer as notification_read_event.';
+COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'When an inbox notification is deleted: one unread fewer if it was unread, and notification.deleted on user:<id>. security definer as notification_read_event.';
 
 --
 -- Name: notification_read_event(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2708,6 +2737,8 @@ CREATE FUNCTION app_private.notification_read_event() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
+  update app.notification_counters c set unread = c.unread - 1
+  where c.user_id = new.user_id and c.unread > 0;
   perform app_private.emit_event('user:' || new.user_id, 'notification.read', app.notification_json(new));
   return null;
 end;
@@ -2717,33 +2748,35 @@ $$;
 -- Name: FUNCTION notification_read_event(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.notification_read_event() IS 'notification.read on user:<id> when an inbox notification becomes read, by any path (the route, read-all, a conversation read up to its latest message). security definer: emit_event writes the event log.';
+COMMENT ON FUNCTION app_private.notification_read_event() IS 'When an inbox notification becomes read, by any path (the route, read-all, a conversation read up to its latest message): one unread fewer in app.notification_counters, and notification.read on user:<id>. security definer: the counters and the event log are written by the server only.';
 
 --
 -- Name: notification_type_defaults(app.notification_type); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
 CREATE FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select jsonb_build_object(
+declare
+  fallback jsonb := app_private.config_defaults() #> array['notifications', 'defaults', notification_type::text];
+  stored jsonb;
+begin
+  select c.config #> array['notifications', 'defaults', notification_type::text] into stored
+  from app.config_versions c order by c.version desc limit 1;
+  return jsonb_build_object(
     'inApp', coalesce((stored ->> 'inApp')::boolean, (fallback ->> 'inApp')::boolean, true),
     'push', coalesce((stored ->> 'push')::boolean, (fallback ->> 'push')::boolean, true),
     'email', coalesce((stored ->> 'email')::boolean, (fallback ->> 'email')::boolean, false)
-  )
-  from (
-    select app_private.config_defaults() #> array['notifications', 'defaults', notification_type::text] as fallback,
-           (select c.config #> array['notifications', 'defaults', notification_type::text]
-              from app.config_versions c order by c.version desc limit 1) as stored
-  ) x
+  );
+end;
 $$;
 
 --
 -- Name: FUNCTION notification_type_defaults(notification_type app.notification_type); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) IS 'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
+COMMENT ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) IS 'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. plpgsql, not SQL, on purpose: it is on the send''s hot path, and a security definer SQL function is planned again on every call (with config_defaults'' JSON parsed each time: about 0.3 ms), while plpgsql keeps its plans for the session. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
 
 --
 -- Name: notify(uuid, app.notification_type, text, text, jsonb, app.notification_priority, text); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2823,7 +2856,6 @@ begin
         data = excluded.data || jsonb_build_object('count',
           coalesce((n.data ->> 'count')::integer, 0) + coalesce((excluded.data ->> 'count')::integer, 1)),
         priority = greatest(n.priority, excluded.priority),
-        inbox = n.inbox or excluded.inbox,
         updated_at = now()
       returning n.id, n.user_id, n.inbox, n.xmax = 0 as created
     )
@@ -3021,15 +3053,15 @@ CREATE FUNCTION app_private.quiet_until(quiet_start time without time zone, quie
     LANGUAGE sql STABLE
     AS $$
   select case
-    when quiet_start is null or time_zone is null then null
-    when quiet_start < quiet_end and local::time >= quiet_start and local::time < quiet_end
-      then (local::date + quiet_end) at time zone time_zone
-    when quiet_start > quiet_end and local::time >= quiet_start
-      then (local::date + 1 + quiet_end) at time zone time_zone
-    when quiet_start > quiet_end and local::time < quiet_end
-      then (local::date + quiet_end) at time zone time_zone
+    when quiet_start is null or quiet_end is null or time_zone is null then null
+    when quiet_start < quiet_end then
+      case when (at at time zone time_zone)::time >= quiet_start and (at at time zone time_zone)::time < quiet_end
+           then ((at at time zone time_zone)::date + quiet_end) at time zone time_zone end
+    when (at at time zone time_zone)::time >= quiet_start
+      then ((at at time zone time_zone)::date + 1 + quiet_end) at time zone time_zone
+    when (at at time zone time_zone)::time < quiet_end
+      then ((at at time zone time_zone)::date + quiet_end) at time zone time_zone
   end
-  from (select at at time zone coalesce(time_zone, 'UTC') as local) x
 $$;
 
 --
@@ -3239,8 +3271,9 @@ begin
   -- Preferences again, at delivery: a channel turned off since, a recipient suspended since, a
   -- device unregistered since; and quiet hours that began since hold the row back again.
   with kinds as (
-    select t, app_private.notification_type_defaults(t) as defaults
-    from unnest(enum_range(null::app.notification_type)) t
+    -- The defaults of the types at hand only (one call each, not one per row).
+    select x.t, app_private.notification_type_defaults(x.t) as defaults
+    from (select distinct n.type from app.notifications n where n.id = any(notification_ids)) x (t)
   ), current_state as (
     select d.id,
            case
@@ -3725,6 +3758,22 @@ CREATE TABLE app.notification_batches (
 COMMENT ON TABLE app.notification_batches IS 'Bulk sends by ADMINs: the request (audience, notification, channels), its Idempotency-Key and progress. Written only through app.create_notification_batch and the batch jobs; ADMINs read them.';
 
 --
+-- Name: notification_counters; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.notification_counters (
+    user_id uuid NOT NULL,
+    unread integer DEFAULT 0 NOT NULL,
+    CONSTRAINT notification_counters_unread_check CHECK ((unread >= 0))
+);
+
+--
+-- Name: TABLE notification_counters; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.notification_counters IS 'Each user''s unread inbox notifications, kept by the triggers on app.notifications (insert: a statement trigger adding the new unread inbox rows per user; read and delete: row triggers), so GET /api/notifications reads one row instead of counting. Users read their own.';
+
+--
 -- Name: notification_preferences; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -4113,6 +4162,13 @@ ALTER TABLE ONLY app.notification_batches
 
 ALTER TABLE ONLY app.notification_batches
     ADD CONSTRAINT notification_batches_pkey PRIMARY KEY (id);
+
+--
+-- Name: notification_counters notification_counters_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_counters
+    ADD CONSTRAINT notification_counters_pkey PRIMARY KEY (user_id);
 
 --
 -- Name: notification_preferences notification_preferences_pkey; Type: CONSTRAINT; Schema: app; Owner: -
@@ -4571,6 +4627,12 @@ CREATE TRIGGER messages_notify AFTER INSERT ON app.messages FOR EACH ROW EXECUTE
 CREATE TRIGGER notification_preferences_validate BEFORE INSERT OR UPDATE ON app.notification_preferences FOR EACH ROW EXECUTE FUNCTION app_private.validate_notification_preferences();
 
 --
+-- Name: notifications notifications_count_new; Type: TRIGGER; Schema: app; Owner: -
+--
+
+CREATE TRIGGER notifications_count_new AFTER INSERT ON app.notifications REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_new_notifications();
+
+--
 -- Name: notifications notifications_deleted_event; Type: TRIGGER; Schema: app; Owner: -
 --
 
@@ -4751,6 +4813,13 @@ ALTER TABLE ONLY app.messages
 
 ALTER TABLE ONLY app.notification_batches
     ADD CONSTRAINT notification_batches_created_by_fkey FOREIGN KEY (created_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+--
+-- Name: notification_counters notification_counters_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.notification_counters
+    ADD CONSTRAINT notification_counters_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 
 --
 -- Name: notification_preferences notification_preferences_user_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
@@ -5001,6 +5070,18 @@ ALTER TABLE app.notification_batches ENABLE ROW LEVEL SECURITY;
 --
 
 CREATE POLICY notification_batches_select_admin ON app.notification_batches FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+--
+-- Name: notification_counters; Type: ROW SECURITY; Schema: app; Owner: -
+--
+
+ALTER TABLE app.notification_counters ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: notification_counters notification_counters_select_own; Type: POLICY; Schema: app; Owner: -
+--
+
+CREATE POLICY notification_counters_select_own ON app.notification_counters FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
 
 --
 -- Name: notification_preferences; Type: ROW SECURITY; Schema: app; Owner: -
@@ -5661,6 +5742,12 @@ REVOKE ALL ON FUNCTION app_private.conversation_notifications() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.conversation_read_notifications() FROM PUBLIC;
 
 --
+-- Name: FUNCTION count_new_notifications(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.count_new_notifications() FROM PUBLIC;
+
+--
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -6043,6 +6130,12 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 --
 
 GRANT SELECT ON TABLE app.notification_batches TO authenticated;
+
+--
+-- Name: TABLE notification_counters; Type: ACL; Schema: app; Owner: -
+--
+
+GRANT SELECT ON TABLE app.notification_counters TO authenticated;
 
 --
 -- Name: TABLE notification_preferences; Type: ACL; Schema: app; Owner: -

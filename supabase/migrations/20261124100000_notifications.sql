@@ -100,6 +100,17 @@ comment on table app.notifications is
   'Each user''s notifications. Rows with inbox = false exist only for delivery (the type''s in-app channel is off) and are never shown. At most one unread row per (user, collapse_key). Written only through app_private.notify_many; users read, mark read and delete their own.';
 
 /*
+ * The inbox's unread count, kept by triggers (every path that writes notifications keeps it
+ * right): counting a user's unread rows on every GET cost as much as reading the page itself.
+ */
+create table app.notification_counters (
+  user_id uuid primary key references app.users (id) on delete cascade,
+  unread integer not null default 0 check (unread >= 0)
+);
+comment on table app.notification_counters is
+  'Each user''s unread inbox notifications, kept by the triggers on app.notifications (insert: a statement trigger adding the new unread inbox rows per user; read and delete: row triggers), so GET /api/notifications reads one row instead of counting. Users read their own.';
+
+/*
  * Choices only: a type or channel a user never chose follows `notifications.defaults` of the
  * configuration, so an admin's change of a default reaches everyone who did not choose.
  */
@@ -232,12 +243,14 @@ security definer
 set search_path = ''
 as $$
 begin
+  update app.notification_counters c set unread = c.unread - 1
+  where c.user_id = new.user_id and c.unread > 0;
   perform app_private.emit_event('user:' || new.user_id, 'notification.read', app.notification_json(new));
   return null;
 end;
 $$;
 comment on function app_private.notification_read_event() is
-  'notification.read on user:<id> when an inbox notification becomes read, by any path (the route, read-all, a conversation read up to its latest message). security definer: emit_event writes the event log.';
+  'When an inbox notification becomes read, by any path (the route, read-all, a conversation read up to its latest message): one unread fewer in app.notification_counters, and notification.read on user:<id>. security definer: the counters and the event log are written by the server only.';
 
 create function app_private.notification_deleted_event() returns trigger
 language plpgsql
@@ -245,12 +258,34 @@ security definer
 set search_path = ''
 as $$
 begin
+  if old.read_at is null then
+    update app.notification_counters c set unread = c.unread - 1
+    where c.user_id = old.user_id and c.unread > 0;
+  end if;
   perform app_private.emit_event('user:' || old.user_id, 'notification.deleted', app.notification_json(old));
   return null;
 end;
 $$;
 comment on function app_private.notification_deleted_event() is
-  'notification.deleted on user:<id> when an inbox notification is deleted. security definer as notification_read_event.';
+  'When an inbox notification is deleted: one unread fewer if it was unread, and notification.deleted on user:<id>. security definer as notification_read_event.';
+
+create function app_private.count_new_notifications() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into app.notification_counters as c (user_id, unread)
+  select a.user_id, count(*)::integer from added a
+  where a.inbox and a.read_at is null
+  group by a.user_id
+  order by a.user_id
+  on conflict (user_id) do update set unread = c.unread + excluded.unread;
+  return null;
+end;
+$$;
+comment on function app_private.count_new_notifications() is
+  'Adds a statement''s new unread inbox rows to each recipient''s counter: one statement per insert statement, whatever its size (a bulk batch of 100,000 is one upsert; a message folding into unread notifications inserts nothing and adds nothing). Counters are taken in user order, so concurrent inserts never deadlock on them. security definer: the counters are written by the server only.';
 
 create function app_private.validate_notification_preferences() returns trigger
 language plpgsql
@@ -312,6 +347,9 @@ create trigger notifications_guard_read before update of read_at on app.notifica
 create trigger notifications_read_event after update of read_at on app.notifications
   for each row when (old.read_at is null and new.read_at is not null and new.inbox)
   execute function app_private.notification_read_event();
+create trigger notifications_count_new after insert on app.notifications
+  referencing new table as added
+  for each statement execute function app_private.count_new_notifications();
 create trigger notifications_deleted_event after delete on app.notifications
   for each row when (old.inbox)
   execute function app_private.notification_deleted_event();
@@ -343,16 +381,16 @@ declare
   sender_name text;
   recipients uuid[];
 begin
-  select array_agg(p.user_id) into recipients
-  from app.conversation_participants p
-  where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id;
+  -- One statement for what the notification needs: the others, the conversation, the sender.
+  select (select array_agg(p.user_id) from app.conversation_participants p
+           where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id),
+         c.type, c.title,
+         coalesce((select nullif(u.name, '') from app.users u where u.id = new.sender_id), 'Someone')
+  into recipients, conversation_type, conversation_title, sender_name
+  from app.conversations c where c.id = new.conversation_id;
   if recipients is null then
     return null;
   end if;
-  select c.type, c.title into conversation_type, conversation_title
-  from app.conversations c where c.id = new.conversation_id;
-  select coalesce(nullif(u.name, ''), 'Someone') into sender_name from app.users u where u.id = new.sender_id;
-  sender_name := coalesce(sender_name, 'Someone');
   perform app_private.notify_many(
     recipients,
     'MESSAGE',
@@ -458,6 +496,7 @@ create trigger role_changes_notify after insert on app.role_changes
 -- ---------------------------------------------------------------------------------------------
 
 alter table app.notifications enable row level security;
+alter table app.notification_counters enable row level security;
 alter table app.notification_preferences enable row level security;
 alter table app.push_devices enable row level security;
 alter table app.notification_batches enable row level security;
@@ -487,22 +526,24 @@ comment on function app.notification_json(app.notifications) is
 
 create function app_private.notification_type_defaults(notification_type app.notification_type)
 returns jsonb
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select jsonb_build_object(
+declare
+  fallback jsonb := app_private.config_defaults() #> array['notifications', 'defaults', notification_type::text];
+  stored jsonb;
+begin
+  select c.config #> array['notifications', 'defaults', notification_type::text] into stored
+  from app.config_versions c order by c.version desc limit 1;
+  return jsonb_build_object(
     'inApp', coalesce((stored ->> 'inApp')::boolean, (fallback ->> 'inApp')::boolean, true),
     'push', coalesce((stored ->> 'push')::boolean, (fallback ->> 'push')::boolean, true),
     'email', coalesce((stored ->> 'email')::boolean, (fallback ->> 'email')::boolean, false)
-  )
-  from (
-    select app_private.config_defaults() #> array['notifications', 'defaults', notification_type::text] as fallback,
-           (select c.config #> array['notifications', 'defaults', notification_type::text]
-              from app.config_versions c order by c.version desc limit 1) as stored
-  ) x
+  );
+end;
 $$;
 comment on function app_private.notification_type_defaults(app.notification_type) is
-  'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
+  'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. plpgsql, not SQL, on purpose: it is on the send''s hot path, and a security definer SQL function is planned again on every call (with config_defaults'' JSON parsed each time: about 0.3 ms), while plpgsql keeps its plans for the session. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
 
 create function app_private.wants(
   choices jsonb,
@@ -526,15 +567,15 @@ create function app_private.quiet_until(
 language sql stable
 as $$
   select case
-    when quiet_start is null or time_zone is null then null
-    when quiet_start < quiet_end and local::time >= quiet_start and local::time < quiet_end
-      then (local::date + quiet_end) at time zone time_zone
-    when quiet_start > quiet_end and local::time >= quiet_start
-      then (local::date + 1 + quiet_end) at time zone time_zone
-    when quiet_start > quiet_end and local::time < quiet_end
-      then (local::date + quiet_end) at time zone time_zone
+    when quiet_start is null or quiet_end is null or time_zone is null then null
+    when quiet_start < quiet_end then
+      case when (at at time zone time_zone)::time >= quiet_start and (at at time zone time_zone)::time < quiet_end
+           then ((at at time zone time_zone)::date + quiet_end) at time zone time_zone end
+    when (at at time zone time_zone)::time >= quiet_start
+      then ((at at time zone time_zone)::date + 1 + quiet_end) at time zone time_zone
+    when (at at time zone time_zone)::time < quiet_end
+      then ((at at time zone time_zone)::date + quiet_end) at time zone time_zone
   end
-  from (select at at time zone coalesce(time_zone, 'UTC') as local) x
 $$;
 comment on function app_private.quiet_until(time, time, text, timestamptz) is
   'When the quiet period that `at` falls in ends, or null when `at` is not in quiet hours. Start and end are wall-clock times in the time zone; a period whose start is after its end crosses midnight (22:00-07:00). Inlinable pure SQL (no pinned search_path, see app.notification_json).';
@@ -599,7 +640,6 @@ begin
         data = excluded.data || jsonb_build_object('count',
           coalesce((n.data ->> 'count')::integer, 0) + coalesce((excluded.data ->> 'count')::integer, 1)),
         priority = greatest(n.priority, excluded.priority),
-        inbox = n.inbox or excluded.inbox,
         updated_at = now()
       returning n.id, n.user_id, n.inbox, n.xmax = 0 as created
     )
@@ -700,8 +740,9 @@ begin
   -- Preferences again, at delivery: a channel turned off since, a recipient suspended since, a
   -- device unregistered since; and quiet hours that began since hold the row back again.
   with kinds as (
-    select t, app_private.notification_type_defaults(t) as defaults
-    from unnest(enum_range(null::app.notification_type)) t
+    -- The defaults of the types at hand only (one call each, not one per row).
+    select x.t, app_private.notification_type_defaults(x.t) as defaults
+    from (select distinct n.type from app.notifications n where n.id = any(notification_ids)) x (t)
   ), current_state as (
     select d.id,
            case
@@ -968,6 +1009,9 @@ create policy notifications_update_own on app.notifications for update to authen
   with check (user_id = (select auth.uid()) and inbox);
 -- No delete grant (no API role holds a table-wide delete): app.delete_notification deletes one's own.
 
+create policy notification_counters_select_own on app.notification_counters for select
+  to authenticated using (user_id = (select auth.uid()));
+
 create policy notification_preferences_select_own on app.notification_preferences for select
   to authenticated using (user_id = (select auth.uid()));
 create policy notification_preferences_insert_own on app.notification_preferences for insert
@@ -991,6 +1035,7 @@ grant usage on type app.notification_type, app.notification_priority, app.push_p
   app.notification_batch_status to authenticated;
 grant select on app.notifications to authenticated;
 grant update (read_at) on app.notifications to authenticated;
+grant select on app.notification_counters to authenticated;
 grant select on app.notification_preferences to authenticated;
 grant insert (user_id, types, quiet_start, quiet_end, quiet_time_zone) on app.notification_preferences
   to authenticated;

@@ -78,6 +78,9 @@ test("[notifications] POST /api/notifications creates one for oneself; GET lists
     page.items.map((n: { id: string }) => n.id),
     [created.id],
   );
+  const { userId: _userId, inbox: _inbox, ...shown } = created;
+  assert.deepEqual(page.items[0], shown, "the list shows it exactly as it was created");
+  assert.match(String(page.items[0].createdAt), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
   assert.deepEqual(Object.keys(page.items[0]).sort(), [
     "body",
     "createdAt",

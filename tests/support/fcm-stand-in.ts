@@ -342,6 +342,14 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
     const path = new URL(request.url).pathname;
     if (request.method === "POST" && path === "/token") return token(request);
+    // Not FCM's: how a benchmark running the stand-in in another process reads its counts.
+    if (request.method === "GET" && path === "/_stand-in/stats") {
+      return Response.json({
+        accepted: standIn.accepted.length,
+        distinctTokens: new Set(standIn.accepted.map((a) => a.token)).size,
+        tokensIssued: standIn.tokensIssued,
+      });
+    }
     const match = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(path);
     if (request.method === "POST" && match) return send(request, decodeURIComponent(match[1]));
     return fcmError(404, "NOT_FOUND", "Not found", null);
