@@ -2039,7 +2039,7 @@ $$;
 -- Name: FUNCTION conversation_notifications(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.conversation_notifications() IS 'A new conversation (or being added to a group) gives each person added, but not the one who added them, a MESSAGE notification under the conversation''s collapse key, with count 0: the first message then makes it 1. A statement trigger: one call per conversation however many people join. security definer as message_notifications.';
+COMMENT ON FUNCTION app_private.conversation_notifications() IS 'A new conversation (or being added to a group) gives each person added, but not the one who added them, a MESSAGE notification under the conversation''s collapse key, with count 0: the first message then makes it 1. A statement trigger: one call per conversation however many people join. security definer: it writes other users'' inboxes through app_private.notify_many.';
 
 --
 -- Name: conversation_read_notifications(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2092,6 +2092,88 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.count_new_notifications() IS 'Adds a statement''s new unread inbox rows to each recipient''s counter: one statement per insert statement, whatever its size (a bulk batch of 100,000 is one upsert; a message folding into unread notifications inserts nothing and adds nothing). Counters are taken in user order, so concurrent inserts never deadlock on them. security definer: the counters are written by the server only.';
+
+--
+-- Name: digest_conversation(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.digest_conversation(target_conversation_id uuid) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  conversation app.conversations;
+  from_seq bigint;
+  upto_seq bigint;
+  recipients uuid[];
+  titles text[];
+  bodies text[];
+  datas jsonb[];
+begin
+  -- Senders hold the conversation row until they commit: waiting for it here means every
+  -- message numbered so far is committed and visible below, so none is left out of this digest
+  -- with its mark already gone. New senders wait for this digest, then mark again.
+  select * into conversation from app.conversations c where c.id = target_conversation_id for share;
+  if not found then
+    return 0;
+  end if;
+  insert into app_private.message_digests (conversation_id) values (target_conversation_id)
+  on conflict do nothing;
+  select d.digested_seq into from_seq from app_private.message_digests d
+  where d.conversation_id = target_conversation_id for update;
+  delete from app_private.message_digests_pending x where x.conversation_id = target_conversation_id;
+  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
+  perform 1 from app.conversation_participants p
+  where p.conversation_id = target_conversation_id for share;
+  upto_seq := conversation.last_seq;
+  if upto_seq <= from_seq then
+    return 0;
+  end if;
+
+  -- Per participant: the live messages of others since the last digest that they have not read
+  -- (and sent after they joined), their number and the newest of them.
+  with news as (
+    select m.id, m.seq, m.sender_id, m.content, m.created_at
+    from app.messages m
+    where m.conversation_id = target_conversation_id and m.seq > from_seq and m.seq <= upto_seq
+      and m.deleted_at is null
+  ), told as (
+    select p.user_id, count(*)::integer as n, (array_agg(x.id order by x.seq desc))[1] as newest
+    from app.conversation_participants p
+    join news x on x.sender_id is distinct from p.user_id and x.seq > p.last_read_seq
+                   and x.created_at >= p.joined_at
+    where p.conversation_id = target_conversation_id
+    group by p.user_id
+  ), shaped as (
+    select t.user_id, t.n, m.id as message_id, m.content,
+           coalesce((select nullif(u.name, '') from app.users u where u.id = m.sender_id), 'Someone')
+             as sender_name
+    from told t join app.messages m on m.id = t.newest
+  )
+  select array_agg(x.user_id order by x.user_id),
+         array_agg(left(coalesce(conversation.title, x.sender_name), 200) order by x.user_id),
+         array_agg(left(case when conversation.type = 'group' then x.sender_name || ': ' else '' end
+                        || x.content, 140) order by x.user_id),
+         array_agg(jsonb_build_object('conversationId', target_conversation_id,
+                                      'messageId', x.message_id, 'count', x.n) order by x.user_id)
+  into recipients, titles, bodies, datas
+  from shaped x;
+
+  if recipients is not null then
+    perform app_private.notify_rows('MESSAGE', recipients, titles, bodies, datas, 'normal',
+                                    'conversation:' || target_conversation_id::text);
+  end if;
+  update app_private.message_digests d set digested_seq = upto_seq, digested_at = now()
+  where d.conversation_id = target_conversation_id;
+  return coalesce(cardinality(recipients), 0);
+end;
+$$;
+
+--
+-- Name: FUNCTION digest_conversation(target_conversation_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.digest_conversation(target_conversation_id uuid) IS 'The notifications.digest job: tells each participant of a conversation of the messages of others since the last digest that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Waits for in-flight sends (the conversation row) so no message is left behind, and holds read marks back until it commits. Returns how many participants were told. security definer: it writes other users'' inboxes.';
 
 --
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2552,6 +2634,41 @@ $$;
 COMMENT ON FUNCTION app_private.in_audience(u app.users, audience jsonb) IS 'Whether a user is in a bulk audience ({ userIds?, roles?, all? }, any of them): active users only, never suspended ones. Inlinable pure SQL (no pinned search_path, see app.notification_json).';
 
 --
+-- Name: inbox_page_as(text, app.notification_type, boolean, text, timestamp with time zone, timestamp with time zone, uuid, integer); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) RETURNS TABLE(id uuid, type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, read_at text, created_at text, unread integer)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+#variable_conflict use_column
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return query
+    select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+           coalesce((select c.unread from app.notification_counters c
+                     where c.user_id = (select auth.uid())), 0)
+    from app.notifications n
+    where n.user_id = (select auth.uid()) and n.inbox
+      and (n.created_at, n.id) < (coalesce(after_time, 'infinity'::timestamptz),
+                                  coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid))
+      and n.created_at >= coalesce(since, '-infinity'::timestamptz)
+      and (only_type is null or n.type = only_type)
+      and (only_unread is null or (n.read_at is null) = only_unread)
+      and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
+    order by n.created_at desc, n.id desc
+    limit page_limit;
+end;
+$$;
+
+--
+-- Name: FUNCTION inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path): sets the caller''s role and claims for this statement''s own transaction, then reads under RLS, newest first, with the unread count (app.notification_counters) on every row. One round trip instead of a transaction''s four: measured, the transaction''s statements cost the API more than the page. Only the API''s own role may call it: it trusts the claims it is given.';
+
+--
 -- Name: job_backoff(integer); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2599,6 +2716,32 @@ $$;
 COMMENT ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) IS 'Objects merged key by key at every depth, anything else replaced by the patch: how a partial stored configuration is laid over the defaults.';
 
 --
+-- Name: mark_message_digest(); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.mark_message_digest() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app_private.message_digests_pending (conversation_id) values (new.conversation_id)
+  on conflict do nothing;
+  if found then
+    perform app_private.enqueue_job('notifications.digest',
+      jsonb_build_object('conversationId', new.conversation_id), now() + interval '1 second',
+      'notifications.digest:' || new.conversation_id::text || ':' || new.seq::text);
+  end if;
+  return null;
+end;
+$$;
+
+--
+-- Name: FUNCTION mark_message_digest(); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.mark_message_digest() IS 'A new message marks its conversation for a digest (app_private.message_digests_pending) and, when the conversation had no mark, queues its notifications.digest job a second later: the send does no notification work of its own. security definer: the marks and the job queue are server-only.';
+
+--
 -- Name: message_events(); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2638,49 +2781,6 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner.';
-
---
--- Name: message_notifications(); Type: FUNCTION; Schema: app_private; Owner: -
---
-
-CREATE FUNCTION app_private.message_notifications() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-declare
-  conversation_type app.conversation_type;
-  conversation_title text;
-  sender_name text;
-  recipients uuid[];
-begin
-  -- One statement for what the notification needs: the others, the conversation, the sender.
-  select (select array_agg(p.user_id) from app.conversation_participants p
-           where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id),
-         c.type, c.title,
-         coalesce((select nullif(u.name, '') from app.users u where u.id = new.sender_id), 'Someone')
-  into recipients, conversation_type, conversation_title, sender_name
-  from app.conversations c where c.id = new.conversation_id;
-  if recipients is null then
-    return null;
-  end if;
-  perform app_private.notify_many(
-    recipients,
-    'MESSAGE',
-    left(coalesce(conversation_title, sender_name), 200),
-    left(case when conversation_type = 'group' then sender_name || ': ' else '' end || new.content, 140),
-    jsonb_build_object('conversationId', new.conversation_id, 'messageId', new.id, 'count', 1),
-    'normal',
-    'conversation:' || new.conversation_id::text
-  );
-  return null;
-end;
-$$;
-
---
--- Name: FUNCTION message_notifications(); Type: COMMENT; Schema: app_private; Owner: -
---
-
-COMMENT ON FUNCTION app_private.message_notifications() IS 'A new message gives every other participant a MESSAGE notification, collapsed per conversation (collapse key conversation:<id>): at most one unread, whose data { conversationId, messageId, count } and preview follow the latest message. Never for one''s own messages. security definer: it writes other users'' notifications through app_private.notify_many.';
 
 --
 -- Name: next_job_at(text[]); Type: FUNCTION; Schema: app_private; Owner: -
@@ -2809,6 +2909,28 @@ COMMENT ON FUNCTION app_private.notify(recipient uuid, notification_type app.not
 --
 
 CREATE FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb DEFAULT '{}'::jsonb, priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS TABLE(recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select * from app_private.notify_rows(
+    notification_type, recipients,
+    array_fill(title, array[cardinality(recipients)]),
+    array_fill(body, array[cardinality(recipients)]),
+    array_fill(coalesce(data, '{}'::jsonb), array[cardinality(recipients)]),
+    priority, collapse_key)
+$$;
+
+--
+-- Name: FUNCTION notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) IS 'The same notification for many recipients in one statement: app_private.notify_rows with one title, body and data for all (its rules apply). security definer as notify_rows; never granted to API roles.';
+
+--
+-- Name: notify_rows(app.notification_type, uuid[], text[], text[], jsonb[], app.notification_priority, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS TABLE(recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
@@ -2816,38 +2938,48 @@ CREATE FUNCTION app_private.notify_many(recipients uuid[], notification_type app
 declare
   defaults jsonb := app_private.notification_type_defaults(notification_type);
   critical boolean := priority = 'critical';
-  payload jsonb := coalesce(data, '{}'::jsonb);
   r record;
   deliveries integer;
 begin
-  if title is null or char_length(title) not between 1 and 200 then
+  if cardinality(recipients) is distinct from cardinality(titles)
+     or cardinality(recipients) is distinct from cardinality(bodies)
+     or cardinality(recipients) is distinct from cardinality(datas) then
+    raise exception 'one title, body and data per recipient' using errcode = 'AG400';
+  end if;
+  if exists (select 1 from unnest(titles) t where t is null or char_length(t) not between 1 and 200) then
     raise exception 'a notification''s title has 1 to 200 characters' using errcode = 'AG400';
   end if;
-  if body is null or char_length(body) > 2000 then
+  if exists (select 1 from unnest(bodies) b where b is null or char_length(b) > 2000) then
     raise exception 'a notification''s body has at most 2000 characters' using errcode = 'AG400';
   end if;
-  if jsonb_typeof(payload) <> 'object' or octet_length(payload::text) > 2048 then
+  if exists (select 1 from unnest(datas) d
+             where d is not null and (jsonb_typeof(d) <> 'object' or octet_length(d::text) > 2048)) then
     raise exception 'a notification''s data is a JSON object of at most 2048 bytes' using errcode = 'AG400';
   end if;
-  if collapse_key is not null and not payload ? 'count' then
-    payload := payload || '{"count": 1}'::jsonb;
-  end if;
   for r in
-    with decided as (
-      select u.id as uid,
+    with given as (
+      -- One row per recipient (the first, if one is named twice).
+      select distinct on (g.uid) g.uid, g.title, g.body,
+             case when notify_rows.collapse_key is not null and not coalesce(g.data, '{}') ? 'count'
+                  then coalesce(g.data, '{}') || '{"count": 1}'::jsonb
+                  else coalesce(g.data, '{}') end as data
+      from unnest(recipients, titles, bodies, datas) with ordinality as g (uid, title, body, data, i)
+      order by g.uid, g.i
+    ), decided as (
+      select u.id as uid, g.title, g.body, g.data,
              critical or app_private.wants(p.types, notification_type, 'inApp', defaults) as want_inbox,
              critical or app_private.wants(p.types, notification_type, 'push', defaults) as want_push,
              critical or app_private.wants(p.types, notification_type, 'email', defaults) as want_email,
              case when not critical
                   then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end
                as quiet_until
-      from app.users u
+      from given g
+      join app.users u on u.id = g.uid
       left join app.notification_preferences p on p.user_id = u.id
-      where u.id = any(recipients)
     ), written as (
       insert into app.notifications as n (user_id, type, title, body, data, priority, collapse_key, inbox)
-      select d.uid, notification_type, notify_many.title, notify_many.body, payload,
-             notify_many.priority, notify_many.collapse_key, d.want_inbox
+      select d.uid, notification_type, d.title, d.body, d.data,
+             notify_rows.priority, notify_rows.collapse_key, d.want_inbox
       from decided d
       on conflict (user_id, collapse_key) where read_at is null and collapse_key is not null
       do update set
@@ -2895,10 +3027,10 @@ end;
 $$;
 
 --
--- Name: FUNCTION notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text); Type: COMMENT; Schema: app_private; Owner: -
+-- Name: FUNCTION notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) IS 'THE way notifications are written, for any number of recipients in one statement. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences and quiet hours. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
+COMMENT ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) IS 'THE way notifications are written (notify and notify_many call it), for any number of recipients in one statement, each with its own title, body and data. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences and quiet hours. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. Unknown recipients are skipped. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
 
 --
 -- Name: participant_events(); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3223,7 +3355,7 @@ $$;
 -- Name: FUNCTION role_change_notification(); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.role_change_notification() IS 'A role change gives the user a SYSTEM notification (data.kind role.changed, the roles before and after; never the admin''s reason, which is for the audit trail). security definer as message_notifications.';
+COMMENT ON FUNCTION app_private.role_change_notification() IS 'A role change gives the user a SYSTEM notification (data.kind role.changed, the roles before and after; never the admin''s reason, which is for the audit trail). security definer: it writes other users'' inboxes through app_private.notify_many.';
 
 --
 -- Name: send_message_as(text, uuid, text, uuid, uuid[], text, text); Type: FUNCTION; Schema: app_private; Owner: -
@@ -3944,6 +4076,38 @@ CREATE TABLE app_private.magic_links (
 COMMENT ON TABLE app_private.magic_links IS 'Magic-link tokens as SHA-256 hashes: single use, short-lived; a leaked table signs nobody in.';
 
 --
+-- Name: message_digests; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.message_digests (
+    conversation_id uuid NOT NULL,
+    digested_seq bigint DEFAULT 0 NOT NULL,
+    digested_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT message_digests_digested_seq_check CHECK ((digested_seq >= 0))
+);
+
+--
+-- Name: TABLE message_digests; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.message_digests IS 'How far each conversation''s messages were told to its participants'' inboxes (the last message seq a digest covered). Server only.';
+
+--
+-- Name: message_digests_pending; Type: TABLE; Schema: app_private; Owner: -
+--
+
+CREATE TABLE app_private.message_digests_pending (
+    conversation_id uuid NOT NULL,
+    marked_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: TABLE message_digests_pending; Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON TABLE app_private.message_digests_pending IS 'Conversations with messages waiting for their digest (the MESSAGE notifications of the other participants): one row while any wait. Server only.';
+
+--
 -- Name: notification_batch_chunks; Type: TABLE; Schema: app_private; Owner: -
 --
 
@@ -4260,6 +4424,20 @@ ALTER TABLE ONLY app_private.magic_links
 
 ALTER TABLE ONLY app_private.magic_links
     ADD CONSTRAINT magic_links_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: message_digests_pending message_digests_pending_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.message_digests_pending
+    ADD CONSTRAINT message_digests_pending_pkey PRIMARY KEY (conversation_id);
+
+--
+-- Name: message_digests message_digests_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.message_digests
+    ADD CONSTRAINT message_digests_pkey PRIMARY KEY (conversation_id);
 
 --
 -- Name: notification_batch_chunks notification_batch_chunks_pkey; Type: CONSTRAINT; Schema: app_private; Owner: -
@@ -4615,10 +4793,10 @@ CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages
 CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
 
 --
--- Name: messages messages_notify; Type: TRIGGER; Schema: app; Owner: -
+-- Name: messages messages_mark_digest; Type: TRIGGER; Schema: app; Owner: -
 --
 
-CREATE TRIGGER messages_notify AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.message_notifications();
+CREATE TRIGGER messages_mark_digest AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.mark_message_digest();
 
 --
 -- Name: notification_preferences notification_preferences_validate; Type: TRIGGER; Schema: app; Owner: -
@@ -4883,6 +5061,20 @@ ALTER TABLE ONLY app.sessions
 
 ALTER TABLE ONLY app_private.idempotency_keys
     ADD CONSTRAINT idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+--
+-- Name: message_digests message_digests_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.message_digests
+    ADD CONSTRAINT message_digests_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+--
+-- Name: message_digests_pending message_digests_pending_conversation_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
+--
+
+ALTER TABLE ONLY app_private.message_digests_pending
+    ADD CONSTRAINT message_digests_pending_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
 
 --
 -- Name: notification_batch_chunks notification_batch_chunks_batch_id_fkey; Type: FK CONSTRAINT; Schema: app_private; Owner: -
@@ -5250,6 +5442,18 @@ ALTER TABLE app_private.jobs ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE app_private.magic_links ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: message_digests; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.message_digests ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: message_digests_pending; Type: ROW SECURITY; Schema: app_private; Owner: -
+--
+
+ALTER TABLE app_private.message_digests_pending ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: notification_batch_chunks; Type: ROW SECURITY; Schema: app_private; Owner: -
@@ -5748,6 +5952,12 @@ REVOKE ALL ON FUNCTION app_private.conversation_read_notifications() FROM PUBLIC
 REVOKE ALL ON FUNCTION app_private.count_new_notifications() FROM PUBLIC;
 
 --
+-- Name: FUNCTION digest_conversation(target_conversation_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.digest_conversation(target_conversation_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -5856,6 +6066,12 @@ GRANT UPDATE(status) ON TABLE app.users TO authenticated;
 REVOKE ALL ON FUNCTION app_private.in_audience(u app.users, audience jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION job_backoff(attempts integer); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -5868,16 +6084,16 @@ REVOKE ALL ON FUNCTION app_private.job_backoff(attempts integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION mark_message_digest(); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.mark_message_digest() FROM PUBLIC;
+
+--
 -- Name: FUNCTION message_events(); Type: ACL; Schema: app_private; Owner: -
 --
 
 REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
-
---
--- Name: FUNCTION message_notifications(); Type: ACL; Schema: app_private; Owner: -
---
-
-REVOKE ALL ON FUNCTION app_private.message_notifications() FROM PUBLIC;
 
 --
 -- Name: FUNCTION next_job_at(kinds text[]); Type: ACL; Schema: app_private; Owner: -
@@ -5914,6 +6130,12 @@ REVOKE ALL ON FUNCTION app_private.notify(recipient uuid, notification_type app.
 --
 
 REVOKE ALL ON FUNCTION app_private.notify_many(recipients uuid[], notification_type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, collapse_key text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION participant_events(); Type: ACL; Schema: app_private; Owner: -

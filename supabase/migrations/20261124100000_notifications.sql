@@ -169,6 +169,26 @@ comment on table app_private.notification_deliveries is
   'Push and e-mail deliveries: one per notification and device (push) or per notification (e-mail), with status, attempts, FCM''s error code and message name. Server only.';
 
 /*
+ * Message digests: a conversation with messages not yet told to its participants' inboxes has a
+ * mark (inserted by the send, deleted by the digest that tells them); how far each conversation
+ * was told is kept apart, so the send never writes a row the digest also writes.
+ */
+create table app_private.message_digests_pending (
+  conversation_id uuid primary key references app.conversations (id) on delete cascade,
+  marked_at timestamptz not null default now()
+);
+comment on table app_private.message_digests_pending is
+  'Conversations with messages waiting for their digest (the MESSAGE notifications of the other participants): one row while any wait. Server only.';
+
+create table app_private.message_digests (
+  conversation_id uuid primary key references app.conversations (id) on delete cascade,
+  digested_seq bigint not null default 0 check (digested_seq >= 0),
+  digested_at timestamptz not null default now()
+);
+comment on table app_private.message_digests is
+  'How far each conversation''s messages were told to its participants'' inboxes (the last message seq a digest covered). Server only.';
+
+/*
  * The chunks a batch's deliveries and live events go out in: one job each. announced_at makes
  * the events of a chunk go out once, whatever the job's retries.
  */
@@ -364,47 +384,33 @@ create trigger push_devices_touch before update on app.push_devices
  */
 
 /*
- * The send's hot path. Per message: one upsert over the other participants. In the common case
- * (each of them already has an unread MESSAGE notification for the conversation) that is one HOT
- * update per participant of title, body and data, and nothing else: no event (the message itself
- * is already live on conversation:<id>), no delivery, no job. Only the first unread message of a
- * conversation creates a notification, announces it and queues its push.
+ * The send's hot path: a message only marks its conversation as having news for the others'
+ * inboxes, with one `insert ... on conflict do nothing` (an index probe, no write, while a mark
+ * is already there), and the first mark of a quiet conversation queues its digest job, due a
+ * second later. The digest (app_private.digest_conversation) then tells every other participant
+ * of all the messages since the last one in one statement. Folding each message into the
+ * participants' unread notifications inside the send cost the send more than the send itself
+ * (one row update per participant, under the conversation's lock, on rows every send of the
+ * conversation updates again): measured in the messaging benchmark, docs/notifications.md.
  */
-create function app_private.message_notifications() returns trigger
+create function app_private.mark_message_digest() returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
-declare
-  conversation_type app.conversation_type;
-  conversation_title text;
-  sender_name text;
-  recipients uuid[];
 begin
-  -- One statement for what the notification needs: the others, the conversation, the sender.
-  select (select array_agg(p.user_id) from app.conversation_participants p
-           where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id),
-         c.type, c.title,
-         coalesce((select nullif(u.name, '') from app.users u where u.id = new.sender_id), 'Someone')
-  into recipients, conversation_type, conversation_title, sender_name
-  from app.conversations c where c.id = new.conversation_id;
-  if recipients is null then
-    return null;
+  insert into app_private.message_digests_pending (conversation_id) values (new.conversation_id)
+  on conflict do nothing;
+  if found then
+    perform app_private.enqueue_job('notifications.digest',
+      jsonb_build_object('conversationId', new.conversation_id), now() + interval '1 second',
+      'notifications.digest:' || new.conversation_id::text || ':' || new.seq::text);
   end if;
-  perform app_private.notify_many(
-    recipients,
-    'MESSAGE',
-    left(coalesce(conversation_title, sender_name), 200),
-    left(case when conversation_type = 'group' then sender_name || ': ' else '' end || new.content, 140),
-    jsonb_build_object('conversationId', new.conversation_id, 'messageId', new.id, 'count', 1),
-    'normal',
-    'conversation:' || new.conversation_id::text
-  );
   return null;
 end;
 $$;
-comment on function app_private.message_notifications() is
-  'A new message gives every other participant a MESSAGE notification, collapsed per conversation (collapse key conversation:<id>): at most one unread, whose data { conversationId, messageId, count } and preview follow the latest message. Never for one''s own messages. security definer: it writes other users'' notifications through app_private.notify_many.';
+comment on function app_private.mark_message_digest() is
+  'A new message marks its conversation for a digest (app_private.message_digests_pending) and, when the conversation had no mark, queues its notifications.digest job a second later: the send does no notification work of its own. security definer: the marks and the job queue are server-only.';
 
 create function app_private.conversation_notifications() returns trigger
 language plpgsql
@@ -439,7 +445,7 @@ begin
 end;
 $$;
 comment on function app_private.conversation_notifications() is
-  'A new conversation (or being added to a group) gives each person added, but not the one who added them, a MESSAGE notification under the conversation''s collapse key, with count 0: the first message then makes it 1. A statement trigger: one call per conversation however many people join. security definer as message_notifications.';
+  'A new conversation (or being added to a group) gives each person added, but not the one who added them, a MESSAGE notification under the conversation''s collapse key, with count 0: the first message then makes it 1. A statement trigger: one call per conversation however many people join. security definer: it writes other users'' inboxes through app_private.notify_many.';
 
 create function app_private.conversation_read_notifications() returns trigger
 language plpgsql
@@ -478,10 +484,10 @@ begin
 end;
 $$;
 comment on function app_private.role_change_notification() is
-  'A role change gives the user a SYSTEM notification (data.kind role.changed, the roles before and after; never the admin''s reason, which is for the audit trail). security definer as message_notifications.';
+  'A role change gives the user a SYSTEM notification (data.kind role.changed, the roles before and after; never the admin''s reason, which is for the audit trail). security definer: it writes other users'' inboxes through app_private.notify_many.';
 
-create trigger messages_notify after insert on app.messages
-  for each row execute function app_private.message_notifications();
+create trigger messages_mark_digest after insert on app.messages
+  for each row execute function app_private.mark_message_digest();
 create trigger participants_notify after insert on app.conversation_participants
   referencing new table as added
   for each statement execute function app_private.conversation_notifications();
@@ -502,6 +508,8 @@ alter table app.push_devices enable row level security;
 alter table app.notification_batches enable row level security;
 alter table app_private.notification_deliveries enable row level security;
 alter table app_private.notification_batch_chunks enable row level security;
+alter table app_private.message_digests_pending enable row level security;
+alter table app_private.message_digests enable row level security;
 
 -- ---------------------------------------------------------------------------------------------
 -- Helper functions
@@ -581,15 +589,15 @@ comment on function app_private.quiet_until(time, time, text, timestamptz) is
   'When the quiet period that `at` falls in ends, or null when `at` is not in quiet hours. Start and end are wall-clock times in the time zone; a period whose start is after its end crosses midnight (22:00-07:00). Inlinable pure SQL (no pinned search_path, see app.notification_json).';
 
 /*
- * The one way in, set-based. See the comment below for the rules; the return has one row per
- * known recipient (unknown ids are skipped: app_private.notify refuses them).
+ * The one way in. notify_rows is the core (per recipient its own title, body and data, for the
+ * message digests); notify_many the same content for many recipients; notify one recipient.
  */
-create function app_private.notify_many(
-  recipients uuid[],
+create function app_private.notify_rows(
   notification_type app.notification_type,
-  title text,
-  body text,
-  data jsonb default '{}',
+  recipients uuid[],
+  titles text[],
+  bodies text[],
+  datas jsonb[],
   priority app.notification_priority default 'normal',
   collapse_key text default null
 ) returns table (recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
@@ -600,38 +608,48 @@ as $$
 declare
   defaults jsonb := app_private.notification_type_defaults(notification_type);
   critical boolean := priority = 'critical';
-  payload jsonb := coalesce(data, '{}'::jsonb);
   r record;
   deliveries integer;
 begin
-  if title is null or char_length(title) not between 1 and 200 then
+  if cardinality(recipients) is distinct from cardinality(titles)
+     or cardinality(recipients) is distinct from cardinality(bodies)
+     or cardinality(recipients) is distinct from cardinality(datas) then
+    raise exception 'one title, body and data per recipient' using errcode = 'AG400';
+  end if;
+  if exists (select 1 from unnest(titles) t where t is null or char_length(t) not between 1 and 200) then
     raise exception 'a notification''s title has 1 to 200 characters' using errcode = 'AG400';
   end if;
-  if body is null or char_length(body) > 2000 then
+  if exists (select 1 from unnest(bodies) b where b is null or char_length(b) > 2000) then
     raise exception 'a notification''s body has at most 2000 characters' using errcode = 'AG400';
   end if;
-  if jsonb_typeof(payload) <> 'object' or octet_length(payload::text) > 2048 then
+  if exists (select 1 from unnest(datas) d
+             where d is not null and (jsonb_typeof(d) <> 'object' or octet_length(d::text) > 2048)) then
     raise exception 'a notification''s data is a JSON object of at most 2048 bytes' using errcode = 'AG400';
   end if;
-  if collapse_key is not null and not payload ? 'count' then
-    payload := payload || '{"count": 1}'::jsonb;
-  end if;
   for r in
-    with decided as (
-      select u.id as uid,
+    with given as (
+      -- One row per recipient (the first, if one is named twice).
+      select distinct on (g.uid) g.uid, g.title, g.body,
+             case when notify_rows.collapse_key is not null and not coalesce(g.data, '{}') ? 'count'
+                  then coalesce(g.data, '{}') || '{"count": 1}'::jsonb
+                  else coalesce(g.data, '{}') end as data
+      from unnest(recipients, titles, bodies, datas) with ordinality as g (uid, title, body, data, i)
+      order by g.uid, g.i
+    ), decided as (
+      select u.id as uid, g.title, g.body, g.data,
              critical or app_private.wants(p.types, notification_type, 'inApp', defaults) as want_inbox,
              critical or app_private.wants(p.types, notification_type, 'push', defaults) as want_push,
              critical or app_private.wants(p.types, notification_type, 'email', defaults) as want_email,
              case when not critical
                   then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end
                as quiet_until
-      from app.users u
+      from given g
+      join app.users u on u.id = g.uid
       left join app.notification_preferences p on p.user_id = u.id
-      where u.id = any(recipients)
     ), written as (
       insert into app.notifications as n (user_id, type, title, body, data, priority, collapse_key, inbox)
-      select d.uid, notification_type, notify_many.title, notify_many.body, payload,
-             notify_many.priority, notify_many.collapse_key, d.want_inbox
+      select d.uid, notification_type, d.title, d.body, d.data,
+             notify_rows.priority, notify_rows.collapse_key, d.want_inbox
       from decided d
       on conflict (user_id, collapse_key) where read_at is null and collapse_key is not null
       do update set
@@ -677,8 +695,30 @@ begin
   end loop;
 end;
 $$;
+comment on function app_private.notify_rows(app.notification_type, uuid[], text[], text[], jsonb[], app.notification_priority, text) is
+  'THE way notifications are written (notify and notify_many call it), for any number of recipients in one statement, each with its own title, body and data. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences and quiet hours. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. Unknown recipients are skipped. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
+
+create function app_private.notify_many(
+  recipients uuid[],
+  notification_type app.notification_type,
+  title text,
+  body text,
+  data jsonb default '{}',
+  priority app.notification_priority default 'normal',
+  collapse_key text default null
+) returns table (recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
+language sql volatile security definer
+set search_path = ''
+as $$
+  select * from app_private.notify_rows(
+    notification_type, recipients,
+    array_fill(title, array[cardinality(recipients)]),
+    array_fill(body, array[cardinality(recipients)]),
+    array_fill(coalesce(data, '{}'::jsonb), array[cardinality(recipients)]),
+    priority, collapse_key)
+$$;
 comment on function app_private.notify_many(uuid[], app.notification_type, text, text, jsonb, app.notification_priority, text) is
-  'THE way notifications are written, for any number of recipients in one statement. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences and quiet hours. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
+  'The same notification for many recipients in one statement: app_private.notify_rows with one title, body and data for all (its rules apply). security definer as notify_rows; never granted to API roles.';
 
 create function app_private.notify(
   recipient uuid,
@@ -705,6 +745,83 @@ end;
 $$;
 comment on function app_private.notify(uuid, app.notification_type, text, text, jsonb, app.notification_priority, text) is
   'Notifies one user (app_private.notify_many''s rules): returns the notification''s id, or null when the recipient''s preferences keep it out of the inbox (it may still be pushed or mailed). AG404 for an unknown user. For other domains'' SQL functions and triggers (orders, vendors, wallet, sign-ins); never granted to API roles. security definer as notify_many.';
+
+/*
+ * The notifications.digest job: tells a conversation's participants of its new messages.
+ */
+create function app_private.digest_conversation(target_conversation_id uuid) returns integer
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  conversation app.conversations;
+  from_seq bigint;
+  upto_seq bigint;
+  recipients uuid[];
+  titles text[];
+  bodies text[];
+  datas jsonb[];
+begin
+  -- Senders hold the conversation row until they commit: waiting for it here means every
+  -- message numbered so far is committed and visible below, so none is left out of this digest
+  -- with its mark already gone. New senders wait for this digest, then mark again.
+  select * into conversation from app.conversations c where c.id = target_conversation_id for share;
+  if not found then
+    return 0;
+  end if;
+  insert into app_private.message_digests (conversation_id) values (target_conversation_id)
+  on conflict do nothing;
+  select d.digested_seq into from_seq from app_private.message_digests d
+  where d.conversation_id = target_conversation_id for update;
+  delete from app_private.message_digests_pending x where x.conversation_id = target_conversation_id;
+  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
+  perform 1 from app.conversation_participants p
+  where p.conversation_id = target_conversation_id for share;
+  upto_seq := conversation.last_seq;
+  if upto_seq <= from_seq then
+    return 0;
+  end if;
+
+  -- Per participant: the live messages of others since the last digest that they have not read
+  -- (and sent after they joined), their number and the newest of them.
+  with news as (
+    select m.id, m.seq, m.sender_id, m.content, m.created_at
+    from app.messages m
+    where m.conversation_id = target_conversation_id and m.seq > from_seq and m.seq <= upto_seq
+      and m.deleted_at is null
+  ), told as (
+    select p.user_id, count(*)::integer as n, (array_agg(x.id order by x.seq desc))[1] as newest
+    from app.conversation_participants p
+    join news x on x.sender_id is distinct from p.user_id and x.seq > p.last_read_seq
+                   and x.created_at >= p.joined_at
+    where p.conversation_id = target_conversation_id
+    group by p.user_id
+  ), shaped as (
+    select t.user_id, t.n, m.id as message_id, m.content,
+           coalesce((select nullif(u.name, '') from app.users u where u.id = m.sender_id), 'Someone')
+             as sender_name
+    from told t join app.messages m on m.id = t.newest
+  )
+  select array_agg(x.user_id order by x.user_id),
+         array_agg(left(coalesce(conversation.title, x.sender_name), 200) order by x.user_id),
+         array_agg(left(case when conversation.type = 'group' then x.sender_name || ': ' else '' end
+                        || x.content, 140) order by x.user_id),
+         array_agg(jsonb_build_object('conversationId', target_conversation_id,
+                                      'messageId', x.message_id, 'count', x.n) order by x.user_id)
+  into recipients, titles, bodies, datas
+  from shaped x;
+
+  if recipients is not null then
+    perform app_private.notify_rows('MESSAGE', recipients, titles, bodies, datas, 'normal',
+                                    'conversation:' || target_conversation_id::text);
+  end if;
+  update app_private.message_digests d set digested_seq = upto_seq, digested_at = now()
+  where d.conversation_id = target_conversation_id;
+  return coalesce(cardinality(recipients), 0);
+end;
+$$;
+comment on function app_private.digest_conversation(uuid) is
+  'The notifications.digest job: tells each participant of a conversation of the messages of others since the last digest that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Waits for in-flight sends (the conversation row) so no message is left behind, and holds read marks back until it commits. Returns how many participants were told. security definer: it writes other users'' inboxes.';
 
 /*
  * Deliveries, for the `notifications.deliver` and `notifications.batch_chunk` jobs
@@ -848,6 +965,62 @@ end;
 $$;
 comment on function app_private.record_deliveries(jsonb) is
   'Records the outcomes of claimed deliveries ([{ id, token, outcome: sent | failed | pruned | retry, code, message, providerId, retryAfter }]): sent keeps FCM''s message name, failed and pruned FCM''s error code; pruned also deletes the device (FCM said the token is unregistered or invalid); retry puts the row back in the queue, due after retryAfter seconds. Only a claim''s own token records (a stale attempt cannot overwrite another''s outcome). Returns how many were recorded. Server only.';
+
+/*
+ * The inbox's hot path in one statement (GET /api/notifications): the caller's claims and role
+ * set for this statement's own transaction, as app_private.send_message_as does for sends, then
+ * one static query under RLS. Static on purpose: every filter is written so that one cached plan
+ * serves all of them (the keyset bound and `since` as index conditions on
+ * notifications_inbox_idx, the rest as filters on that ordered walk), instead of a query built
+ * per combination and planned per request.
+ */
+create function app_private.inbox_page_as(
+  claims text,
+  only_type app.notification_type,
+  only_unread boolean,
+  pattern text,
+  since timestamptz,
+  after_time timestamptz,
+  after_id uuid,
+  page_limit integer
+) returns table (
+  id uuid,
+  type app.notification_type,
+  title text,
+  body text,
+  data jsonb,
+  priority app.notification_priority,
+  read_at text,
+  created_at text,
+  unread integer
+)
+language plpgsql volatile security invoker
+set search_path = ''
+as $$
+#variable_conflict use_column
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return query
+    select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+           coalesce((select c.unread from app.notification_counters c
+                     where c.user_id = (select auth.uid())), 0)
+    from app.notifications n
+    where n.user_id = (select auth.uid()) and n.inbox
+      and (n.created_at, n.id) < (coalesce(after_time, 'infinity'::timestamptz),
+                                  coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid))
+      and n.created_at >= coalesce(since, '-infinity'::timestamptz)
+      and (only_type is null or n.type = only_type)
+      and (only_unread is null or (n.read_at is null) = only_unread)
+      and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
+    order by n.created_at desc, n.id desc
+    limit page_limit;
+end;
+$$;
+comment on function app_private.inbox_page_as(text, app.notification_type, boolean, text, timestamptz, timestamptz, uuid, integer) is
+  'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path): sets the caller''s role and claims for this statement''s own transaction, then reads under RLS, newest first, with the unread count (app.notification_counters) on every row. One round trip instead of a transaction''s four: measured, the transaction''s statements cost the API more than the page. Only the API''s own role may call it: it trusts the claims it is given.';
+revoke all on function app_private.inbox_page_as(text, app.notification_type, boolean, text, timestamptz, timestamptz, uuid, integer)
+  from public, anon, authenticated, service_role;
 
 /*
  * Bulk: an audience test inlined into the one INSERT ... SELECT that writes a whole batch.
@@ -1046,10 +1219,14 @@ grant select (id, user_id, platform, device_name, created_at, updated_at) on app
 grant select on app.notification_batches to authenticated;
 grant execute on function app.notification_json(app.notifications) to authenticated;
 
-revoke all on app_private.notification_deliveries, app_private.notification_batch_chunks
+revoke all on app_private.notification_deliveries, app_private.notification_batch_chunks,
+  app_private.message_digests_pending, app_private.message_digests
   from public, anon, authenticated, service_role;
 revoke all on function app_private.notify_many(uuid[], app.notification_type, text, text, jsonb, app.notification_priority, text)
   from public, anon, authenticated, service_role;
+revoke all on function app_private.notify_rows(app.notification_type, uuid[], text[], text[], jsonb[], app.notification_priority, text)
+  from public, anon, authenticated, service_role;
+revoke all on function app_private.digest_conversation(uuid) from public, anon, authenticated, service_role;
 revoke all on function app_private.notify(uuid, app.notification_type, text, text, jsonb, app.notification_priority, text)
   from public, anon, authenticated, service_role;
 

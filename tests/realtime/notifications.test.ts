@@ -69,7 +69,19 @@ test("[notifications live] SSE delivers notification.created, .read and .deleted
   }
 });
 
-test("[notifications live] a conversation reaches the other participant's inbox live; messages fold in silently until it is read", async () => {
+/** Waits until the digest job (run by the server's own worker) covered message `seq`. */
+async function waitForDigest(conversationId: string, seq: number) {
+  for (let waited = 0; waited < 5_000; waited += 50) {
+    const [row] = await t.deps.sql<{ seq: number }[]>`
+      select digested_seq::int as seq from app_private.message_digests
+      where conversation_id = ${conversationId}`;
+    if (row && row.seq >= seq) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no digest covered message ${seq} within 5 s`);
+}
+
+test("[notifications live] a conversation reaches the other participant's inbox live; its messages fold in silently (the digest, within seconds) until it is read", async () => {
   const ann = await signInAs(t, "MEMBER");
   const bo = await signInAs(t, "MEMBER");
   const stream = await openSse(`${base}/api/realtime/sse?topics=user:${bo.user.id}`, auth(bo));
@@ -109,6 +121,9 @@ test("[notifications live] a conversation reaches the other participant's inbox 
 
     await send("first");
     const last = await send("second");
+    // The digest (the server's worker runs it a second after the first send) folds them into
+    // the unread notification: silently.
+    await waitForDigest(conversation.id, last.seq);
     assert.deepEqual(
       await drainFrames(),
       [],
@@ -124,6 +139,7 @@ test("[notifications live] a conversation reaches the other participant's inbox 
     assert.equal((read[0].payload.data as { count: number }).count, 2);
 
     const third = await send("third");
+    await waitForDigest(conversation.id, third.seq);
     const fresh = await drainFrames();
     assert.deepEqual(fresh.map((f) => f.event), ["notification.created"]);
     assert.deepEqual(fresh[0].payload.data, {

@@ -1,12 +1,13 @@
 /*
  * The platform's own sources of notifications: a new conversation and being added to a group
- * (MESSAGE, count 0, not for the one who added), messages (MESSAGE for every other participant,
- * collapsed per conversation, data { conversationId, messageId, count }, the latest preview,
- * never for one's own), read marks (reading up to the latest message the notification tells of
- * marks it read, reading less does not) and role changes (SYSTEM).
+ * (MESSAGE, count 0, not for the one who added), messages (the send only marks the conversation
+ * and queues its digest; the digest gives every other participant one MESSAGE notification per
+ * conversation, data { conversationId, messageId, count }, the latest preview, never for one's
+ * own, never for what they read), read marks (reading up to the latest message the notification
+ * tells of marks it read, reading less does not) and role changes (SYSTEM).
  */
 begin;
-select plan(20);
+select plan(27);
 
 do $$
 begin
@@ -54,6 +55,28 @@ select tests.insert_message(:'g', :'ben', 'Agreed!') as m2 \gset
 select tests.insert_message(:'g', :'amy', repeat('Long ', 100)) as m3 \gset
 
 select results_eq(
+  format($$ select count(*)::int from app.notifications where collapse_key = 'conversation:' || %L
+            and (data ->> 'count')::int > 0 $$, :'g'),
+  $$ values (0) $$,
+  'The sends themselves write no notification...'
+);
+select results_eq(
+  format($$ select (select count(*)::int from app_private.message_digests_pending where conversation_id = %L),
+                   (select count(*)::int from app_private.jobs where kind = 'notifications.digest' and payload ->> 'conversationId' = %L),
+                   (select bool_and(run_at > now()) from app_private.jobs where kind = 'notifications.digest' and payload ->> 'conversationId' = %L) $$,
+         :'g', :'g', :'g'),
+  $$ values (1, 1, true) $$,
+  '...they mark the conversation once and queue one digest job, due a moment later.'
+);
+select is(app_private.digest_conversation(:'g'), 3, 'The digest tells all three participants.');
+select is(
+  (select count(*)::int from app_private.message_digests_pending where conversation_id = :'g'),
+  0,
+  'The digest takes the mark away.'
+);
+select is(app_private.digest_conversation(:'g'), 0, 'A digest with nothing new tells nobody.');
+
+select results_eq(
   format($$ select data, body from app.notifications where user_id = %L and collapse_key = 'conversation:' || %L $$, :'cat', :'g'),
   format($$ values (jsonb_build_object('conversationId', %L::uuid, 'messageId', %L::uuid, 'count', 3), left('src.amy: ' || repeat('Long ', 100), 140)) $$, :'g', :'m3'),
   'Each message updates the one unread notification: count 3, the latest message, its preview (the sender''s name in a group, 140 characters).'
@@ -83,6 +106,7 @@ select is(
 -- A direct conversation is titled with the sender's name.
 select tests.create_conversation(:'dov', 'direct', array[:'amy']::uuid[]) as d \gset
 select tests.insert_message(:'d', :'dov', 'Hi Amy') as d1 \gset
+select app_private.digest_conversation(:'d') as ignored \gset
 select results_eq(
   format($$ select title, body from app.notifications where user_id = %L and collapse_key = 'conversation:' || %L $$, :'amy', :'d'),
   $$ values ('src.dov', 'Hi Amy') $$,
@@ -115,6 +139,8 @@ select results_eq(
 );
 
 select tests.insert_message(:'g', :'ben', 'Chapter two?') as m4 \gset
+select tests.insert_message(:'g', :'cat', 'Mine, not counted for me') as m5 \gset
+select app_private.digest_conversation(:'g') as ignored \gset
 select is(
   (select count(*)::int from app.notifications where user_id = :'cat' and collapse_key = 'conversation:' || :'g'),
   2,
@@ -124,6 +150,18 @@ select is(
   (select (data ->> 'count')::int from app.notifications where user_id = :'cat' and collapse_key = 'conversation:' || :'g' and read_at is null),
   1,
   'It counts from one again.'
+);
+
+-- What a participant read before the digest is not told.
+select tests.insert_message(:'g', :'ben', 'Read before the digest') as m6 \gset
+select tests.authenticate_as(:'amy');
+select lives_ok(format($$ select app.mark_read(%L) $$, :'m6'), 'Amy reads it before any digest ran.');
+select tests.clear_authentication();
+select app_private.digest_conversation(:'g') as ignored \gset
+select is(
+  (select count(*)::int from app.notifications where user_id = :'amy' and collapse_key = 'conversation:' || :'g' and read_at is null),
+  0,
+  'The digest does not tell Amy of a message she already read.'
 );
 
 -- Adding people to the group.

@@ -8,6 +8,9 @@
  *   batch's inbox in one statement and queues one chunk job per range of recipients.
  * - `notifications.batch_chunk` { batchId, chunk }: the chunk's live events (once) and its
  *   deliveries.
+ * - `notifications.digest` { conversationId }: queued (a second later) by the first message of a
+ *   quiet conversation; tells the other participants of every message since the last digest
+ *   (`app_private.digest_conversation`).
  *
  * Never twice: every delivery is a row keyed by notification and device (or notification, for
  * e-mail). `take_deliveries` claims the due rows of one attempt before anything is sent; a row
@@ -186,6 +189,14 @@ export const notificationsDeliver = defineJob({
   maxAttempts: 12,
   async run({ notificationIds }, { deps, signal }) {
     retryIfNeeded([await deliverNotifications(deps, notificationIds, signal)]);
+  },
+});
+
+export const notificationsDigest = defineJob({
+  kind: "notifications.digest",
+  payload: z.object({ conversationId: uuid }),
+  async run({ conversationId }, { deps }) {
+    await deps.sql`select app_private.digest_conversation(${conversationId}::uuid)`;
   },
 });
 

@@ -9,6 +9,7 @@ import {
   notificationsBatch,
   notificationsBatchChunk,
   notificationsDeliver,
+  notificationsDigest,
 } from "./notifications.ts";
 
 export function appJobs(): JobRegistry {
@@ -17,5 +18,6 @@ export function appJobs(): JobRegistry {
     notificationsDeliver,
     notificationsBatch,
     notificationsBatchChunk,
+    notificationsDigest,
   ]);
 }

@@ -1,12 +1,13 @@
 /**
  * Queries of /api/notifications (routes/notifications.ts). The inbox, read marks and deletion run
- * as the caller under RLS (a user reaches only their own inbox); creation, preferences, devices,
- * bulk sends and analytics go through the SQL functions that hold their rules
- * (supabase/migrations/*_notifications.sql).
+ * as the caller under RLS (a user reaches only their own inbox): the list in one statement
+ * (`app_private.inbox_page_as`, like the one-statement send), the rest through `asUser`;
+ * creation, preferences, devices, bulk sends and analytics go through the SQL functions that
+ * hold their rules (supabase/migrations/*_notifications.sql).
  */
-import type { Tx } from "../../_shared/db.ts";
+import { type DbClaims, type Sql, type Tx, withUser } from "../../_shared/db.ts";
 import { notFound } from "../../_shared/errors.ts";
-import { ifGiven, likePattern, pageLimit, slicePage, where } from "./_helpers.ts";
+import { likePattern, pageLimit, slicePage } from "./_helpers.ts";
 
 export type NotificationType = "OPPORTUNITY" | "MESSAGE" | "ENTITY" | "SYSTEM" | "WALLET";
 export type Priority = "low" | "normal" | "high" | "critical";
@@ -67,11 +68,13 @@ interface InboxRow {
 }
 
 /**
- * A page of the caller's inbox, newest first, with the unread count (computed once, as an
- * InitPlan, in the same statement). `after` is the previous page's last [created_at as text, id].
+ * A page of the caller's inbox, newest first, with the unread count, in one statement as the
+ * caller (`app_private.inbox_page_as`, the inbox's hot path: see its comment). `after` is the
+ * previous page's last [created_at as text, id]. `claims` are the caller's (`callerClaims(c)`).
  */
 export async function listNotifications(
-  tx: Tx,
+  sql: Sql,
+  claims: DbClaims,
   q: {
     type?: NotificationType;
     unread?: boolean;
@@ -81,26 +84,13 @@ export async function listNotifications(
     limit: number;
   },
 ) {
-  const pattern = likePattern(q.search);
-  const rows = await tx<InboxRow[]>`
-    select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text as read_at,
-           n.created_at::text as created_at, ${unread(tx)} as unread
-    from app.notifications n
-    ${
-    where(tx, [
-      tx`n.user_id = (select auth.uid())`,
-      tx`n.inbox`,
-      ifGiven(q.type, (type) => tx`n.type = ${type}::app.notification_type`),
-      ifGiven(q.unread, (unread) => unread ? tx`n.read_at is null` : tx`n.read_at is not null`),
-      ifGiven(pattern, (p) => tx`(lower(n.title) like ${p} or lower(n.body) like ${p})`),
-      ifGiven(q.since, (since) => tx`n.created_at >= ${since}::timestamptz`),
-      // ::text first: a timestamptz parameter would lose its microseconds through a JS Date.
-      ifGiven(q.after, ([time, id]) =>
-        tx`(n.created_at, n.id) < (${time}::text::timestamptz, ${id}::uuid)`),
-    ])
-  }
-    order by n.created_at desc, n.id desc
-    limit ${pageLimit(q.limit)}`;
+  const rows = await sql<InboxRow[]>`
+    select * from app_private.inbox_page_as(
+      ${JSON.stringify(claims)}, ${q.type ?? null}::app.notification_type,
+      ${q.unread ?? null}::boolean, ${likePattern(q.search)}, ${q.since ?? null}::timestamptz,
+      ${q.after?.[0] ?? null}::text::timestamptz, ${q.after?.[1] ?? null}::uuid,
+      ${pageLimit(q.limit)}
+    )`;
   const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at, r.id]);
   return {
     items: page.map((r): NotificationJson => ({
@@ -115,7 +105,7 @@ export async function listNotifications(
     })),
     nextCursor,
     // An empty page has no row to carry the count.
-    unreadCount: rows.length ? rows[0].unread : await unreadCount(tx),
+    unreadCount: rows.length ? rows[0].unread : await withUser(sql, claims, unreadCount),
   };
 }
 
