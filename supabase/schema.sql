@@ -1905,6 +1905,33 @@ $$;
 COMMENT ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) IS 'Claims up to batch due jobs of the given kinds (queued and due, or running with an expired lease) with for update skip locked; each gets attempts + 1, a new claim_token and a lease. Dead-letters jobs whose lease expired on their last attempt.';
 
 --
+-- Name: claim_message_digest(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.claim_message_digest(target_conversation_id uuid) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  upto_seq bigint;
+begin
+  -- Senders hold the conversation row until they commit: once this lock is granted, every
+  -- message numbered so far is committed. New senders wait for this short transaction, then mark
+  -- the conversation again.
+  select c.last_seq into upto_seq from app.conversations c
+  where c.id = target_conversation_id for share;
+  delete from app_private.message_digests_pending x where x.conversation_id = target_conversation_id;
+  return upto_seq;
+end;
+$$;
+
+--
+-- Name: FUNCTION claim_message_digest(target_conversation_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.claim_message_digest(target_conversation_id uuid) IS 'First half of the notifications.digest job: waits for the conversation''s senders in flight (its row, which each holds for its seq until commit), takes the conversation''s mark away and returns the last message seq, all committed by then. A transaction of its own, so senders wait for it only briefly. Null for a conversation that is gone. security definer: the marks are server-only.';
+
+--
 -- Name: collect_orphan_attachments(interval); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
@@ -2094,46 +2121,41 @@ $$;
 COMMENT ON FUNCTION app_private.count_new_notifications() IS 'Adds a statement''s new unread inbox rows to each recipient''s counter: one statement per insert statement, whatever its size (a bulk batch of 100,000 is one upsert; a message folding into unread notifications inserts nothing and adds nothing). Counters are taken in user order, so concurrent inserts never deadlock on them. security definer: the counters are written by the server only.';
 
 --
--- Name: digest_conversation(uuid); Type: FUNCTION; Schema: app_private; Owner: -
+-- Name: digest_conversation(uuid, bigint); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
-CREATE FUNCTION app_private.digest_conversation(target_conversation_id uuid) RETURNS integer
+CREATE FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
 declare
   conversation app.conversations;
   from_seq bigint;
-  upto_seq bigint;
   recipients uuid[];
   titles text[];
   bodies text[];
   datas jsonb[];
 begin
-  -- Senders hold the conversation row until they commit: waiting for it here means every
-  -- message numbered so far is committed and visible below, so none is left out of this digest
-  -- with its mark already gone. New senders wait for this digest, then mark again.
-  select * into conversation from app.conversations c where c.id = target_conversation_id for share;
-  if not found then
+  select * into conversation from app.conversations c where c.id = target_conversation_id;
+  if not found or upto_seq is null then
     return 0;
   end if;
   insert into app_private.message_digests (conversation_id) values (target_conversation_id)
   on conflict do nothing;
+  -- One digest of a conversation at a time; a later one starts where this one ends.
   select d.digested_seq into from_seq from app_private.message_digests d
   where d.conversation_id = target_conversation_id for update;
-  delete from app_private.message_digests_pending x where x.conversation_id = target_conversation_id;
-  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
-  perform 1 from app.conversation_participants p
-  where p.conversation_id = target_conversation_id for share;
-  upto_seq := conversation.last_seq;
   if upto_seq <= from_seq then
     return 0;
   end if;
+  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
+  perform 1 from app.conversation_participants p
+  where p.conversation_id = target_conversation_id for share;
 
   -- Per participant: the live messages of others since the last digest that they have not read
   -- (and sent after they joined), their number and the newest of them.
   with news as (
-    select m.id, m.seq, m.sender_id, m.content, m.created_at
+    select m.id, m.seq, m.sender_id, m.created_at
     from app.messages m
     where m.conversation_id = target_conversation_id and m.seq > from_seq and m.seq <= upto_seq
       and m.deleted_at is null
@@ -2170,10 +2192,10 @@ end;
 $$;
 
 --
--- Name: FUNCTION digest_conversation(target_conversation_id uuid); Type: COMMENT; Schema: app_private; Owner: -
+-- Name: FUNCTION digest_conversation(target_conversation_id uuid, upto_seq bigint); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.digest_conversation(target_conversation_id uuid) IS 'The notifications.digest job: tells each participant of a conversation of the messages of others since the last digest that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Waits for in-flight sends (the conversation row) so no message is left behind, and holds read marks back until it commits. Returns how many participants were told. security definer: it writes other users'' inboxes.';
+COMMENT ON FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) IS 'Second half of the notifications.digest job: tells each participant of the conversation''s messages of others after the last digest and up to upto_seq (from claim_message_digest) that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Digests of a conversation take turns (its message_digests row); read marks wait for it. Returns how many participants were told. security definer: it writes other users'' inboxes.';
 
 --
 -- Name: emit_ephemeral(text, text, jsonb); Type: FUNCTION; Schema: app_private; Owner: -
@@ -5916,6 +5938,12 @@ REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) FROM PUBLIC;
 
 --
+-- Name: FUNCTION claim_message_digest(target_conversation_id uuid); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.claim_message_digest(target_conversation_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION collect_orphan_attachments(older_than interval); Type: ACL; Schema: app_private; Owner: -
 --
 
@@ -5952,10 +5980,10 @@ REVOKE ALL ON FUNCTION app_private.conversation_read_notifications() FROM PUBLIC
 REVOKE ALL ON FUNCTION app_private.count_new_notifications() FROM PUBLIC;
 
 --
--- Name: FUNCTION digest_conversation(target_conversation_id uuid); Type: ACL; Schema: app_private; Owner: -
+-- Name: FUNCTION digest_conversation(target_conversation_id uuid, upto_seq bigint); Type: ACL; Schema: app_private; Owner: -
 --
 
-REVOKE ALL ON FUNCTION app_private.digest_conversation(target_conversation_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) FROM PUBLIC;
 
 --
 -- Name: FUNCTION emit_ephemeral(topic text, event text, payload jsonb); Type: ACL; Schema: app_private; Owner: -

@@ -747,45 +747,62 @@ comment on function app_private.notify(uuid, app.notification_type, text, text, 
   'Notifies one user (app_private.notify_many''s rules): returns the notification''s id, or null when the recipient''s preferences keep it out of the inbox (it may still be pushed or mailed). AG404 for an unknown user. For other domains'' SQL functions and triggers (orders, vendors, wallet, sign-ins); never granted to API roles. security definer as notify_many.';
 
 /*
- * The notifications.digest job: tells a conversation's participants of its new messages.
+ * The notifications.digest job, in two transactions: claim_message_digest waits for the senders
+ * in flight and takes the mark away (a short transaction, so senders wait for it only
+ * briefly), then digest_conversation tells the participants.
  */
-create function app_private.digest_conversation(target_conversation_id uuid) returns integer
+create function app_private.claim_message_digest(target_conversation_id uuid) returns bigint
+language plpgsql volatile security definer
+set search_path = ''
+as $$
+declare
+  upto_seq bigint;
+begin
+  -- Senders hold the conversation row until they commit: once this lock is granted, every
+  -- message numbered so far is committed. New senders wait for this short transaction, then mark
+  -- the conversation again.
+  select c.last_seq into upto_seq from app.conversations c
+  where c.id = target_conversation_id for share;
+  delete from app_private.message_digests_pending x where x.conversation_id = target_conversation_id;
+  return upto_seq;
+end;
+$$;
+comment on function app_private.claim_message_digest(uuid) is
+  'First half of the notifications.digest job: waits for the conversation''s senders in flight (its row, which each holds for its seq until commit), takes the conversation''s mark away and returns the last message seq, all committed by then. A transaction of its own, so senders wait for it only briefly. Null for a conversation that is gone. security definer: the marks are server-only.';
+
+create function app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint)
+returns integer
 language plpgsql volatile security definer
 set search_path = ''
 as $$
 declare
   conversation app.conversations;
   from_seq bigint;
-  upto_seq bigint;
   recipients uuid[];
   titles text[];
   bodies text[];
   datas jsonb[];
 begin
-  -- Senders hold the conversation row until they commit: waiting for it here means every
-  -- message numbered so far is committed and visible below, so none is left out of this digest
-  -- with its mark already gone. New senders wait for this digest, then mark again.
-  select * into conversation from app.conversations c where c.id = target_conversation_id for share;
-  if not found then
+  select * into conversation from app.conversations c where c.id = target_conversation_id;
+  if not found or upto_seq is null then
     return 0;
   end if;
   insert into app_private.message_digests (conversation_id) values (target_conversation_id)
   on conflict do nothing;
+  -- One digest of a conversation at a time; a later one starts where this one ends.
   select d.digested_seq into from_seq from app_private.message_digests d
   where d.conversation_id = target_conversation_id for update;
-  delete from app_private.message_digests_pending x where x.conversation_id = target_conversation_id;
-  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
-  perform 1 from app.conversation_participants p
-  where p.conversation_id = target_conversation_id for share;
-  upto_seq := conversation.last_seq;
   if upto_seq <= from_seq then
     return 0;
   end if;
+  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
+  perform 1 from app.conversation_participants p
+  where p.conversation_id = target_conversation_id for share;
 
   -- Per participant: the live messages of others since the last digest that they have not read
   -- (and sent after they joined), their number and the newest of them.
   with news as (
-    select m.id, m.seq, m.sender_id, m.content, m.created_at
+    select m.id, m.seq, m.sender_id, m.created_at
     from app.messages m
     where m.conversation_id = target_conversation_id and m.seq > from_seq and m.seq <= upto_seq
       and m.deleted_at is null
@@ -820,8 +837,8 @@ begin
   return coalesce(cardinality(recipients), 0);
 end;
 $$;
-comment on function app_private.digest_conversation(uuid) is
-  'The notifications.digest job: tells each participant of a conversation of the messages of others since the last digest that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Waits for in-flight sends (the conversation row) so no message is left behind, and holds read marks back until it commits. Returns how many participants were told. security definer: it writes other users'' inboxes.';
+comment on function app_private.digest_conversation(uuid, bigint) is
+  'Second half of the notifications.digest job: tells each participant of the conversation''s messages of others after the last digest and up to upto_seq (from claim_message_digest) that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Digests of a conversation take turns (its message_digests row); read marks wait for it. Returns how many participants were told. security definer: it writes other users'' inboxes.';
 
 /*
  * Deliveries, for the `notifications.deliver` and `notifications.batch_chunk` jobs
@@ -1226,7 +1243,8 @@ revoke all on function app_private.notify_many(uuid[], app.notification_type, te
   from public, anon, authenticated, service_role;
 revoke all on function app_private.notify_rows(app.notification_type, uuid[], text[], text[], jsonb[], app.notification_priority, text)
   from public, anon, authenticated, service_role;
-revoke all on function app_private.digest_conversation(uuid) from public, anon, authenticated, service_role;
+revoke all on function app_private.claim_message_digest(uuid) from public, anon, authenticated, service_role;
+revoke all on function app_private.digest_conversation(uuid, bigint) from public, anon, authenticated, service_role;
 revoke all on function app_private.notify(uuid, app.notification_type, text, text, jsonb, app.notification_priority, text)
   from public, anon, authenticated, service_role;
 

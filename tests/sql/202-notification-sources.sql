@@ -68,13 +68,13 @@ select results_eq(
   $$ values (1, 1, true) $$,
   '...they mark the conversation once and queue one digest job, due a moment later.'
 );
-select is(app_private.digest_conversation(:'g'), 3, 'The digest tells all three participants.');
+select is(app_private.digest_conversation(:'g', app_private.claim_message_digest(:'g')), 3, 'The digest tells all three participants.');
 select is(
   (select count(*)::int from app_private.message_digests_pending where conversation_id = :'g'),
   0,
   'The digest takes the mark away.'
 );
-select is(app_private.digest_conversation(:'g'), 0, 'A digest with nothing new tells nobody.');
+select is(app_private.digest_conversation(:'g', app_private.claim_message_digest(:'g')), 0, 'A digest with nothing new tells nobody.');
 
 select results_eq(
   format($$ select data, body from app.notifications where user_id = %L and collapse_key = 'conversation:' || %L $$, :'cat', :'g'),
@@ -106,7 +106,7 @@ select is(
 -- A direct conversation is titled with the sender's name.
 select tests.create_conversation(:'dov', 'direct', array[:'amy']::uuid[]) as d \gset
 select tests.insert_message(:'d', :'dov', 'Hi Amy') as d1 \gset
-select app_private.digest_conversation(:'d') as ignored \gset
+select app_private.digest_conversation(:'d', app_private.claim_message_digest(:'d')) as ignored \gset
 select results_eq(
   format($$ select title, body from app.notifications where user_id = %L and collapse_key = 'conversation:' || %L $$, :'amy', :'d'),
   $$ values ('src.dov', 'Hi Amy') $$,
@@ -140,7 +140,7 @@ select results_eq(
 
 select tests.insert_message(:'g', :'ben', 'Chapter two?') as m4 \gset
 select tests.insert_message(:'g', :'cat', 'Mine, not counted for me') as m5 \gset
-select app_private.digest_conversation(:'g') as ignored \gset
+select app_private.digest_conversation(:'g', app_private.claim_message_digest(:'g')) as ignored \gset
 select is(
   (select count(*)::int from app.notifications where user_id = :'cat' and collapse_key = 'conversation:' || :'g'),
   2,
@@ -157,7 +157,7 @@ select tests.insert_message(:'g', :'ben', 'Read before the digest') as m6 \gset
 select tests.authenticate_as(:'amy');
 select lives_ok(format($$ select app.mark_read(%L) $$, :'m6'), 'Amy reads it before any digest ran.');
 select tests.clear_authentication();
-select app_private.digest_conversation(:'g') as ignored \gset
+select app_private.digest_conversation(:'g', app_private.claim_message_digest(:'g')) as ignored \gset
 select is(
   (select count(*)::int from app.notifications where user_id = :'amy' and collapse_key = 'conversation:' || :'g' and read_at is null),
   0,

@@ -10,7 +10,7 @@
  *   deliveries.
  * - `notifications.digest` { conversationId }: queued (a second later) by the first message of a
  *   quiet conversation; tells the other participants of every message since the last digest
- *   (`app_private.digest_conversation`).
+ *   (`app_private.claim_message_digest`, then `app_private.digest_conversation`).
  *
  * Never twice: every delivery is a row keyed by notification and device (or notification, for
  * e-mail). `take_deliveries` claims the due rows of one attempt before anything is sent; a row
@@ -196,7 +196,13 @@ export const notificationsDigest = defineJob({
   kind: "notifications.digest",
   payload: z.object({ conversationId: uuid }),
   async run({ conversationId }, { deps }) {
-    await deps.sql`select app_private.digest_conversation(${conversationId}::uuid)`;
+    // Two statements, two transactions: the claim holds the conversation row (senders wait for
+    // it) only as long as it takes to take the mark away. A crash between them leaves the job to
+    // run again; the digest then covers what the first claim did (digested_seq says how far).
+    const [{ upto }] = await deps.sql<{ upto: string | null }[]>`
+      select app_private.claim_message_digest(${conversationId}::uuid)::text as upto`;
+    await deps.sql`
+      select app_private.digest_conversation(${conversationId}::uuid, ${upto}::bigint)`;
   },
 });
 
