@@ -2664,23 +2664,37 @@ CREATE FUNCTION app_private.inbox_page_as(claims text, only_type app.notificatio
     SET search_path TO ''
     AS $$
 #variable_conflict use_column
+declare
+  bound_time timestamptz := coalesce(after_time, 'infinity'::timestamptz);
+  bound_id uuid := coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid);
+  lower_time timestamptz := coalesce(since, '-infinity'::timestamptz);
 begin
   perform set_config('request.jwt.claims', claims, true);
   perform set_config('role', 'authenticated', true);
-  return query
-    select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
-           coalesce((select c.unread from app.notification_counters c
-                     where c.user_id = (select auth.uid())), 0)
-    from app.notifications n
-    where n.user_id = (select auth.uid()) and n.inbox
-      and (n.created_at, n.id) < (coalesce(after_time, 'infinity'::timestamptz),
-                                  coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid))
-      and n.created_at >= coalesce(since, '-infinity'::timestamptz)
-      and (only_type is null or n.type = only_type)
-      and (only_unread is null or (n.read_at is null) = only_unread)
-      and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
-    order by n.created_at desc, n.id desc
-    limit page_limit;
+  if only_type is null and only_unread is null and pattern is null then
+    return query
+      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0)
+      from app.notifications n
+      where n.user_id = (select auth.uid()) and n.inbox
+        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+      order by n.created_at desc, n.id desc
+      limit page_limit;
+  else
+    return query
+      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0)
+      from app.notifications n
+      where n.user_id = (select auth.uid()) and n.inbox
+        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+        and (only_type is null or n.type = only_type)
+        and (only_unread is null or (n.read_at is null) = only_unread)
+        and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
+      order by n.created_at desc, n.id desc
+      limit page_limit;
+  end if;
 end;
 $$;
 

@@ -986,10 +986,11 @@ comment on function app_private.record_deliveries(jsonb) is
 /*
  * The inbox's hot path in one statement (GET /api/notifications): the caller's claims and role
  * set for this statement's own transaction, as app_private.send_message_as does for sends, then
- * one static query under RLS. Static on purpose: every filter is written so that one cached plan
- * serves all of them (the keyset bound and `since` as index conditions on
- * notifications_inbox_idx, the rest as filters on that ordered walk), instead of a query built
- * per combination and planned per request.
+ * one of two static queries under RLS, each with one cached plan: without type, unread or search
+ * filters (nearly every request) the page is an ordered walk of notifications_inbox_idx from the
+ * keyset bound, stopping at the limit; with them, the same with those filters. (One query for
+ * both, with `filter is null or ...` conditions, made the planner expect a single row and read
+ * and sort a user's whole inbox for every page.)
  */
 create function app_private.inbox_page_as(
   claims text,
@@ -1015,23 +1016,37 @@ language plpgsql volatile security invoker
 set search_path = ''
 as $$
 #variable_conflict use_column
+declare
+  bound_time timestamptz := coalesce(after_time, 'infinity'::timestamptz);
+  bound_id uuid := coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid);
+  lower_time timestamptz := coalesce(since, '-infinity'::timestamptz);
 begin
   perform set_config('request.jwt.claims', claims, true);
   perform set_config('role', 'authenticated', true);
-  return query
-    select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
-           coalesce((select c.unread from app.notification_counters c
-                     where c.user_id = (select auth.uid())), 0)
-    from app.notifications n
-    where n.user_id = (select auth.uid()) and n.inbox
-      and (n.created_at, n.id) < (coalesce(after_time, 'infinity'::timestamptz),
-                                  coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid))
-      and n.created_at >= coalesce(since, '-infinity'::timestamptz)
-      and (only_type is null or n.type = only_type)
-      and (only_unread is null or (n.read_at is null) = only_unread)
-      and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
-    order by n.created_at desc, n.id desc
-    limit page_limit;
+  if only_type is null and only_unread is null and pattern is null then
+    return query
+      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0)
+      from app.notifications n
+      where n.user_id = (select auth.uid()) and n.inbox
+        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+      order by n.created_at desc, n.id desc
+      limit page_limit;
+  else
+    return query
+      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0)
+      from app.notifications n
+      where n.user_id = (select auth.uid()) and n.inbox
+        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+        and (only_type is null or n.type = only_type)
+        and (only_unread is null or (n.read_at is null) = only_unread)
+        and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
+      order by n.created_at desc, n.id desc
+      limit page_limit;
+  end if;
 end;
 $$;
 comment on function app_private.inbox_page_as(text, app.notification_type, boolean, text, timestamptz, timestamptz, uuid, integer) is
