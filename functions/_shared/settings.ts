@@ -55,6 +55,9 @@ const envSchema = z.object({
   AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
   AGORA_RATE_REFRESH_SESSION: z.string().default("60/600"),
   AGORA_RATE_ADMIN_USER: z.string().default("600/60"),
+  AGORA_FCM_SERVICE_ACCOUNT: z.string().optional(),
+  AGORA_FCM_API_URL: z.url({ protocol: /^https?$/ }).default("https://fcm.googleapis.com"),
+  AGORA_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
   AGORA_RATE_NONCE_IP: z.string().default("60/600"),
   AGORA_RATE_SIGNIN_WALLET: z.string().default("10/600"),
   AGORA_GOOGLE_CLIENT_ID: z.string().optional(),
@@ -92,6 +95,36 @@ export function parseMasterKey(name: string, text: string): Uint8Array {
     throw new Error(`${name} must be 32 bytes, as 64 hex digits or base64url (43 characters)`);
   }
   return bytes;
+}
+
+/**
+ * The Firebase service account (its JSON, as Google hands it out): what push needs of it. The
+ * access tokens come from its `token_uri` (Google's unless a stand-in is named there).
+ */
+const serviceAccount = z.object({
+  project_id: z.string().min(1),
+  client_email: z.string().min(3),
+  private_key: z.string().includes("PRIVATE KEY"),
+  private_key_id: z.string().optional(),
+  token_uri: z.url({ protocol: /^https?$/ }).default("https://oauth2.googleapis.com/token"),
+});
+export type FcmServiceAccount = z.infer<typeof serviceAccount>;
+
+/** Parses AGORA_FCM_SERVICE_ACCOUNT; throws naming the variable (never echoing the key). */
+function parseServiceAccount(text: string | undefined): FcmServiceAccount | undefined {
+  if (!text || !text.trim()) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error("invalid settings: AGORA_FCM_SERVICE_ACCOUNT is not JSON");
+  }
+  const parsed = serviceAccount.safeParse(json);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
+    throw new Error(`invalid settings: AGORA_FCM_SERVICE_ACCOUNT lacks or has bad ${fields}`);
+  }
+  return parsed.data;
 }
 
 /** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
@@ -185,6 +218,14 @@ export interface Settings {
    */
   walletMasterKey: Uint8Array | null;
   walletPreviousMasterKeys: Uint8Array[];
+  /** Push through FCM's HTTP v1 API; absent without AGORA_FCM_SERVICE_ACCOUNT (push is off). */
+  fcm?: {
+    serviceAccount: FcmServiceAccount;
+    /** The API's base URL, without /v1: Google's, or a stand-in's in tests. */
+    apiUrl: string;
+  };
+  /** Pushes and e-mails one delivery job sends at once. */
+  pushConcurrency: number;
 }
 
 /** Reads and checks the settings; throws one error naming every bad variable. */
@@ -219,6 +260,13 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     parseMasterKey("AGORA_WALLET_PREVIOUS_MASTER_KEYS", key)
   );
   const issuer = (url: string) => url.replace(/\/+$/, "");
+  const fcmAccount = parseServiceAccount(e.AGORA_FCM_SERVICE_ACCOUNT);
+  const fcmApi = new URL(e.AGORA_FCM_API_URL);
+  if (fcmApi.pathname !== "/" || fcmApi.search || fcmApi.hash) {
+    throw new Error(
+      "invalid settings: AGORA_FCM_API_URL is an origin (scheme, host, port), without a path",
+    );
+  }
   return {
     databaseUrl,
     dbPoolSize: e.AGORA_DB_POOL_SIZE,
@@ -283,5 +331,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     rpcUrl: e.AGORA_RPC_URL || undefined,
     walletMasterKey,
     walletPreviousMasterKeys,
+    fcm: fcmAccount ? { serviceAccount: fcmAccount, apiUrl: fcmApi.origin } : undefined,
+    pushConcurrency: e.AGORA_PUSH_CONCURRENCY,
   };
 }

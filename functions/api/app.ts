@@ -33,6 +33,7 @@ import { identities } from "./routes/identities.ts";
 import { account } from "./routes/account.ts";
 import { store } from "./routes/store/index.ts";
 import { wallet } from "./routes/wallet.ts";
+import { notifications } from "./routes/notifications.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -105,6 +106,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/users", users);
   app.route("/api/store", store);
   app.route("/api/wallet", wallet);
+  app.route("/api/notifications", notifications);
 
   app.get("/health", async (c) => {
     try {

@@ -7,8 +7,9 @@
  * - `asAnonymous(c, tx => …)`: one transaction as role `anon`, whoever is calling: for the public
  *   routes, which answer the same to everyone.
  *
- * The one-statement send (`app_private.send_message_as`) takes the same claims as an argument,
- * from `callerClaims(c)`. What runs with the pool's own rights instead is a short, named list of
+ * The one-statement doors of the hot paths, the send (`app_private.send_message_as`) and the
+ * inbox page (`app_private.inbox_page_as`), take the same claims as an argument, from
+ * `callerClaims(c)`. What runs with the pool's own rights instead is a short, named list of
  * server paths (docs/authorization.md); those take `deps.sql` and never a handler's context.
  * `withUser` (functions/_shared/db.ts) stays the low-level door for code that has claims but no
  * request: a stream re-checking a session after its request is over.

@@ -7,6 +7,7 @@ import type { DbClaims, Sql } from "../_shared/db.ts";
 import type { TokenIssuer } from "../_shared/jwt.ts";
 import type { Logger } from "../_shared/logger.ts";
 import type { Mailer } from "../_shared/mailer.ts";
+import type { PushSender } from "../_shared/push.ts";
 import type { SecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
 import type { Storage } from "../_shared/storage.ts";
@@ -47,6 +48,8 @@ export interface Deps {
   chain: ChainAccess;
   /** The wallet master keys (`AGORA_WALLET_MASTER_KEY`); null when none is set (local mode only). */
   walletKeys: Promise<WalletKeyring> | null;
+  /** Push through FCM; null when AGORA_FCM_SERVICE_ACCOUNT is not set (push is off). */
+  push: PushSender | null;
 }
 
 /** The signed-in user as the database says now (role and status are never taken from a token). */

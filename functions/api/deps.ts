@@ -9,6 +9,7 @@ import { createPool } from "../_shared/db.ts";
 import { createTokenIssuer } from "../_shared/jwt.ts";
 import { createLogger } from "../_shared/logger.ts";
 import { createMailer } from "../_shared/mailer.ts";
+import { createPushSender } from "../_shared/push.ts";
 import { createSecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
 import { createStorage } from "../_shared/storage-factory.ts";
@@ -60,12 +61,14 @@ export function createDeps(settings: Settings): Deps {
       : createDevProvider(sql, { jwtSecret: settings.jwtSecret, siteUrl: settings.siteUrl }),
     chain: createChainAccess(settings.rpcUrl),
     walletKeys: keyringFromSettings(settings),
+    push: createPushSender(settings.fcm),
   };
 }
 
-/** Stops live delivery, flushes (and closes) the access log and closes the pool. */
+/** Stops live delivery, flushes (and closes) the access log, closes push and the pool. */
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.hub.close();
+  await deps.push?.close();
   await deps.accessLog.close();
   await deps.sql.end({ timeout: 5 });
 }

@@ -23,6 +23,9 @@ const LOWEST_ROLE: [prefix: string, role: Role][] = [
   ["/api/attachments", "SUBSCRIBER"],
   ["/api/wallet", "SUBSCRIBER"],
   ["/api/realtime/", "VISITOR"], // signed in, any role: the topic rule decides the rest
+  ["/api/notifications/bulk", "ADMIN"],
+  ["/api/notifications/analytics", "ADMIN"],
+  ["/api/notifications", "VISITOR"], // every signed-in user has an inbox
   ["/api/auth/signout", "VISITOR"],
   ["/api/auth/token", "VISITOR"], // a cookie session of any role (bearer callers: 403)
   ["/api/auth/sessions", "VISITOR"], // the caller's own sessions, any role

@@ -567,3 +567,48 @@ test("[lists] GET /api/wallet/nfts pages to the end: every holding once, newest 
   }
   assertServedInOrder(served, expected, "wallet NFTs");
 });
+test("[lists] GET /api/notifications pages to the end: every notification once, newest first by createdAt", async () => {
+  const me = await signInAs(t, "MEMBER");
+  // Twelve written by one statement share their created_at (the id orders them); six more at
+  // earlier times whose ids run against their times.
+  await t.deps.sql`
+    insert into app.notifications (user_id, type, title, body)
+    select ${me.user.id}, 'SYSTEM', 'same time ' || g, '' from generate_series(1, 12) g`;
+  await t.deps.sql`
+    insert into app.notifications (user_id, type, title, body, created_at)
+    select ${me.user.id}, case when g % 2 = 0 then 'WALLET' else 'SYSTEM' end::app.notification_type,
+           'earlier ' || g, '', now() - g * interval '1 minute'
+    from generate_series(1, 6) g`;
+  // A hidden row (in-app off) and another user's never show.
+  await t.deps.sql`
+    insert into app.notifications (user_id, type, title, body, inbox)
+    values (${me.user.id}, 'SYSTEM', 'hidden', '', false)`;
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select n.id::text from app.notifications n where n.user_id = ${me.user.id} and n.inbox
+      order by n.created_at desc, n.id desc`,
+  );
+  assertServedInOrder(
+    await pageThrough("/api/notifications", me.accessToken, 5, expected.length),
+    expected,
+    "notifications",
+  );
+  await t.deps
+    .sql`update app.notifications set read_at = now() where user_id = ${me.user.id} and title like 'same time 1%'`;
+  const unread = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select n.id::text from app.notifications n
+      where n.user_id = ${me.user.id} and n.inbox and n.read_at is null and n.type = 'SYSTEM'
+      order by n.created_at desc, n.id desc`,
+  );
+  assertServedInOrder(
+    await pageThrough(
+      "/api/notifications?unread=true&type=SYSTEM",
+      me.accessToken,
+      3,
+      unread.length,
+    ),
+    unread,
+    "notifications, unread SYSTEM",
+  );
+});

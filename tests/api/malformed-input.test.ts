@@ -101,7 +101,11 @@ async function counts() {
            (select count(*) from app.wallets)::int as wallets,
            (select count(*) from app.wallet_tokens)::int as wallet_tokens,
            (select count(*) from app.wallet_transactions)::int as wallet_transactions,
-           (select count(*) from app_private.wallet_signed_transactions)::int as signed`;
+           (select count(*) from app_private.wallet_signed_transactions)::int as signed,
+           (select count(*) from app.notifications)::int as notifications,
+           (select count(*) from app.notification_preferences)::int as notification_preferences,
+           (select count(*) from app.push_devices)::int as push_devices,
+           (select count(*) from app.notification_batches)::int as notification_batches`;
   return row;
 }
 
@@ -285,6 +289,18 @@ test("[input] the OpenAPI document lists every route of the contract", () => {
       "DELETE /api/account",
       "PUT /api/admin/users/{id}/status",
       "POST /api/admin/users/{id}/signout",
+      "GET /api/notifications",
+      "POST /api/notifications",
+      "PUT /api/notifications/{id}/read",
+      "PUT /api/notifications/read-all",
+      "DELETE /api/notifications/{id}",
+      "GET /api/notifications/preferences",
+      "PUT /api/notifications/preferences",
+      "POST /api/notifications/fcm/register",
+      "DELETE /api/notifications/fcm/register",
+      "POST /api/notifications/bulk",
+      "GET /api/notifications/bulk/{id}",
+      "GET /api/notifications/analytics",
     ]
   ) assert.ok(listed.includes(route), `${route} is in the OpenAPI document`);
   assert.equal(doc.openapi, "3.1.0");

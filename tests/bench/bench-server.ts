@@ -29,12 +29,15 @@ export async function startBenchServer(
     deps: Deps,
     errors: BenchServer["errors"],
   ) => Omit<StackServerOptions, "port"> = () => ({}),
+  /** More settings (e.g. a stand-in's URL). */
+  extraEnv: Record<string, string> = {},
 ): Promise<BenchServer> {
   const env = await stackEnv(cluster.cluster, {
     ...cluster.secrets,
     AGORA_DB_POOL_SIZE: String(poolSize),
     ...UNTHROTTLED_ENV,
     AGORA_LOG_LEVEL: "silent",
+    ...extraEnv,
   }, port);
   const { log, errors } = countingLogger();
   const deps: Deps = { ...createDeps(loadSettings(env)), log };

@@ -7,7 +7,7 @@
  * and that no API role can call it.
  */
 begin;
-select plan(51);
+select plan(52);
 
 do $$
 begin
@@ -91,6 +91,15 @@ select results_eq(
   format($$ select kind, payload, run_at <= now() from app_private.jobs where dedupe_key = 'notifications.deliver:' || %L $$, :'n1'),
   format($$ values ('notifications.deliver', jsonb_build_object('notificationIds', jsonb_build_array(%L::uuid)), true) $$, :'n1'),
   'One notifications.deliver job is queued for them, due now, keyed by the notification.'
+);
+
+-- Someone signed in by wallet has no e-mail address: SYSTEM's e-mail default passes them by.
+select tests.create_user('notify.wren@example.test', 'SUBSCRIBER') as wren \gset
+update app.users set email = null where id = :'wren';
+select app_private.notify(:'wren', 'SYSTEM', 'No address', '') as n_wren \gset
+select is_empty(
+  format($$ select 1 from app_private.notification_deliveries where notification_id = %L $$, :'n_wren'),
+  'A recipient without an e-mail address (and no devices) gets no e-mail delivery row.'
 );
 
 select app_private.notify(:'quinn', 'OPPORTUNITY', 'A lead', '', '{}', 'low') as n2 \gset

@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(53);
+select plan(54);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -22,6 +22,7 @@ select set_eq(
             ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
             ('app.notification_batches.created_by'), ('app.notifications.user_id'),
             ('app.notification_preferences.user_id'), ('app.push_devices.user_id'),
+            ('app.notification_counters.user_id'),
             ('app.vendors.owner_id'), ('app.vendor_decisions.decided_by'), ('app.checkouts.buyer_id'),
             ('app.orders.buyer_id'), ('app.order_history.actor_id'), ('app.refunds.requested_by'),
             ('app.settlement_runs.started_by'),
@@ -105,6 +106,7 @@ begin
   values ('de100000-0000-4000-8000-0000000000d1', victim, 'delete-441-push-token', 'web', 'laptop');
   insert into app.notifications (id, user_id, type, title, body)
   values ('de100000-0000-4000-8000-0000000000a1', victim, 'SYSTEM', 'Hello', 'For the victim');
+  -- (its trigger keeps the victim's unread counter: app.notification_counters has their row)
   insert into app_private.notification_deliveries (notification_id, channel, device_id)
   values ('de100000-0000-4000-8000-0000000000a1', 'push', 'de100000-0000-4000-8000-0000000000d1');
   insert into app.notification_preferences (user_id, types) values (victim, '{}');
@@ -232,6 +234,8 @@ select is_empty($$ select 1 from app.push_devices where token = 'delete-441-push
   'Their push tokens are gone.');
 select is_empty($$ select 1 from app.notification_preferences where user_id = (select id from victim) $$,
   'Their notification preferences are gone.');
+select is_empty($$ select 1 from app.notification_counters where user_id = (select id from victim) $$,
+  'Their unread counter is gone.');
 
 select is_empty($$ select 1 from app.wallets where user_id = (select id from victim) $$,
   'Their wallet is gone ...');

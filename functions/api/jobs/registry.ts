@@ -9,6 +9,12 @@ import { accountEraseAccessLogs } from "./account-erase-logs.ts";
 import { storeJobs } from "./store.ts";
 
 import { walletBroadcast, walletIndex, walletWatch } from "./wallet.ts";
+import {
+  notificationsBatch,
+  notificationsBatchChunk,
+  notificationsDeliver,
+  notificationsDigest,
+} from "./notifications.ts";
 
 export function appJobs(): JobRegistry {
   return new JobRegistry([
@@ -18,5 +24,9 @@ export function appJobs(): JobRegistry {
     walletWatch,
     walletIndex,
     ...storeJobs,
+    notificationsDeliver,
+    notificationsBatch,
+    notificationsBatchChunk,
+    notificationsDigest,
   ]);
 }

@@ -2,7 +2,7 @@
  * What the configuration switches: each domain's `features.<flag>` closes its routes with 403
  * when off (messaging: conversations, messages, attachments and the realtime routes; the store:
  * its routes but the payment webhook, which must keep accepting events for payments in flight;
- * the wallet), and `system.maintenanceMode` refuses changes by anyone but an ADMIN with 503
+ * the wallet; notifications), and `system.maintenanceMode` refuses changes by anyone but an ADMIN with 503
  * (reads, sign-in and the payment webhook keep working). A domain adds one line to `GATED`.
  */
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -21,6 +21,7 @@ const GATED: { path: RegExp; feature: Feature; name: string }[] = [
   },
   { path: /^\/api\/store(\/|$)/, feature: "store", name: "The store is" },
   { path: /^\/api\/wallet(\/|$)/, feature: "wallet", name: "The wallet is" },
+  { path: /^\/api\/notifications(\/|$)/, feature: "notifications", name: "Notifications are" },
 ];
 /** Provider callbacks: they keep working whatever the flags and maintenance say. */
 const ALWAYS_OPEN = /^\/api\/store\/webhooks\//;

@@ -7,6 +7,8 @@ import { errors, json, router, signedIn } from "../../openapi.ts";
 import { badRequest } from "../../../_shared/errors.ts";
 import { asUser } from "../../as-user.ts";
 import { platformAnalytics, storeStats } from "../../queries/admin/analytics.ts";
+import { notificationAnalytics } from "../../queries/notifications.ts";
+import { notificationAnalyticsSchema } from "../notifications.ts";
 
 export const adminAnalytics = router();
 
@@ -33,8 +35,8 @@ adminAnalytics.openapi(
       "orders paid in each interval, minor units), orders created, orders by status now, the " +
       "top vendors by sales in the range. Wallet: wallets (total, exported, created per " +
       "interval), transactions by status and direction, and the confirmed outgoing volume per " +
-      "token per interval in base units (decimal strings). Notifications fill in as that " +
-      "domain lands.",
+      "token per interval in base units (decimal strings). Notifications: the figures of " +
+      "GET /api/notifications/analytics for the same range and interval.",
     security: signedIn,
     request: { query },
     responses: {
@@ -91,7 +93,7 @@ adminAnalytics.openapi(
               })),
             })),
           }),
-          notifications: z.record(z.string(), z.unknown()),
+          notifications: notificationAnalyticsSchema,
         }),
         "Analytics",
       ),
@@ -111,17 +113,18 @@ adminAnalytics.openapi(
         { path: "interval", message: "use a longer interval or a shorter range" },
       ]);
     }
-    const [figures, store] = await asUser(c, async (tx) =>
+    const [figures, store, notifications] = await asUser(c, async (tx) =>
       [
         await platformAnalytics(tx, q.interval, from, to),
         await storeStats(tx, q.interval, from, to),
+        await notificationAnalytics(tx, { from, to, interval: q.interval }),
       ] as const);
     const currency = (await c.get("deps").config.get()).store.currency;
     const body = {
       range: { from: from.toISOString(), to: to.toISOString(), interval: q.interval },
       ...figures,
       store: { currency, ...store },
-      notifications: {},
+      notifications,
     };
     return c.json(body, 200);
   },

@@ -1,0 +1,629 @@
+/**
+ * `npm run bench -- notifications [options]`: the notifications' three loads, each with its
+ * ceiling measured in the same run, against a throwaway cluster and a real stack server.
+ *
+ *   bulk   POST /api/notifications/bulk to every user (100,000 by default): the 202, then the
+ *          notifications.batch job that writes every inbox in one INSERT ... SELECT (preferences
+ *          joined, delivery rows, chunks). Ceiling: the same rows inserted by a bare
+ *          INSERT ... SELECT (same table, same indexes; rolled back, then vacuumed). Target: the
+ *          inboxes written in under 10 s. The chunk jobs' live events (one per recipient) are
+ *          timed too.
+ *   push   pushes drained to the FCM stand-in (tests/support/fcm-stand-in.ts, in a process of
+ *          its own: OAuth token, HTTP v1, message validation), through firebase-admin, each
+ *          recorded in its delivery row: a bulk send's chunk jobs (rounds of 500), and one job
+ *          per notification (notify's path). Ceiling: the stand-in taking the same number of
+ *          bare HTTP v1 requests at the same concurrency, without the database. Target: at least
+ *          1,000 deliveries per second; every delivery sent once, recorded, received once.
+ *   inbox  GET /api/notifications with 50 concurrent users holding 1,000 notifications each
+ *          (wrk, 50 connections, one token per user in turn). Ceiling: a bare `select 1` through
+ *          the same pool. Targets: at least 2,000 requests per second, p99 under 25 ms.
+ *
+ * Figures are a measurement: a missed target exits 0, a broken run (a wrong count, an answer
+ * outside 2xx, a server error) exits 1. CPU use is shown per phase (other work on the shared
+ * machine lowers every figure; the run waits for a quieter machine before each phase).
+ *
+ * Options: --users 100000, --pushes 5000, --single-pushes 2000, --inbox-users 50,
+ *          --per-user 1000, --duration 10, --warmup 3, --skip bulk,push,inbox
+ */
+import {
+  type CpuSample,
+  cpuUse,
+  int,
+  machineBusyPct,
+  ms,
+  pct,
+  postgresTicks,
+  reapedTicksOf,
+  sampleCpu,
+  signInByMagicLink,
+  table,
+  ticksOf,
+  verdict,
+} from "./stats.ts";
+import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
+import { freePort } from "../../stack/postgres.ts";
+import { throwawayCluster } from "../../stack/database.ts";
+import { appJobs } from "../../functions/api/jobs/registry.ts";
+import { drain, JobRegistry } from "../../functions/api/jobs/queue.ts";
+import { notificationsBatch } from "../../functions/api/jobs/notifications.ts";
+
+const BULK_TARGET_SECONDS = 10;
+const PUSH_TARGET_PER_SECOND = 1_000;
+const INBOX_TARGET_RPS = 2_000;
+const INBOX_TARGET_P99_MS = 25;
+const ADMIN_EMAIL = "admin@example.com";
+
+interface Options {
+  users: number;
+  pushes: number;
+  singlePushes: number;
+  inboxUsers: number;
+  perUser: number;
+  duration: number;
+  warmup: number;
+  skip: Set<string>;
+}
+
+function parseOptions(args: string[]): Options {
+  const opts: Options = {
+    users: 100_000,
+    pushes: 5_000,
+    singlePushes: 2_000,
+    inboxUsers: 50,
+    perUser: 1_000,
+    duration: 10,
+    warmup: 3,
+    skip: new Set(),
+  };
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i].split("=", 2);
+    const value = () => inline ?? args[++i];
+    const n = () => {
+      const v = Number(value());
+      if (!Number.isInteger(v) || v < 1) throw new Error(`${name} needs a positive whole number`);
+      return v;
+    };
+    if (name === "--users") opts.users = n();
+    else if (name === "--pushes") opts.pushes = n();
+    else if (name === "--single-pushes") opts.singlePushes = n();
+    else if (name === "--inbox-users") opts.inboxUsers = n();
+    else if (name === "--per-user") opts.perUser = n();
+    else if (name === "--duration") opts.duration = n();
+    else if (name === "--warmup") opts.warmup = n();
+    else if (name === "--skip") opts.skip = new Set(value().split(","));
+    else throw new Error(`unknown option ${args[i]} (see tests/bench/notifications.ts)`);
+  }
+  return opts;
+}
+
+const say = (line: string) => console.log(`[bench] ${line}`);
+
+async function waitForQuietMachine(): Promise<void> {
+  for (let waited = 0; waited < 60; waited += 2) {
+    const busy = await machineBusyPct(2_000);
+    if (busy < 30) return;
+    say(`other work uses ${busy.toFixed(0)}% of a core; waiting for a quieter machine`);
+  }
+}
+
+// The stand-in, in its own process --------------------------------------------------------
+
+interface StandInProcess {
+  url: string;
+  serviceAccountJson: string;
+  child: Deno.ChildProcess;
+  stats(): Promise<{ accepted: number; distinctTokens: number; tokensIssued: number }>;
+  stop(): Promise<void>;
+}
+
+async function startStandIn(): Promise<StandInProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--quiet",
+      new URL("./fcm-stand-in-process.ts", import.meta.url).pathname,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  while (!buffer.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the FCM stand-in exited before it was ready");
+    buffer += value;
+  }
+  reader.releaseLock();
+  const { url, serviceAccountJson } = JSON.parse(buffer.split("\n")[0]);
+  return {
+    url,
+    serviceAccountJson,
+    child,
+    stats: async () => await (await fetch(`${url}/_stand-in/stats`)).json(),
+    async stop() {
+      await child.stdin.close().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+// CPU ---------------------------------------------------------------------------------------
+
+function sample(bench: BenchServer, standIn: StandInProcess | null): CpuSample {
+  return sampleCpu({
+    server: () => ticksOf("self"),
+    postgres: () => postgresTicks(bench.postmasterPid),
+    ...(standIn ? { "stand-in": () => ticksOf(standIn.child.pid) } : {}),
+    wrk: () => reapedTicksOf("self"),
+  });
+}
+
+function cpuLine(before: CpuSample, after: CpuSample): string {
+  const use = cpuUse(before, after);
+  const parts = Object.entries(use.pct).map(([name, value]) => `${name} ${pct(value)}`);
+  return `CPU (% of one core): ${parts.join(", ")}, irq ${pct(use.irq)}, other work ${
+    pct(use.rest)
+  }, idle ${pct(use.idle)}`;
+}
+
+// Phases ------------------------------------------------------------------------------------
+
+interface Figure {
+  label: string;
+  value: string;
+  ceiling: string;
+  target: string;
+  verdict: string;
+}
+
+async function adminToken(bench: BenchServer): Promise<string> {
+  return (await signInByMagicLink(bench.base, bench.deps.sql, ADMIN_EMAIL)).accessToken;
+}
+
+async function post(bench: BenchServer, token: string, path: string, body: unknown) {
+  const response = await fetch(`${bench.base}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (response.status >= 300) {
+    throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+  }
+  return json;
+}
+
+const drainAll = (bench: BenchServer, batch = 10) =>
+  drain(bench.deps, { registry: appJobs(), maxJobs: 1_000_000, maxMs: 600_000, batch });
+/** Only batch jobs: the inbox write, without the chunk jobs it queues. */
+const drainBatchJobs = (bench: BenchServer) =>
+  drain(bench.deps, {
+    registry: new JobRegistry([notificationsBatch]),
+    maxJobs: 100,
+    maxMs: 600_000,
+    batch: 1,
+  });
+
+async function bulkPhase(bench: BenchServer, admin: string, opts: Options): Promise<Figure[]> {
+  const sql = bench.deps.sql;
+  say(`creating ${int(opts.users)} users (1% with SYSTEM in-app off, 5% with preferences)`);
+  await sql`
+    insert into app.users (email, name, role, created_at)
+    select 'bulk-' || g || '@bench.example', 'Bulk ' || g,
+           (array['SUBSCRIBER', 'MEMBER', 'CONFIDENTIAL'])[1 + g % 3]::app.user_role,
+           now() - interval '1 hour'
+    from generate_series(1, ${opts.users}) g`;
+  await sql`
+    insert into app.notification_preferences (user_id, types)
+    select u.id, case when g % 100 = 0 then '{"SYSTEM": {"inApp": false}}'::jsonb
+                      else '{"MESSAGE": {"push": false}}'::jsonb end
+    from (select id, row_number() over (order by id) as g from app.users
+          where email like 'bulk-%') u (id, g)
+    where g % 20 = 0`;
+  await sql`vacuum analyze app.users`;
+  await sql`vacuum analyze app.notification_preferences`;
+  const [{ recipients }] = await sql<{ recipients: number }[]>`
+    select count(*)::int as recipients from app.users where status = 'active'`;
+
+  await waitForQuietMachine();
+  // The ceiling: the same rows by a bare INSERT ... SELECT, in a transaction rolled back (the
+  // error thrown below is how postgres.js is told to roll back).
+  class RolledBack extends Error {
+    constructor(readonly seconds: number) {
+      super("rolled back");
+    }
+  }
+  const ceiling = await sql.begin(async (tx) => {
+    const started = performance.now();
+    const [{ n }] = await tx<{ n: number }[]>`
+      with written as (
+        insert into app.notifications (user_id, type, title, body, data, priority, inbox)
+        select u.id, 'SYSTEM', 'Ceiling', 'The same insert, bare', '{}', 'normal', true
+        from app.users u where u.status = 'active'
+        returning 1
+      ) select count(*)::int as n from written`;
+    if (n !== recipients) throw new Error(`ceiling wrote ${n} rows, expected ${recipients}`);
+    throw new RolledBack((performance.now() - started) / 1000);
+  }).then(() => 0, (err) => {
+    if (err instanceof RolledBack) return err.seconds;
+    throw err;
+  });
+  await sql`vacuum analyze app.notifications`;
+
+  await waitForQuietMachine();
+  const before = sample(bench, null);
+  const started = performance.now();
+  const accepted = await post(bench, admin, "/api/notifications/bulk", {
+    audience: { all: true },
+    notification: {
+      type: "SYSTEM",
+      title: "Maintenance tonight",
+      body: "From 22:00 to 23:00 UTC.",
+    },
+  });
+  const acceptedMs = performance.now() - started;
+  // The batch job alone: the inbox write (its chunk jobs are queued after it).
+  await drainBatchJobs(bench);
+  const writtenSeconds = (performance.now() - started) / 1000;
+  const after = sample(bench, null);
+  const [{ rows, shown }] = await sql<{ rows: number; shown: number }[]>`
+    select count(*)::int as rows, count(*) filter (where inbox)::int as shown
+    from app.notifications where batch_id = ${accepted.id}`;
+  if (rows !== accepted.recipients || accepted.recipients !== recipients) {
+    throw new Error(
+      `bulk wrote ${rows} rows for ${accepted.recipients} recipients (${recipients} active)`,
+    );
+  }
+  say(
+    `bulk: ${int(rows)} inbox rows (${int(shown)} shown) in ${writtenSeconds.toFixed(2)} s; ${
+      cpuLine(before, after)
+    }`,
+  );
+
+  const eventsStarted = performance.now();
+  await drainAll(bench, 4);
+  const eventsSeconds = (performance.now() - eventsStarted) / 1000;
+  const [{ events, status }] = await sql<{ events: number; status: string }[]>`
+    select (select count(*)::int from app.events e where e.event = 'notification.created'
+              and e.created_at >= (select created_at from app.notification_batches where id = ${accepted.id})) as events,
+           (select status::text from app.notification_batches where id = ${accepted.id}) as status`;
+  if (events < shown || status !== "done") {
+    throw new Error(
+      `bulk: ${events} live events for ${shown} shown notifications, batch ${status}`,
+    );
+  }
+  return [
+    {
+      label: `bulk send to ${int(recipients)} users: 202`,
+      value: ms(acceptedMs),
+      ceiling: "",
+      target: "at once",
+      verdict: "",
+    },
+    {
+      label: `bulk: every inbox written (the batch job)`,
+      value: `${writtenSeconds.toFixed(2)} s`,
+      ceiling: `${ceiling.toFixed(2)} s bare INSERT (${pct((ceiling / writtenSeconds) * 100)})`,
+      target: `< ${BULK_TARGET_SECONDS} s`,
+      verdict: verdict(writtenSeconds < BULK_TARGET_SECONDS),
+    },
+    {
+      label: `bulk: a live event for each (${Math.ceil(rows / 1000)} chunk jobs)`,
+      value: `${eventsSeconds.toFixed(2)} s`,
+      ceiling: "",
+      target: "",
+      verdict: "",
+    },
+  ];
+}
+
+async function pushPhase(
+  bench: BenchServer,
+  admin: string,
+  standIn: StandInProcess,
+  opts: Options,
+): Promise<Figure[]> {
+  const sql = bench.deps.sql;
+  const total = opts.pushes + opts.singlePushes;
+  say(`registering ${int(total)} devices`);
+  await sql`
+    insert into app.users (email, name, role)
+    select 'push-' || g || '@bench.example', 'Push ' || g, 'MEMBER'
+    from generate_series(1, ${total}) g`;
+  await sql`
+    insert into app.push_devices (user_id, token, platform)
+    select u.id, 'bench-' || u.id || ':APA91b' || md5(u.id::text),
+           (array['android', 'ios', 'web'])[1 + (abs(hashtext(u.id::text)) % 3)]::app.push_platform
+    from app.users u where u.email like 'push-%'`;
+  const bulkUsers = (await sql<{ id: string }[]>`
+    select id from app.users where email like 'push-%' order by email limit ${opts.pushes}`)
+    .map((r) => r.id);
+  const singleUsers = (await sql<{ id: string }[]>`
+    select id from app.users where email like 'push-%' order by email offset ${opts.pushes}`)
+    .map((r) => r.id);
+
+  // The ceiling: the same number of bare HTTP v1 requests, same concurrency, no database.
+  const { serviceAccountJson } = standIn;
+  const account = JSON.parse(serviceAccountJson);
+  const { ServiceAccountCredential } = await import("../../functions/_shared/push.ts");
+  const { access_token } = await new ServiceAccountCredential(account).getAccessToken();
+  const concurrency = bench.deps.settings.pushConcurrency;
+  await waitForQuietMachine();
+  let next = 0;
+  const ceilingStarted = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < opts.pushes) {
+      const i = next++;
+      const response = await fetch(
+        `${standIn.url}/v1/projects/${account.project_id}/messages:send`,
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            message: {
+              token: `ceiling-${i}:APA91b0000000000`,
+              notification: { title: "t", body: "b" },
+            },
+          }),
+        },
+      );
+      if (response.status !== 200) throw new Error(`stand-in ceiling: ${response.status}`);
+      await response.body?.cancel();
+    }
+  }));
+  const ceilingRate = opts.pushes / ((performance.now() - ceilingStarted) / 1000);
+  const acceptedBefore = (await standIn.stats()).accepted;
+
+  // A bulk send's pushes: its inbox is written first (not timed), then its chunk jobs push.
+  const accepted = await post(bench, admin, "/api/notifications/bulk", {
+    audience: { userIds: bulkUsers },
+    notification: { type: "ENTITY", title: "Your order shipped", body: "Track it in the app." },
+    channels: ["push"],
+  });
+  await drainBatchJobs(bench);
+  await waitForQuietMachine();
+  let before = sample(bench, standIn);
+  let started = performance.now();
+  await drainAll(bench, 4);
+  const bulkSeconds = (performance.now() - started) / 1000;
+  say(`push (bulk chunks): ${cpuLine(before, sample(bench, standIn))}`);
+  const [bulkRows] = await sql<{ sent: number; named: number; other: number }[]>`
+    select count(*) filter (where d.status = 'sent')::int as sent,
+           count(*) filter (where d.status = 'sent' and d.provider_message_id like 'projects/%')::int as named,
+           count(*) filter (where d.status <> 'sent')::int as other
+    from app_private.notification_deliveries d join app.notifications n on n.id = d.notification_id
+    where n.batch_id = ${accepted.id}`;
+  const afterBulk = (await standIn.stats()).accepted;
+  if (
+    bulkRows.sent !== opts.pushes || bulkRows.named !== opts.pushes ||
+    afterBulk - acceptedBefore !== opts.pushes
+  ) {
+    throw new Error(
+      `push (bulk): ${bulkRows.sent} sent, ${bulkRows.named} with FCM's name, ${bulkRows.other} other; ` +
+        `the stand-in received ${afterBulk - acceptedBefore} of ${opts.pushes}`,
+    );
+  }
+
+  // One notification each, through the one way in: one notifications.deliver job each.
+  await sql`
+    select app_private.notify(u, 'WALLET', 'Payment received', 'You received 5 USDC.')
+    from unnest(${singleUsers}::uuid[]) u`;
+  await waitForQuietMachine();
+  before = sample(bench, standIn);
+  started = performance.now();
+  await drainAll(bench, 50);
+  const singleSeconds = (performance.now() - started) / 1000;
+  say(`push (one job each): ${cpuLine(before, sample(bench, standIn))}`);
+  const [singleRows] = await sql<{ sent: number }[]>`
+    select count(*)::int as sent from app_private.notification_deliveries d
+    join app.notifications n on n.id = d.notification_id
+    where n.user_id = any(${singleUsers}::uuid[]) and d.status = 'sent' and d.provider_message_id is not null`;
+  const afterSingle = (await standIn.stats()).accepted;
+  if (singleRows.sent !== opts.singlePushes || afterSingle - afterBulk !== opts.singlePushes) {
+    throw new Error(
+      `push (single): ${singleRows.sent} recorded, ${
+        afterSingle - afterBulk
+      } received of ${opts.singlePushes}`,
+    );
+  }
+  const bulkRate = opts.pushes / bulkSeconds;
+  const singleRate = opts.singlePushes / singleSeconds;
+  return [
+    {
+      label: `push: ${int(opts.pushes)} deliveries, bulk chunk jobs (rounds of 500)`,
+      value: `${int(bulkRate)}/s`,
+      ceiling: `${int(ceilingRate)}/s bare HTTP v1 to the stand-in`,
+      target: `>= ${int(PUSH_TARGET_PER_SECOND)}/s`,
+      verdict: verdict(bulkRate >= PUSH_TARGET_PER_SECOND),
+    },
+    {
+      label: `push: ${int(opts.singlePushes)} deliveries, one notifications.deliver job each`,
+      value: `${int(singleRate)}/s`,
+      ceiling: "",
+      target: `>= ${int(PUSH_TARGET_PER_SECOND)}/s`,
+      verdict: verdict(singleRate >= PUSH_TARGET_PER_SECOND),
+    },
+    {
+      label: "push: sent, recorded (FCM's name), received by the stand-in",
+      value: `${int(opts.pushes + opts.singlePushes)} each`,
+      ceiling: "",
+      target: "every one, once",
+      verdict: "PASS",
+    },
+  ];
+}
+
+/** wrk, one thread, rotating one token per user (as tests/bench/auth.ts drives it). */
+async function wrk(url: string, tokens: string[], connections: number, seconds: number) {
+  const script = await Deno.makeTempFile({ prefix: "agora-bench-", suffix: ".lua" });
+  await Deno.writeTextFile(
+    script,
+    `local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(", ")} }
+local requests = {}
+local next = 0
+init = function()
+  for i, token in ipairs(tokens) do
+    requests[i] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. token })
+  end
+end
+request = function()
+  next = next % #requests + 1
+  return requests[next]
+end
+`,
+  );
+  const out = await new Deno.Command("wrk", {
+    args: [
+      "-t1",
+      `-c${connections}`,
+      `-d${seconds}s`,
+      "--latency",
+      "--timeout",
+      "5s",
+      "-s",
+      script,
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await Deno.remove(script).catch(() => {});
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  const unit = (v: string, u: string) =>
+    Number(v) * ({ us: 0.001, ms: 1, s: 1_000, m: 60_000 } as Record<string, number>)[u];
+  const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(text);
+  const p50 = /^\s+50%\s+([\d.]+)([a-z]+)\s*$/m.exec(text);
+  const p99 = /^\s+99%\s+([\d.]+)([a-z]+)\s*$/m.exec(text);
+  if (!out.success || !rps || !p50 || !p99) throw new Error(`wrk failed:\n${text}`);
+  return {
+    rps: Number(rps[1]),
+    p50: unit(p50[1], p50[2]),
+    p99: unit(p99[1], p99[2]),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
+    socketErrors: /Socket errors: (.*)/.exec(text)?.[1] ?? null,
+  };
+}
+
+async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> {
+  const sql = bench.deps.sql;
+  say(`signing in ${opts.inboxUsers} users, ${int(opts.perUser)} notifications each`);
+  const tokens: string[] = [];
+  for (let i = 0; i < opts.inboxUsers; i++) {
+    const email = `inbox-${i}@bench.example`;
+    await sql`insert into app.users (email, name, role) values (${email}, ${
+      "Inbox " + i
+    }, 'MEMBER')`;
+    tokens.push((await signInByMagicLink(bench.base, sql, email)).accessToken);
+  }
+  await sql`
+    insert into app.notifications (user_id, type, title, body, data, created_at, read_at)
+    select u.id, (array['OPPORTUNITY', 'MESSAGE', 'ENTITY', 'SYSTEM', 'WALLET'])[1 + g % 5]::app.notification_type,
+           'Notification ' || g, 'Something happened, number ' || g || '.', jsonb_build_object('n', g),
+           now() - g * interval '1 minute',
+           case when g % 2 = 0 then now() - g * interval '30 seconds' end
+    from app.users u, generate_series(1, ${opts.perUser}) g
+    where u.email like 'inbox-%'`;
+  await sql`vacuum analyze app.notifications`;
+  const check = await fetch(`${bench.base}/api/notifications`, {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+  });
+  const page = await check.json();
+  if (check.status !== 200 || page.items.length !== 50 || page.unreadCount !== opts.perUser / 2) {
+    throw new Error(
+      `GET /api/notifications answered ${check.status}: ${JSON.stringify(page).slice(0, 300)}`,
+    );
+  }
+
+  const figures: Figure[] = [];
+  for (
+    const [label, path] of [
+      [
+        `GET /api/notifications, ${opts.inboxUsers} users x ${int(opts.perUser)}`,
+        "/api/notifications",
+      ],
+      ["GET /_bench/select1 (ceiling: select 1 through the pool)", "/_bench/select1"],
+    ] as const
+  ) {
+    await waitForQuietMachine();
+    await wrk(`${bench.base}${path}`, tokens, opts.inboxUsers, opts.warmup);
+    const before = sample(bench, null);
+    const r = await wrk(`${bench.base}${path}`, tokens, opts.inboxUsers, opts.duration);
+    say(`${label}: ${cpuLine(before, sample(bench, null))}`);
+    if (r.non2xx || r.socketErrors) {
+      throw new Error(`${path}: ${r.non2xx} answers outside 2xx, socket errors ${r.socketErrors}`);
+    }
+    const isInbox = path === "/api/notifications";
+    figures.push({
+      label,
+      value: `${int(r.rps)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`,
+      ceiling: "",
+      target: isInbox ? `>= ${int(INBOX_TARGET_RPS)} req/s, p99 < ${INBOX_TARGET_P99_MS} ms` : "",
+      verdict: isInbox ? verdict(r.rps >= INBOX_TARGET_RPS && r.p99 < INBOX_TARGET_P99_MS) : "",
+    });
+  }
+  return figures;
+}
+
+export async function main(args: string[]): Promise<void> {
+  const opts = parseOptions(args);
+  say("creating a throwaway, seeded database; starting the FCM stand-in in its own process");
+  const cluster = await throwawayCluster();
+  const standIn = await startStandIn();
+  let bench: BenchServer | null = null;
+  const figures: Figure[] = [];
+  let failed: string | null = null;
+  try {
+    bench = await startBenchServer(
+      cluster,
+      freePort(),
+      10,
+      (deps) => ({
+        // The benchmark drains the queue itself, phase by phase.
+        jobs: false,
+        extra: async (request) => {
+          if (!request.url.includes("/_bench/select1")) return null;
+          await deps.sql`select 1`;
+          return Response.json({ ok: true });
+        },
+      }),
+      { AGORA_FCM_SERVICE_ACCOUNT: standIn.serviceAccountJson, AGORA_FCM_API_URL: standIn.url },
+    );
+    const admin = await adminToken(bench);
+    await drainAll(bench); // what the seed queued (its role change's e-mail)
+    if (!opts.skip.has("bulk")) figures.push(...await bulkPhase(bench, admin, opts));
+    if (!opts.skip.has("push")) figures.push(...await pushPhase(bench, admin, standIn, opts));
+    if (!opts.skip.has("inbox")) figures.push(...await inboxPhase(bench, opts));
+    if (bench.errors.count) {
+      throw new Error(
+        `the server logged ${bench.errors.count} errors: ${bench.errors.samples.join("; ")}`,
+      );
+    }
+  } catch (err) {
+    failed = err instanceof Error ? err.message : String(err);
+  } finally {
+    if (bench) await stopBenchServer(bench);
+    await standIn.stop();
+    await cluster.dispose();
+  }
+  const commit = new TextDecoder().decode(
+    (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], stdout: "piped" })
+      .output())
+      .stdout,
+  ).trim();
+  console.log(
+    `\nnotifications: figures (commit ${commit}; ${navigator.hardwareConcurrency} cores)\n`,
+  );
+  if (figures.length) {
+    console.log(table([
+      ["", "figure", "ceiling (same run)", "target", ""],
+      ...figures.map((f) => [f.label, f.value, f.ceiling, f.target, f.verdict]),
+    ]));
+  }
+  if (failed) {
+    console.log(`\nFAILED: ${failed}`);
+    Deno.exit(1);
+  }
+  console.log("\nsummary: the run succeeded; every count matched");
+}
