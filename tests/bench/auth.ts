@@ -35,6 +35,7 @@
  *                          prepared beforehand); 0 skips the wallet figures
  */
 import {
+  bearerRequests,
   cpuMicrosPer,
   type CpuSample,
   type CpuUse,
@@ -44,6 +45,7 @@ import {
   pct,
   postgresTicks,
   reapedTicksOf,
+  removeWrkScript,
   sampleCpu,
   signInByMagicLink,
   table,
@@ -51,6 +53,7 @@ import {
   verdict,
   wrk,
   type WrkResult,
+  wrkScript,
 } from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
@@ -134,31 +137,6 @@ function parseOptions(args: string[]): Options {
     } else throw new Error(`unknown option ${args[i]} (see tests/bench/auth.ts)`);
   }
   return opts;
-}
-
-/**
- * A wrk script that sends the signed-in sessions' tokens in turn, one per request. The requests
- * are formatted once, at start, so rotating costs wrk no more than a fixed header would.
- */
-async function rotatingTokensScript(tokens: string[]): Promise<string> {
-  const path = await Deno.makeTempFile({ prefix: "agora-bench-", suffix: ".lua" });
-  await Deno.writeTextFile(
-    path,
-    `local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(", ")} }
-local requests = {}
-local next = 0
-init = function()
-  for i, token in ipairs(tokens) do
-    requests[i] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. token })
-  end
-end
-request = function()
-  next = next % #requests + 1
-  return requests[next]
-end
-`,
-  );
-  return path;
 }
 
 // The server ---------------------------------------------------------------------------------
@@ -531,7 +509,7 @@ export async function main(args: string[]): Promise<void> {
       bench = await startBench(cluster, port, pool);
       if (!tokens.length) {
         for (let i = 0; i < SESSIONS; i++) tokens.push(await signIn(bench, ADMIN_EMAIL));
-        script = await rotatingTokensScript(tokens);
+        script = await wrkScript(bearerRequests(tokens));
         say(
           `signed in as ${ADMIN_EMAIL} ${SESSIONS} times through the magic-link flow ` +
             `(POST /api/auth/verify); requests take the ${SESSIONS} sessions in turn`,
@@ -573,7 +551,7 @@ export async function main(args: string[]): Promise<void> {
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
-    if (script) await Deno.remove(script).catch(() => {});
+    await removeWrkScript(script);
     if (bench) await stopBenchServer(bench);
     await cluster.dispose();
   }

@@ -26,6 +26,7 @@
  *          --per-user 1000, --duration 10, --warmup 3, --skip bulk,push,inbox
  */
 import {
+  bearerRequests,
   type CpuSample,
   cpuUse,
   int,
@@ -34,11 +35,14 @@ import {
   pct,
   postgresTicks,
   reapedTicksOf,
+  removeWrkScript,
   sampleCpu,
   signInByMagicLink,
   table,
   ticksOf,
   verdict,
+  wrk,
+  wrkScript,
 } from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
@@ -455,57 +459,6 @@ async function pushPhase(
   ];
 }
 
-/** wrk, one thread, rotating one token per user (as tests/bench/auth.ts drives it). */
-async function wrk(url: string, tokens: string[], connections: number, seconds: number) {
-  const script = await Deno.makeTempFile({ prefix: "agora-bench-", suffix: ".lua" });
-  await Deno.writeTextFile(
-    script,
-    `local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(", ")} }
-local requests = {}
-local next = 0
-init = function()
-  for i, token in ipairs(tokens) do
-    requests[i] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. token })
-  end
-end
-request = function()
-  next = next % #requests + 1
-  return requests[next]
-end
-`,
-  );
-  const out = await new Deno.Command("wrk", {
-    args: [
-      "-t1",
-      `-c${connections}`,
-      `-d${seconds}s`,
-      "--latency",
-      "--timeout",
-      "5s",
-      "-s",
-      script,
-      url,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  await Deno.remove(script).catch(() => {});
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  const unit = (v: string, u: string) =>
-    Number(v) * ({ us: 0.001, ms: 1, s: 1_000, m: 60_000 } as Record<string, number>)[u];
-  const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(text);
-  const p50 = /^\s+50%\s+([\d.]+)([a-z]+)\s*$/m.exec(text);
-  const p99 = /^\s+99%\s+([\d.]+)([a-z]+)\s*$/m.exec(text);
-  if (!out.success || !rps || !p50 || !p99) throw new Error(`wrk failed:\n${text}`);
-  return {
-    rps: Number(rps[1]),
-    p50: unit(p50[1], p50[2]),
-    p99: unit(p99[1], p99[2]),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
-    socketErrors: /Socket errors: (.*)/.exec(text)?.[1] ?? null,
-  };
-}
-
 async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> {
   const sql = bench.deps.sql;
   say(`signing in ${opts.inboxUsers} users, ${int(opts.perUser)} notifications each`);
@@ -537,31 +490,38 @@ async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> 
   }
 
   const figures: Figure[] = [];
-  for (
-    const [label, path] of [
-      [
-        `GET /api/notifications, ${opts.inboxUsers} users x ${int(opts.perUser)}`,
-        "/api/notifications",
-      ],
-      ["GET /_bench/select1 (ceiling: select 1 through the pool)", "/_bench/select1"],
-    ] as const
-  ) {
-    await waitForQuietMachine();
-    await wrk(`${bench.base}${path}`, tokens, opts.inboxUsers, opts.warmup);
-    const before = sample(bench, null);
-    const r = await wrk(`${bench.base}${path}`, tokens, opts.inboxUsers, opts.duration);
-    say(`${label}: ${cpuLine(before, sample(bench, null))}`);
-    if (r.non2xx || r.socketErrors) {
-      throw new Error(`${path}: ${r.non2xx} answers outside 2xx, socket errors ${r.socketErrors}`);
+  const script = await wrkScript(bearerRequests(tokens));
+  try {
+    for (
+      const [label, path] of [
+        [
+          `GET /api/notifications, ${opts.inboxUsers} users x ${int(opts.perUser)}`,
+          "/api/notifications",
+        ],
+        ["GET /_bench/select1 (ceiling: select 1 through the pool)", "/_bench/select1"],
+      ] as const
+    ) {
+      await waitForQuietMachine();
+      await wrk(`${bench.base}${path}`, script, opts.inboxUsers, opts.warmup);
+      const before = sample(bench, null);
+      const r = await wrk(`${bench.base}${path}`, script, opts.inboxUsers, opts.duration);
+      say(`${label}: ${cpuLine(before, sample(bench, null))}`);
+      if (r.non2xx || r.socketErrors) {
+        throw new Error(
+          `${path}: ${r.non2xx} answers outside 2xx, socket errors ${r.socketErrors}`,
+        );
+      }
+      const isInbox = path === "/api/notifications";
+      figures.push({
+        label,
+        value: `${int(r.rps)} req/s, p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}`,
+        ceiling: "",
+        target: isInbox ? `>= ${int(INBOX_TARGET_RPS)} req/s, p99 < ${INBOX_TARGET_P99_MS} ms` : "",
+        verdict: isInbox ? verdict(r.rps >= INBOX_TARGET_RPS && r.p99Ms < INBOX_TARGET_P99_MS) : "",
+      });
     }
-    const isInbox = path === "/api/notifications";
-    figures.push({
-      label,
-      value: `${int(r.rps)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`,
-      ceiling: "",
-      target: isInbox ? `>= ${int(INBOX_TARGET_RPS)} req/s, p99 < ${INBOX_TARGET_P99_MS} ms` : "",
-      verdict: isInbox ? verdict(r.rps >= INBOX_TARGET_RPS && r.p99 < INBOX_TARGET_P99_MS) : "",
-    });
+  } finally {
+    await removeWrkScript(script);
   }
   return figures;
 }

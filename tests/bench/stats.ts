@@ -311,6 +311,51 @@ export interface WrkResult {
   socketErrors: string | null;
 }
 
+/** One request of a wrk script: formatted once, when wrk starts. */
+export interface WrkRequest {
+  method?: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Requests that differ only in their bearer token (a GET of wrk's URL). */
+export const bearerRequests = (tokens: string[]): WrkRequest[] =>
+  tokens.map((token) => ({ headers: { Authorization: `Bearer ${token}` } }));
+
+/**
+ * A wrk script (a temporary file: `removeWrkScript` when done) that sends `requests` in turn, one
+ * per request. Each is formatted once, at start, so rotating costs wrk no more than a fixed
+ * header would.
+ */
+export async function wrkScript(requests: WrkRequest[]): Promise<string> {
+  const lua = (v: string) => JSON.stringify(v);
+  const entries = requests.map((r) =>
+    `{ ${r.method ? lua(r.method) : "nil"}, { ${
+      Object.entries(r.headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(", ")
+    } }, ${r.body === undefined ? "nil" : lua(r.body)} }`
+  );
+  const path = await Deno.makeTempFile({ prefix: "agora-bench-", suffix: ".lua" });
+  await Deno.writeTextFile(
+    path,
+    `local raw = { ${entries.join(",\n")} }
+local requests = {}
+local next = 0
+init = function()
+  for i, r in ipairs(raw) do requests[i] = wrk.format(r[1], nil, r[2], r[3]) end
+end
+request = function()
+  next = next % #requests + 1
+  return requests[next]
+end
+`,
+  );
+  return path;
+}
+
+export async function removeWrkScript(path: string | null): Promise<void> {
+  if (path) await Deno.remove(path).catch(() => {});
+}
+
 /** wrk prints durations as 635.91us, 1.50ms, 2.00s or 1.00m. */
 function toMs(value: string, unit: string): number {
   const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };

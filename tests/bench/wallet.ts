@@ -33,12 +33,14 @@ import {
   parseEther,
 } from "viem";
 import {
+  bearerRequests,
   cpuUse,
   int,
   ms,
   pct,
   postgresTicks,
   reapedTicksOf,
+  removeWrkScript,
   sampleCpu,
   signInByMagicLink,
   summarize,
@@ -46,6 +48,7 @@ import {
   ticksOf,
   verdict,
   wrk,
+  wrkScript,
 } from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
@@ -102,34 +105,6 @@ function parseOptions(args: string[]): Options {
 }
 
 const say = (line: string) => console.log(`[bench] ${line}`);
-
-/** A wrk script sending `requests` in turn (each formatted once, at start). */
-async function rotatingScript(
-  requests: { method: string; headers: Record<string, string>; body?: string }[],
-): Promise<string> {
-  const path = await Deno.makeTempFile({ prefix: "agora-bench-", suffix: ".lua" });
-  const lua = (v: string) => JSON.stringify(v);
-  const entries = requests.map((r) =>
-    `{ ${lua(r.method)}, { ${
-      Object.entries(r.headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(", ")
-    } }, ${r.body === undefined ? "nil" : lua(r.body)} }`
-  );
-  await Deno.writeTextFile(
-    path,
-    `local raw = { ${entries.join(",\n")} }
-local requests = {}
-local next = 0
-init = function()
-  for i, r in ipairs(raw) do requests[i] = wrk.format(r[1], nil, r[2], r[3]) end
-end
-request = function()
-  next = next % #requests + 1
-  return requests[next]
-end
-`,
-  );
-  return path;
-}
 
 /** The calldata of one wallet's balance multicall, as the server builds it. */
 function balanceCall(contracts: PlatformContracts, holder: Address) {
@@ -216,11 +191,8 @@ export async function main(args: string[]): Promise<void> {
     say(`${readers.length} wallets created at sign-in and funded`);
 
     // 1. Balances ------------------------------------------------------------------------------
-    const balanceScript = await rotatingScript(readers.map((r) => ({
-      method: "GET",
-      headers: { Authorization: `Bearer ${r.token}` },
-    })));
-    const ceilingScript = await rotatingScript(readers.map((r, i) => ({
+    const balanceScript = await wrkScript(bearerRequests(readers.map((r) => r.token)));
+    const ceilingScript = await wrkScript(readers.map((r, i) => ({
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
@@ -275,6 +247,8 @@ export async function main(args: string[]): Promise<void> {
     const balanceCalls = new Map(calls);
     if (failed) problems.push(`GET /api/wallet/balance: ${failed} answers outside 200`);
     await run("eth_call multicall straight to anvil (ceiling)", chain.url, ceilingScript);
+    await removeWrkScript(balanceScript);
+    await removeWrkScript(ceilingScript);
 
     // 2. Transfers end to end -------------------------------------------------------------------
     follower = startChainFollower(bench.deps);
