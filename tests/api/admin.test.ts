@@ -579,6 +579,37 @@ test("[admin] GET /api/admin/access-logs lists requests with route patterns, off
   assert.equal(pattern.items[0].route, "/api/admin/users/:id/role");
 });
 
+test("[admin] GET /api/admin/access-logs filters by type, the class of the status", async () => {
+  const member = await signInAs(t, "MEMBER");
+  await t.request("GET", "/api/auth/session", { token: member.accessToken }); // 200
+  await t.request("GET", "/api/admin/users", { token: member.accessToken }); // 403
+  await t.request("GET", `/api/conversations/${crypto.randomUUID()}`, {
+    token: member.accessToken,
+  }); // 404 or 403: a client error either way
+  await t.deps.accessLog.flush();
+  const of = async (type: string) =>
+    (await expectJson(
+      await t.request(
+        "GET",
+        `/api/admin/access-logs?userId=${member.user.id}&type=${type}`,
+        { token: admin.accessToken },
+      ),
+      200,
+    )).items as { type: string; status: number; route: string }[];
+  const success = await of("success");
+  const clientErrors = await of("client_error");
+  assert.ok(success.length >= 1 && success.every((e) => e.type === "success" && e.status < 300));
+  assert.ok(
+    clientErrors.length >= 2 &&
+      clientErrors.every((e) => e.type === "client_error" && e.status >= 400 && e.status < 500),
+  );
+  assert.deepEqual(await of("server_error"), []);
+  await expectError(
+    await t.request("GET", "/api/admin/access-logs?type=teapot", { token: admin.accessToken }),
+    400,
+  );
+});
+
 test("[admin] analytics count messaging across every conversation, not only the admin's", async () => {
   const a = await signInAs(t, "MEMBER");
   const b = await signInAs(t, "MEMBER");

@@ -94,10 +94,32 @@ interface AccessLogRow {
   created_at_key: string;
 }
 
+/** An access log entry's type, the class of its status, and the statuses each covers. */
+export type AccessLogType = "success" | "redirect" | "client_error" | "server_error";
+const STATUS_RANGES: Record<AccessLogType, [number, number]> = {
+  success: [100, 299],
+  redirect: [300, 399],
+  client_error: [400, 499],
+  server_error: [500, 599],
+};
+const typeOfStatus = (status: number): AccessLogType =>
+  status >= 500
+    ? "server_error"
+    : status >= 400
+    ? "client_error"
+    : status >= 300
+    ? "redirect"
+    : "success";
+
 /** A page of the access log, newest first. */
 export async function listAccessLogs(
   tx: Tx,
-  f: MonitoringFilters & { route?: string; method?: string; status?: number },
+  f: MonitoringFilters & {
+    type?: AccessLogType;
+    route?: string;
+    method?: string;
+    status?: number;
+  },
 ) {
   const rows = await tx<AccessLogRow[]>`
     select id::text, request_id, user_id, method, route, status, duration_ms, host(ip) as ip,
@@ -105,6 +127,10 @@ export async function listAccessLogs(
     from app.access_logs e
     ${
     where(tx, [
+      ifGiven(f.type, (type) => {
+        const [low, high] = STATUS_RANGES[type];
+        return tx`status between ${low}::int and ${high}::int`;
+      }),
       ifGiven(f.route, (route) => tx`route = ${route}`),
       ifGiven(f.method, (method) => tx`method = ${method}`),
       ifGiven(f.status, (status) => tx`status = ${status}::int`),
@@ -117,6 +143,7 @@ export async function listAccessLogs(
   return {
     items: page.map((r) => ({
       id: r.id,
+      type: typeOfStatus(r.status),
       requestId: r.request_id,
       userId: r.user_id,
       method: r.method,

@@ -1,6 +1,7 @@
 /**
  * Security monitoring: /api/admin/security-events and /api/admin/access-logs, newest first by
- * `createdAt` (then `id`), keyset-paginated, filterable by type (or route), user, ip and time.
+ * `createdAt` (then `id`), keyset-paginated, filterable by type, user, ip and time (the access
+ * log's type is the class of its status; it also filters by route, method and status).
  * ADMIN only (the gate is on the admin router, routes/admin/index.ts). Queries:
  * queries/admin/monitoring.ts.
  */
@@ -70,8 +71,15 @@ adminMonitoring.openapi(
   },
 );
 
+/** An access log entry's type: the class of its status. */
+const accessLogType = z.enum(["success", "redirect", "client_error", "server_error"]);
+
 const accessLog = z.object({
   id: z.string(),
+  type: accessLogType.openapi({
+    description: "The class of `status`: success 1xx-2xx, redirect 3xx, client_error 4xx, " +
+      "server_error 5xx",
+  }),
   requestId: z.string(),
   userId: z.uuid().nullable(),
   method: z.string(),
@@ -88,10 +96,12 @@ adminMonitoring.openapi(
     path: "/access-logs",
     operationId: "listAccessLogs",
     summary: "Access log of /api requests, newest first",
-    description: "`route` is the matched route pattern, e.g. `/api/admin/users/:id/role`.",
+    description: "`route` is the matched route pattern, e.g. `/api/admin/users/:id/role`; " +
+      "`type` the class of the status (`success`, `redirect`, `client_error`, `server_error`).",
     security: signedIn,
     request: {
       query: z.object({
+        type: accessLogType.optional(),
         route: z.string().max(200).optional(),
         method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]).optional(),
         status: z.coerce.number().int().min(100).max(599).optional(),
