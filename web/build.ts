@@ -6,7 +6,9 @@
  * written by the last build, so `npm start` and the tests pay a few milliseconds when nothing changed.
  *
  * `deno run -A web/build.ts [--force]` builds by hand. `AGORA_WEB_API_ORIGIN` (build time) names
- * the origin of the API when the files are served from elsewhere (docs/web.md, Deploying).
+ * the origin of the API when the files are served from elsewhere (docs/web.md, Deploying);
+ * `AGORA_WEB_STRIPE_PUBLISHABLE_KEY` is Stripe's publishable key for the Payment Element (public by
+ * design; only needed when the API has Stripe keys: docs/web.md, Payments).
  */
 import * as esbuild from "esbuild";
 import { gzipSync } from "node:zlib";
@@ -47,8 +49,8 @@ async function* walk(path: string): AsyncGenerator<string> {
   for (const name of entries.sort()) yield* walk(join(path, name));
 }
 
-async function inputHash(apiOrigin: string): Promise<string> {
-  const parts: Uint8Array[] = [new TextEncoder().encode(`api:${apiOrigin}\n`)];
+async function inputHash(apiOrigin: string, stripeKey: string): Promise<string> {
+  const parts: Uint8Array[] = [new TextEncoder().encode(`api:${apiOrigin}\nstripe:${stripeKey}\n`)];
   for (const input of [...INPUTS, join(ROOT, "package-lock.json")]) {
     for await (const file of walk(input)) {
       parts.push(new TextEncoder().encode(`${relative(ROOT, file)}\n`));
@@ -77,19 +79,31 @@ let running: Promise<unknown> = Promise.resolve();
 
 /** Builds web/dist unless it is current; `force` builds anyway. One build at a time. */
 export function buildWeb(
-  opts: { force?: boolean; outDir?: string; apiOrigin?: string } = {},
+  opts: BuildOptions = {},
 ): Promise<WebBuild> {
   const next = running.catch(() => {}).then(() => build(opts));
   running = next;
   return next;
 }
 
-async function build(
-  opts: { force?: boolean; outDir?: string; apiOrigin?: string },
-): Promise<WebBuild> {
+export interface BuildOptions {
+  force?: boolean;
+  outDir?: string;
+  apiOrigin?: string;
+  stripePublishableKey?: string;
+}
+
+async function build(opts: BuildOptions): Promise<WebBuild> {
   const dir = opts.outDir ?? WEB_DIST;
   const apiOrigin = opts.apiOrigin ?? Deno.env.get("AGORA_WEB_API_ORIGIN") ?? "";
-  const hash = await inputHash(apiOrigin);
+  const stripeKey = opts.stripePublishableKey ??
+    Deno.env.get("AGORA_WEB_STRIPE_PUBLISHABLE_KEY") ?? "";
+  if (stripeKey && !/^pk_(test|live)_[A-Za-z0-9]+$/.test(stripeKey)) {
+    throw new Error(
+      "AGORA_WEB_STRIPE_PUBLISHABLE_KEY is not a publishable key (pk_test_… or pk_live_…)",
+    );
+  }
+  const hash = await inputHash(apiOrigin, stripeKey);
   const previous = await readManifest(dir);
   if (!opts.force && previous?.hash === hash) return { ...previous, skipped: true };
 
@@ -117,7 +131,10 @@ async function build(
       define: { "process.env.NODE_ENV": '"production"' },
     });
     const outputs = result.metafile!.outputs;
-    const entry = Object.keys(outputs).find((p) => outputs[p].entryPoint && p.endsWith(".js"))!;
+    // With splitting, every `import()` target is an entry point too: the app's is main.tsx.
+    const entry = Object.keys(outputs).find((p) =>
+      outputs[p].entryPoint?.endsWith("web/app/main.tsx") && p.endsWith(".js")
+    )!;
     const initial = new Set<string>();
     const visit = (path: string) => {
       if (initial.has(path)) return;
@@ -133,6 +150,7 @@ async function build(
     const scripts = [...initial].filter((p) => p.endsWith(".js"));
     const tags = [
       `<meta name="agora-api-origin" content="${apiOrigin.replace(/"/g, "&quot;")}">`,
+      ...(stripeKey ? [`<meta name="agora-stripe-key" content="${stripeKey}">`] : []),
       ...(css ? [`<link rel="stylesheet" href="${url(css)}">`] : []),
       ...scripts.filter((p) => p !== entry).map((p) =>
         `<link rel="modulepreload" href="${url(p)}">`
