@@ -167,6 +167,7 @@ test("[web] wallet: the key export is decrypted in the page and shown once; a st
     await page.getByRole("button", { name: "Show my private key" }).click();
     await page.getByTestId("reauth-needed").getByText("Please sign in again first.").waitFor();
     await screenshot(page, "flow-wallet-export-reauth");
+    assert.equal(await page.getByRole("button", { name: "Show my private key" }).count(), 0);
     await page.getByRole("button", { name: "Sign in again" }).click();
     await page.waitForURL((url) => url.pathname === "/signin" && url.searchParams.has("reauth"));
     await page.getByRole("heading", { name: "Confirm it’s you" }).waitFor();

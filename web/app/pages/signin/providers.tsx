@@ -83,7 +83,7 @@ function OAuthButton(
           }
         }}
       >
-        <span class="provider-mark" aria-hidden="true">{provider === "google" ? "G" : ""}</span>
+        {provider === "google" && <span class="provider-mark" aria-hidden="true">G</span>}
         {busy ? `Opening ${LABELS[provider]}…` : label}
       </button>
       {error && <p class="error" role="alert">{error}</p>}

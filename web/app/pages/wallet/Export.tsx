@@ -53,8 +53,9 @@ export function Export({ wallet }: { wallet: Wallet }) {
       <div class="notice warn">
         <p>
           <strong>Anyone with this key controls the wallet</strong>{" "}
-          ({wallet.address}): its tokens and NFTs, on any app, for good. Keep it offline; never
-          paste it into a website or a message. Each export is recorded and you are notified of it.
+          (<span class="break">{wallet.address}</span>): its tokens and NFTs, on any app, for good.
+          Keep it offline; never paste it into a website or a message. Each export is recorded and
+          you are notified of it.
         </p>
       </div>
       {wallet.exportedAt && <p class="muted">Last exported {fullTime(wallet.exportedAt)}.</p>}
@@ -111,16 +112,18 @@ export function Export({ wallet }: { wallet: Wallet }) {
               </div>
             )}
             {error && <p class="error" role="alert">{error}</p>}
-            <div class="actions">
-              <button
-                type="button"
-                class="danger"
-                disabled={!understood || busy}
-                onClick={exportKey}
-              >
-                {busy ? "Exporting…" : "Show my private key"}
-              </button>
-            </div>
+            {reauth === null && (
+              <div class="actions">
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={!understood || busy}
+                  onClick={exportKey}
+                >
+                  {busy ? "Exporting…" : "Show my private key"}
+                </button>
+              </div>
+            )}
           </div>
         )}
     </section>
