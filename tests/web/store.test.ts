@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../helpers.ts";
+import { openShop } from "./scenes.ts";
 import {
   apiCall,
   bearer,
@@ -22,61 +23,6 @@ import {
 } from "./browser.ts";
 
 const stack = await startWebStack();
-
-export interface Shop {
-  owner: Person;
-  ownerToken: string;
-  vendorId: string;
-  products: { id: string; title: string }[];
-}
-
-/** An approved vendor (applied by its owner, approved by an admin, through the API) with products. */
-export async function openShop(
-  stack: WebStack,
-  name: string,
-  products: { title: string; category: string; price: number; stock: number }[],
-): Promise<Shop> {
-  const owner = await createPerson(stack, `${name} Owner`, "MEMBER");
-  const admin = await createPerson(stack, `${name} Admin`, "ADMIN");
-  const ownerToken = await bearer(stack, owner);
-  const adminToken = await bearer(stack, admin);
-  const vendor = await apiCall<{ id: string }>(
-    stack,
-    ownerToken,
-    "POST",
-    "/api/store/vendors/apply",
-    {
-      name,
-      description: `${name}: things for the tests`,
-      contactEmail: owner.email,
-      country: "US",
-    },
-  );
-  await apiCall(stack, adminToken, "PUT", `/api/admin/vendors/${vendor.id}/status`, {
-    status: "approved",
-    reason: "Looks good",
-  }, 200);
-  const made = [];
-  for (const p of products) {
-    made.push(
-      await apiCall<{ id: string; title: string }>(
-        stack,
-        ownerToken,
-        "POST",
-        "/api/store/products",
-        {
-          title: p.title,
-          description: `${p.title}, made for the browser tests.`,
-          category: p.category,
-          tags: ["test"],
-          price: { amount: p.price, currency: "USD" },
-          stock: p.stock,
-        },
-      ),
-    );
-  }
-  return { owner, ownerToken, vendorId: vendor.id, products: made };
-}
 
 /** Fills the cart page's address and checks out; returns the checkout's id from the address. */
 async function checkOut(buyer: Session): Promise<string> {

@@ -361,7 +361,10 @@ function UserActionDialog(
               aria-required="true"
               maxLength={500}
               value={reason}
-              onInput={(e) => setReason(e.currentTarget.value)}
+              onInput={(e) => {
+                setReason(e.currentTarget.value);
+                setError(null);
+              }}
             />
           </>
         )}
