@@ -289,7 +289,7 @@ test("[web] an admin ends every session of a user", async () => {
     const page = session.page;
     await page.getByLabel("Search name or e-mail").fill("Max Multi");
     await page.locator(`tr[data-user-id="${member.id}"]`)
-      .getByRole("button", { name: "End all sessions of Max Multi" }).click();
+      .getByRole("button", { name: "End sessions of Max Multi" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "End all sessions" }).click();
     await page.getByText("Max Multi: 2 sessions ended.").waitFor();
     const [{ n }] = await stack.deps.sql<{ n: number }[]>`

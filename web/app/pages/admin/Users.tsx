@@ -161,7 +161,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
                           <button
                             type="button"
                             class="secondary small"
-                            aria-label={`End all sessions of ${u.name}`}
+                            aria-label={`End sessions of ${u.name}`}
                             onClick={() => setActing({ user: u, action: "signout" })}
                           >
                             End sessions

@@ -58,6 +58,8 @@ export function CatalogPage() {
   const currency = page?.items[0]?.price.currency ?? "USD";
   const [min, setMin] = useState("");
   const [max, setMax] = useState("");
+  // On a phone the filters start folded, so the products come first.
+  const [narrow] = useState(() => matchMedia("(max-width: 720px)").matches);
 
   useEffect(() => {
     let live = true;
@@ -122,106 +124,109 @@ export function CatalogPage() {
         </div>
       </form>
       <div class="catalog">
-        <aside class="facets" aria-label="Filters">
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={filters.inStock === "true"}
-              onChange={(e) =>
-                setFilters({ ...filters, inStock: e.currentTarget.checked ? "true" : undefined })}
-            />{" "}
-            In stock only
-          </label>
-          <fieldset>
-            <legend>Category</legend>
-            <ul class="facet-list">
-              {page?.facets.categories.map((c) => (
-                <li key={c.value}>
-                  <button
-                    type="button"
-                    class="facet"
-                    aria-pressed={filters.category === c.value}
-                    onClick={() => toggle("category", c.value)}
-                  >
-                    <span>{c.value}</span> <span class="count">{c.count}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </fieldset>
-          <fieldset>
-            <legend>Shop</legend>
-            <ul class="facet-list">
-              {page?.facets.vendors.map((v) => (
-                <li key={v.id}>
-                  <button
-                    type="button"
-                    class="facet"
-                    aria-pressed={filters.vendorId === v.id}
-                    onClick={() => toggle("vendorId", v.id)}
-                  >
-                    <span>{v.name}</span> <span class="count">{v.count}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </fieldset>
-          <fieldset>
-            <legend>Price</legend>
-            {page && page.facets.price.min !== null && (
-              <p class="muted small">
-                {money({ amount: page.facets.price.min, currency })} to{" "}
-                {money({ amount: page.facets.price.max ?? 0, currency })}
-              </p>
+        <details class="facets" open={!narrow}>
+          <summary>Filters</summary>
+          <div class="facets-body">
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={filters.inStock === "true"}
+                onChange={(e) =>
+                  setFilters({ ...filters, inStock: e.currentTarget.checked ? "true" : undefined })}
+              />{" "}
+              In stock only
+            </label>
+            <fieldset>
+              <legend>Category</legend>
+              <ul class="facet-list">
+                {page?.facets.categories.map((c) => (
+                  <li key={c.value}>
+                    <button
+                      type="button"
+                      class="facet"
+                      aria-pressed={filters.category === c.value}
+                      onClick={() => toggle("category", c.value)}
+                    >
+                      <span>{c.value}</span> <span class="count">{c.count}</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </fieldset>
+            <fieldset>
+              <legend>Shop</legend>
+              <ul class="facet-list">
+                {page?.facets.vendors.map((v) => (
+                  <li key={v.id}>
+                    <button
+                      type="button"
+                      class="facet"
+                      aria-pressed={filters.vendorId === v.id}
+                      onClick={() => toggle("vendorId", v.id)}
+                    >
+                      <span>{v.name}</span> <span class="count">{v.count}</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </fieldset>
+            <fieldset>
+              <legend>Price</legend>
+              {page && page.facets.price.min !== null && (
+                <p class="muted small">
+                  {money({ amount: page.facets.price.min, currency })} to{" "}
+                  {money({ amount: page.facets.price.max ?? 0, currency })}
+                </p>
+              )}
+              <form
+                class="price-range"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  const lo = min ? toMinor(min, currency) : null;
+                  const hi = max ? toMinor(max, currency) : null;
+                  setFilters({
+                    ...filters,
+                    minPrice: lo === null ? undefined : String(lo),
+                    maxPrice: hi === null ? undefined : String(hi),
+                  });
+                }}
+              >
+                <div>
+                  <label for={minId}>From</label>
+                  <input
+                    id={minId}
+                    inputMode="decimal"
+                    value={min}
+                    onInput={(e) => setMin(e.currentTarget.value)}
+                  />
+                </div>
+                <div>
+                  <label for={maxId}>To</label>
+                  <input
+                    id={maxId}
+                    inputMode="decimal"
+                    value={max}
+                    onInput={(e) => setMax(e.currentTarget.value)}
+                  />
+                </div>
+                <button type="submit" class="secondary small">Apply</button>
+              </form>
+            </fieldset>
+            {Object.keys(filters).some((k) => k !== "sort") && (
+              <button
+                type="button"
+                class="link"
+                onClick={() => {
+                  setMin("");
+                  setMax("");
+                  setFilters({ sort: filters.sort });
+                }}
+              >
+                Clear filters
+              </button>
             )}
-            <form
-              class="price-range"
-              onSubmit={(e) => {
-                e.preventDefault();
-                const lo = min ? toMinor(min, currency) : null;
-                const hi = max ? toMinor(max, currency) : null;
-                setFilters({
-                  ...filters,
-                  minPrice: lo === null ? undefined : String(lo),
-                  maxPrice: hi === null ? undefined : String(hi),
-                });
-              }}
-            >
-              <div>
-                <label for={minId}>From</label>
-                <input
-                  id={minId}
-                  inputMode="decimal"
-                  value={min}
-                  onInput={(e) => setMin(e.currentTarget.value)}
-                />
-              </div>
-              <div>
-                <label for={maxId}>To</label>
-                <input
-                  id={maxId}
-                  inputMode="decimal"
-                  value={max}
-                  onInput={(e) => setMax(e.currentTarget.value)}
-                />
-              </div>
-              <button type="submit" class="secondary small">Apply</button>
-            </form>
-          </fieldset>
-          {Object.keys(filters).some((k) => k !== "sort") && (
-            <button
-              type="button"
-              class="link"
-              onClick={() => {
-                setMin("");
-                setMax("");
-                setFilters({ sort: filters.sort });
-              }}
-            >
-              Clear filters
-            </button>
-          )}
-        </aside>
+          </div>
+        </details>
         <section class="results" aria-labelledby="results-h">
           <h2 id="results-h" class="results-head" aria-live="polite">
             {page
@@ -295,10 +300,9 @@ function ProductCard({ product: p, onAdd }: { product: Product; onAdd: () => voi
           type="button"
           class="secondary small"
           disabled={out}
-          aria-label={`Add ${p.title} to cart`}
           onClick={onAdd}
         >
-          Add to cart
+          Add to cart<span class="visually-hidden">: {p.title}</span>
         </button>
       </div>
     </li>
