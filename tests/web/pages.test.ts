@@ -154,7 +154,8 @@ async function domainScene() {
   ]);
   const buyer = await createPerson(stack, "Bea Buyer", "MEMBER");
   const friend = await createPerson(stack, "Finn Friend", "MEMBER");
-  const buyerToken = await bearer(stack, buyer);
+  // Their first sign-ins make their wallets.
+  await bearer(stack, buyer);
   await bearer(stack, friend);
   for (const person of [buyer, friend]) {
     const [w] = await stack.deps.sql<{ address: string }[]>`
@@ -175,7 +176,6 @@ async function domainScene() {
     contactEmail: applicant.email,
     country: "GR",
   });
-  void buyerToken;
   return { tag, shop, buyer, friend, admin, preparing };
 }
 

@@ -14,12 +14,10 @@ import {
   createPerson,
   liveOver,
   openContext,
-  type Person,
   screenshot,
   type Session,
   signInThroughPages,
   startWebStack,
-  type WebStack,
 } from "./browser.ts";
 
 const stack = await startWebStack();
