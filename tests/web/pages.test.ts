@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "../helpers.ts";
 import { fund, platform } from "../wallet-support.ts";
-import { deliveredOrder, openShop } from "./scenes.ts";
+import { deliveredOrder, nftsIndexed, openShop } from "./scenes.ts";
 import {
   apiCall,
   assertAccessible,
@@ -162,6 +162,7 @@ async function domainScene() {
       select address from app.wallets where user_id = ${person.id}`;
     await fund(contracts, w.address);
   }
+  await nftsIndexed(stack, buyer.id);
   // An order being prepared (paid, then processing) and one delivered and settled.
   const preparing = await deliveredOrder(stack, shop, buyer, shop.products[0].id, "processing");
   await deliveredOrder(stack, shop, buyer, shop.products[1].id);

@@ -107,3 +107,18 @@ export async function deliveredOrder(
   }
   return orderId;
 }
+
+/**
+ * Waits until the chain follower (running in the stack server) has indexed at least `n` NFTs of
+ * the user's wallet: funding mints them, and nothing announces them to the pages.
+ */
+export async function nftsIndexed(stack: WebStack, userId: string, n = 3): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const [{ count }] = await stack.deps.sql<{ count: number }[]>`
+      select count(*)::int as count from app.wallet_nfts where user_id = ${userId}`;
+    if (count >= n) return;
+    if (Date.now() > deadline) throw new Error(`only ${count} NFTs indexed`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

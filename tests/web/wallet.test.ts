@@ -19,6 +19,7 @@ import {
   signInThroughPages,
   startWebStack,
 } from "./browser.ts";
+import { nftsIndexed } from "./scenes.ts";
 
 const stack = await startWebStack();
 const contracts = await platform(stack.deps);
@@ -106,8 +107,9 @@ test("[web] wallet: NFTs show with their data: images; adding a token is checked
   try {
     await signInThroughPages(stack, session, person, "/wallet/nfts");
     await funded(person);
+    await nftsIndexed(stack, person.id);
     const page = session.page;
-    await page.reload();
+    await page.getByRole("button", { name: "Refresh" }).click();
     const images = page.getByTestId("nfts").locator("img");
     await page.waitForFunction(() =>
       document.querySelectorAll('[data-testid="nfts"] img').length >= 3

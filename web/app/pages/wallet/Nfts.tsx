@@ -2,25 +2,49 @@
  * NFTs of the platform's collections. Their pictures are usually `data:` URIs inside the token's
  * metadata (the demo collections' SVGs); the page's policy allows `data:` images, and an SVG in an
  * <img> runs no script.
+ *
+ * NFTs arriving are not announced live (the chain follower indexes them without an event): the
+ * list is read again when the tab comes back into view, on a wallet event, and with "Refresh".
  */
 import { useEffect, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { shortHex } from "../../lib/format.ts";
+import { userEvents } from "../../lib/user-events.ts";
 import { type Nft, walletApi } from "./api.ts";
 
 export function Nfts() {
   const [items, setItems] = useState<Nft[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    walletApi.nfts({ limit: 48 }).then((page) => {
+  const [busy, setBusy] = useState(false);
+  const load = () => {
+    setBusy(true);
+    return walletApi.nfts({ limit: 48 }).then((page) => {
       setItems(page.items);
       setCursor(page.nextCursor);
-    }).catch((err) => setError(describeError(err)));
+      setError(null);
+    }).catch((err) => setError(describeError(err))).finally(() => setBusy(false));
+  };
+  useEffect(() => {
+    void load();
+    const visible = () => document.visibilityState === "visible" && void load();
+    document.addEventListener("visibilitychange", visible);
+    const off = userEvents.on((e) => {
+      if (e.event === "wallet.transaction.updated") void load();
+    });
+    return () => {
+      document.removeEventListener("visibilitychange", visible);
+      off();
+    };
   }, []);
   return (
     <section>
-      <h1>NFTs</h1>
+      <div class="card-head">
+        <h1>NFTs</h1>
+        <button type="button" class="secondary small" disabled={busy} onClick={load}>
+          Refresh
+        </button>
+      </div>
       {error && <p class="error" role="alert">{error}</p>}
       {items === null
         ? (!error && <p class="muted" role="status">Loading…</p>)
