@@ -36,6 +36,11 @@ export interface WebBuild {
   files: BuiltFile[];
   /** What the first page loads before it runs: the entry script, its static imports, its CSS. */
   initial: { files: string[]; bytes: number; gzipBytes: number };
+  /**
+   * What each chunk loaded on demand (an `import()`: a domain's pages, the wallet sign-in) adds
+   * to what the first page already has, keyed by its source file's name (`StorePage`, `siwe`).
+   */
+  onDemand?: Record<string, { files: string[]; bytes: number; gzipBytes: number }>;
 }
 
 async function* walk(path: string): AsyncGenerator<string> {
@@ -176,6 +181,29 @@ async function build(opts: BuildOptions): Promise<WebBuild> {
     }
     const initialFiles = [...initial].map((p) => relative(staging, join(ROOT, p)));
     const picked = files.filter((f) => initialFiles.includes(f.path));
+    const sizes = new Map(files.map((f) => [f.path, f]));
+    const onDemand: WebBuild["onDemand"] = {};
+    for (const [path, output] of Object.entries(outputs)) {
+      if (path === entry || !output.entryPoint || !path.endsWith(".js")) continue;
+      // Modules a library loads only on a path the app never takes (viem's) are left out.
+      if (!output.entryPoint.startsWith("web/")) continue;
+      const own = new Set<string>();
+      const add = (p: string) => {
+        if (own.has(p) || initial.has(p)) return;
+        own.add(p);
+        for (const dep of outputs[p].imports) {
+          if (dep.kind === "import-statement" && outputs[dep.path]) add(dep.path);
+        }
+      };
+      add(path);
+      const list = [...own].map((p) => relative(staging, join(ROOT, p)));
+      const name = output.entryPoint.split("/").pop()!.replace(/\.[jt]sx?$/, "");
+      onDemand[name] = {
+        files: list,
+        bytes: list.reduce((n, f) => n + (sizes.get(f)?.bytes ?? 0), 0),
+        gzipBytes: list.reduce((n, f) => n + (sizes.get(f)?.gzipBytes ?? 0), 0),
+      };
+    }
     const built: WebBuild = {
       dir,
       hash,
@@ -186,6 +214,7 @@ async function build(opts: BuildOptions): Promise<WebBuild> {
         bytes: picked.reduce((n, f) => n + f.bytes, 0),
         gzipBytes: picked.reduce((n, f) => n + f.gzipBytes, 0),
       },
+      onDemand,
     };
     await Deno.writeTextFile(join(staging, MANIFEST), JSON.stringify(built, null, 2) + "\n");
     await Deno.remove(dir, { recursive: true }).catch(() => {});

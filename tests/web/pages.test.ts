@@ -186,7 +186,14 @@ test("[web] the store, vendor, wallet, account and admin pages pass axe on deskt
     const buyerSession = await openContext(stack, options);
     const vendorSession = await openContext(stack, options);
     const adminSession = await openContext(stack, options);
+    const visitor = await openContext(stack, options);
     try {
+      // Signed out: the catalog is public, the header offers sign-in.
+      await visitor.page.goto(`${stack.base}/store?q=${tag}`);
+      await visitor.page.getByTestId("products").waitFor();
+      await visitor.page.getByRole("link", { name: "Sign in" }).waitFor();
+      await check(visitor, `${device}-store-visitor`);
+
       // The buyer: account, store, checkout, orders.
       await signInThroughPages(stack, buyerSession, buyer, "/account");
       const page = buyerSession.page;
@@ -291,10 +298,16 @@ test("[web] the store, vendor, wallet, account and admin pages pass axe on deskt
       await check(adminSession, `${device}-admin-suspend-dialog`);
       await adminPage.keyboard.press("Escape");
       assert.deepEqual(
-        [...buyerSession.errors, ...vendorSession.errors, ...adminSession.errors],
+        [
+          ...visitor.errors,
+          ...buyerSession.errors,
+          ...vendorSession.errors,
+          ...adminSession.errors,
+        ],
         [],
       );
     } finally {
+      await visitor.context.close();
       await buyerSession.context.close();
       await vendorSession.context.close();
       await adminSession.context.close();
