@@ -100,7 +100,9 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
       const response = await devPayments(deps, app, request, info);
       if (response) return response;
     }
-    const page = await serveWebClient(request, url, opts.webDir);
+    const page = await serveWebClient(request, url, opts.webDir, {
+      stripe: deps.payments.name === "stripe",
+    });
     if (page) return page;
     if (
       url.pathname.startsWith(`${FUNCTIONS_PREFIX}/api/`) ||

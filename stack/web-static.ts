@@ -27,15 +27,26 @@ const TYPES: Record<string, string> = {
 
 const RESERVED = /^\/(api|functions|realtime|_dev)(\/|$)|^\/health$/;
 
+export interface PagePolicyOptions {
+  /**
+   * The API takes payments through Stripe: the checkout's Payment Element loads Stripe.js from
+   * js.stripe.com, which frames pages of js.stripe.com and hooks.stripe.com (3-D Secure) and
+   * calls api.stripe.com (Stripe's documented policy for Stripe.js).
+   */
+  stripe?: boolean;
+}
+
 /** The page's policy: its own origin, the Realtime socket of the same host, https images. */
-export function pagePolicy(url: URL): string {
+export function pagePolicy(url: URL, opts: PagePolicyOptions = {}): string {
   const ws = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
+  const stripe = opts.stripe;
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    `script-src 'self'${stripe ? " https://js.stripe.com" : ""}`,
     "style-src 'self'",
     "img-src 'self' data: blob: https:",
-    `connect-src 'self' ${ws}`,
+    `connect-src 'self' ${ws}${stripe ? " https://api.stripe.com" : ""}`,
+    ...(stripe ? ["frame-src https://js.stripe.com https://hooks.stripe.com"] : []),
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
@@ -44,10 +55,10 @@ export function pagePolicy(url: URL): string {
   ].join("; ");
 }
 
-const PAGE_HEADERS = (url: URL): Record<string, string> => ({
+const PAGE_HEADERS = (url: URL, opts: PagePolicyOptions): Record<string, string> => ({
   "Content-Type": TYPES[".html"],
   "Cache-Control": "no-cache",
-  "Content-Security-Policy": pagePolicy(url),
+  "Content-Security-Policy": pagePolicy(url, opts),
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "same-origin",
   "X-Frame-Options": "DENY",
@@ -70,6 +81,7 @@ export async function serveWebClient(
   request: Request,
   url: URL,
   dir = WEB_DIST,
+  policy: PagePolicyOptions = {},
 ): Promise<Response | null> {
   if (request.method !== "GET" && request.method !== "HEAD") return null;
   if (RESERVED.test(url.pathname)) return null;
@@ -109,5 +121,5 @@ export async function serveWebClient(
     );
   }
   if (head) index.close();
-  return new Response(head ? null : index.readable, { headers: PAGE_HEADERS(url) });
+  return new Response(head ? null : index.readable, { headers: PAGE_HEADERS(url, policy) });
 }

@@ -6,7 +6,9 @@
  * written by the last build, so `npm start` and the tests pay a few milliseconds when nothing changed.
  *
  * `deno run -A web/build.ts [--force]` builds by hand. `AGORA_WEB_API_ORIGIN` (build time) names
- * the origin of the API when the files are served from elsewhere (docs/web.md, Deploying).
+ * the origin of the API when the files are served from elsewhere (docs/web.md, Deploying);
+ * `AGORA_WEB_STRIPE_PUBLISHABLE_KEY` is Stripe's publishable key for the Payment Element (public by
+ * design; only needed when the API has Stripe keys: docs/web.md, Payments).
  */
 import * as esbuild from "esbuild";
 import { gzipSync } from "node:zlib";
@@ -34,6 +36,11 @@ export interface WebBuild {
   files: BuiltFile[];
   /** What the first page loads before it runs: the entry script, its static imports, its CSS. */
   initial: { files: string[]; bytes: number; gzipBytes: number };
+  /**
+   * What each chunk loaded on demand (an `import()`: a domain's pages, the wallet sign-in) adds
+   * to what the first page already has, keyed by its source file's name (`StorePage`, `siwe`).
+   */
+  onDemand?: Record<string, { files: string[]; bytes: number; gzipBytes: number }>;
 }
 
 async function* walk(path: string): AsyncGenerator<string> {
@@ -47,8 +54,8 @@ async function* walk(path: string): AsyncGenerator<string> {
   for (const name of entries.sort()) yield* walk(join(path, name));
 }
 
-async function inputHash(apiOrigin: string): Promise<string> {
-  const parts: Uint8Array[] = [new TextEncoder().encode(`api:${apiOrigin}\n`)];
+async function inputHash(apiOrigin: string, stripeKey: string): Promise<string> {
+  const parts: Uint8Array[] = [new TextEncoder().encode(`api:${apiOrigin}\nstripe:${stripeKey}\n`)];
   for (const input of [...INPUTS, join(ROOT, "package-lock.json")]) {
     for await (const file of walk(input)) {
       parts.push(new TextEncoder().encode(`${relative(ROOT, file)}\n`));
@@ -77,19 +84,31 @@ let running: Promise<unknown> = Promise.resolve();
 
 /** Builds web/dist unless it is current; `force` builds anyway. One build at a time. */
 export function buildWeb(
-  opts: { force?: boolean; outDir?: string; apiOrigin?: string } = {},
+  opts: BuildOptions = {},
 ): Promise<WebBuild> {
   const next = running.catch(() => {}).then(() => build(opts));
   running = next;
   return next;
 }
 
-async function build(
-  opts: { force?: boolean; outDir?: string; apiOrigin?: string },
-): Promise<WebBuild> {
+export interface BuildOptions {
+  force?: boolean;
+  outDir?: string;
+  apiOrigin?: string;
+  stripePublishableKey?: string;
+}
+
+async function build(opts: BuildOptions): Promise<WebBuild> {
   const dir = opts.outDir ?? WEB_DIST;
   const apiOrigin = opts.apiOrigin ?? Deno.env.get("AGORA_WEB_API_ORIGIN") ?? "";
-  const hash = await inputHash(apiOrigin);
+  const stripeKey = opts.stripePublishableKey ??
+    Deno.env.get("AGORA_WEB_STRIPE_PUBLISHABLE_KEY") ?? "";
+  if (stripeKey && !/^pk_(test|live)_[A-Za-z0-9]+$/.test(stripeKey)) {
+    throw new Error(
+      "AGORA_WEB_STRIPE_PUBLISHABLE_KEY is not a publishable key (pk_test_… or pk_live_…)",
+    );
+  }
+  const hash = await inputHash(apiOrigin, stripeKey);
   const previous = await readManifest(dir);
   if (!opts.force && previous?.hash === hash) return { ...previous, skipped: true };
 
@@ -117,7 +136,10 @@ async function build(
       define: { "process.env.NODE_ENV": '"production"' },
     });
     const outputs = result.metafile!.outputs;
-    const entry = Object.keys(outputs).find((p) => outputs[p].entryPoint && p.endsWith(".js"))!;
+    // With splitting, every `import()` target is an entry point too: the app's is main.tsx.
+    const entry = Object.keys(outputs).find((p) =>
+      outputs[p].entryPoint?.endsWith("web/app/main.tsx") && p.endsWith(".js")
+    )!;
     const initial = new Set<string>();
     const visit = (path: string) => {
       if (initial.has(path)) return;
@@ -133,6 +155,7 @@ async function build(
     const scripts = [...initial].filter((p) => p.endsWith(".js"));
     const tags = [
       `<meta name="agora-api-origin" content="${apiOrigin.replace(/"/g, "&quot;")}">`,
+      ...(stripeKey ? [`<meta name="agora-stripe-key" content="${stripeKey}">`] : []),
       ...(css ? [`<link rel="stylesheet" href="${url(css)}">`] : []),
       ...scripts.filter((p) => p !== entry).map((p) =>
         `<link rel="modulepreload" href="${url(p)}">`
@@ -158,6 +181,29 @@ async function build(
     }
     const initialFiles = [...initial].map((p) => relative(staging, join(ROOT, p)));
     const picked = files.filter((f) => initialFiles.includes(f.path));
+    const sizes = new Map(files.map((f) => [f.path, f]));
+    const onDemand: WebBuild["onDemand"] = {};
+    for (const [path, output] of Object.entries(outputs)) {
+      if (path === entry || !output.entryPoint || !path.endsWith(".js")) continue;
+      // Modules a library loads only on a path the app never takes (viem's) are left out.
+      if (!output.entryPoint.startsWith("web/")) continue;
+      const own = new Set<string>();
+      const add = (p: string) => {
+        if (own.has(p) || initial.has(p)) return;
+        own.add(p);
+        for (const dep of outputs[p].imports) {
+          if (dep.kind === "import-statement" && outputs[dep.path]) add(dep.path);
+        }
+      };
+      add(path);
+      const list = [...own].map((p) => relative(staging, join(ROOT, p)));
+      const name = output.entryPoint.split("/").pop()!.replace(/\.[jt]sx?$/, "");
+      onDemand[name] = {
+        files: list,
+        bytes: list.reduce((n, f) => n + (sizes.get(f)?.bytes ?? 0), 0),
+        gzipBytes: list.reduce((n, f) => n + (sizes.get(f)?.gzipBytes ?? 0), 0),
+      };
+    }
     const built: WebBuild = {
       dir,
       hash,
@@ -168,6 +214,7 @@ async function build(
         bytes: picked.reduce((n, f) => n + f.bytes, 0),
         gzipBytes: picked.reduce((n, f) => n + f.gzipBytes, 0),
       },
+      onDemand,
     };
     await Deno.writeTextFile(join(staging, MANIFEST), JSON.stringify(built, null, 2) + "\n");
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -3,6 +3,8 @@
  *
  * - Bundle: what the first page loads before it runs (index.html, the entry script and the
  *   chunks it imports statically, the CSS), gzipped, as web/build.ts measures it. Target < 200 KB.
+ *   Also what each page loaded on demand adds (the store, the vendor area, the wallet, the
+ *   account, the admin area, wallet sign-in), beyond what the first page has.
  * - Time to an interactive chat: from the navigation's start (the page's own clock,
  *   performance.now() from timeOrigin) to the conversation's messages shown and its composer
  *   ready, for a signed-in user opening /chat/<id>: cold (a new browser context: nothing cached,
@@ -252,6 +254,11 @@ Web client in Chromium ${browser.version()} on loopback (${Deno.build.os}, ${nav
       (build.initial.bytes / 1024).toFixed(1)
     } KB raw; ${build.initial.files.join(", ")})
                               target < ${TARGET_BUNDLE_KB} KB: ${verdict(kb < TARGET_BUNDLE_KB)}
+  loaded on demand, gzipped   ${
+      Object.entries(build.onDemand ?? {}).map(([name, c]) =>
+        `${name} ${(c.gzipBytes / 1024).toFixed(1)} KB`
+      ).join(", ")
+    }
   interactive chat, cold      ${line(coldS)}
   interactive chat, warm      ${line(warmS)}
                               target < ${TARGET_INTERACTIVE_MS} ms (cold p95): ${

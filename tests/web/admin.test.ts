@@ -2,7 +2,9 @@
  * The admin area in Chromium against a real stack server: a role change with a reason that the
  * user's page reflects on their next action, analytics charts drawn from the real figures, the
  * white-label edited with a live preview and applied to the page on saving, and the security
- * events and access log with filters.
+ * events and access log with filters; a suspension (with a reason) that signs the user's page out
+ * on its next action, ending a user's sessions, a vendor approved (and the owner's page updated
+ * live), and the settlement run from the page.
  */
 import assert from "node:assert/strict";
 import { test } from "../helpers.ts";
@@ -10,11 +12,13 @@ import {
   apiCall,
   bearer,
   createPerson,
+  liveOver,
   openContext,
   screenshot,
   signInThroughPages,
   startWebStack,
 } from "./browser.ts";
+import { deliveredOrder, openShop } from "./scenes.ts";
 
 const stack = await startWebStack();
 
@@ -27,7 +31,7 @@ test("[web] an admin changes a role with a reason; the user's page reflects it o
     await signInThroughPages(stack, memberSession, member);
     const memberPage = memberSession.page;
     await memberPage.getByTestId("role").getByText("MEMBER", { exact: true }).waitFor();
-    assert.equal(await memberPage.getByRole("link", { name: "Admin" }).count(), 0);
+    assert.equal(await memberPage.getByRole("link", { name: "Admin", exact: true }).count(), 0);
 
     await signInThroughPages(stack, adminSession, admin, "/admin/users");
     const page = adminSession.page;
@@ -52,7 +56,7 @@ test("[web] an admin changes a role with a reason; the user's page reflects it o
     await memberPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Chat" })
       .click();
     await memberPage.getByTestId("role").getByText("ADMIN", { exact: true }).waitFor();
-    await memberPage.getByRole("link", { name: "Admin" }).click();
+    await memberPage.getByRole("link", { name: "Admin", exact: true }).click();
     await memberPage.getByRole("heading", { name: "Users" }).waitFor();
     assert.deepEqual([...adminSession.errors, ...memberSession.errors], []);
   } finally {
@@ -226,6 +230,170 @@ test("[web] security events and the access log filter by type, route and user", 
     assert.deepEqual(session.errors, []);
   } finally {
     await session.context.close();
+  }
+});
+
+test("[web] an admin suspends a user with a reason; the user's page is signed out on its next action", async () => {
+  const admin = await createPerson(stack, "Sue Spender", "ADMIN");
+  const member = await createPerson(stack, "Tom Troublesome", "MEMBER");
+  const adminSession = await openContext(stack);
+  const memberSession = await openContext(stack);
+  try {
+    await signInThroughPages(stack, memberSession, member, "/store");
+    await signInThroughPages(stack, adminSession, admin, "/admin/users");
+    const page = adminSession.page;
+    await page.getByLabel("Search name or e-mail").fill("Tom Troublesome");
+    const row = page.locator(`tr[data-user-id="${member.id}"]`);
+    await row.getByRole("button", { name: "Suspend Tom Troublesome" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Suspend" }).click();
+    await dialog.getByText("Give a reason").waitFor();
+    await dialog.getByLabel("Reason (recorded)").fill("Spam in three conversations");
+    await screenshot(page, "flow-admin-suspend-dialog");
+    await dialog.getByRole("button", { name: "Suspend" }).click();
+    await page.getByText(/Tom Troublesome is now suspended \(1 sessions ended\)/).waitFor();
+    await row.getByTestId("user-status").getByText("suspended").waitFor();
+    const [change] = await stack.deps.sql<{ reason: string; new_status: string }[]>`
+      select reason, new_status::text from app.status_changes where user_id = ${member.id}`;
+    assert.deepEqual(change, { reason: "Spam in three conversations", new_status: "suspended" });
+
+    // The member's next action: signed out, and told why.
+    await memberSession.page.getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Wallet" }).click();
+    await memberSession.page.waitForURL((url) => url.pathname === "/signin");
+    await memberSession.page.getByTestId("session-ended").waitFor();
+    // And signing in again is refused while suspended: no session is made.
+    await memberSession.page.getByLabel("E-mail address").fill(member.email);
+    await memberSession.page.getByRole("button", { name: "Send me a sign-in link" }).click();
+    await memberSession.page.getByRole("status").getByText("We sent a sign-in link").waitFor();
+    const [{ n }] = await stack.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app.sessions where user_id = ${member.id} and revoked_at is null`;
+    assert.equal(n, 0);
+
+    // Reactivated: the row says so.
+    await row.getByRole("button", { name: "Reactivate Tom Troublesome" }).click();
+    await dialog.getByLabel("Reason (recorded)").fill("Appeal accepted");
+    await dialog.getByRole("button", { name: "Reactivate" }).click();
+    await row.getByTestId("user-status").getByText("active").waitFor();
+    assert.deepEqual(adminSession.errors, []);
+    assert.deepEqual(memberSession.errors.filter((e) => !/status of 401/.test(e)), []);
+  } finally {
+    await adminSession.context.close();
+    await memberSession.context.close();
+  }
+});
+
+test("[web] an admin ends every session of a user", async () => {
+  const admin = await createPerson(stack, "Eve Ender", "ADMIN");
+  const member = await createPerson(stack, "Max Multi", "MEMBER");
+  await bearer(stack, member);
+  await bearer(stack, member);
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, admin, "/admin/users");
+    const page = session.page;
+    await page.getByLabel("Search name or e-mail").fill("Max Multi");
+    await page.locator(`tr[data-user-id="${member.id}"]`)
+      .getByRole("button", { name: "End sessions of Max Multi" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "End all sessions" }).click();
+    await page.getByText("Max Multi: 2 sessions ended.").waitFor();
+    const [{ n }] = await stack.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app.sessions where user_id = ${member.id} and revoked_at is null`;
+    assert.equal(n, 0);
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test("[web] an admin approves a vendor with a reason; the owner's page shows it live", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const admin = await createPerson(stack, "Val Vetter", "ADMIN");
+  const owner = await createPerson(stack, "Pam Potter", "SUBSCRIBER");
+  const ownerToken = await bearer(stack, owner);
+  const vendor = await apiCall<{ id: string }>(
+    stack,
+    ownerToken,
+    "POST",
+    "/api/store/vendors/apply",
+    {
+      name: `Pam's Pots ${tag}`,
+      description: "Thrown and glazed by hand.",
+      contactEmail: owner.email,
+      country: "PT",
+    },
+  );
+  const adminSession = await openContext(stack);
+  const ownerSession = await openContext(stack);
+  try {
+    await signInThroughPages(stack, ownerSession, owner, "/vendor");
+    await ownerSession.page.getByTestId("vendor-status").getByText("pending").waitFor();
+    await liveOver(ownerSession.page, "websocket");
+
+    await signInThroughPages(stack, adminSession, admin, "/admin/vendors");
+    const page = adminSession.page;
+    const card = page.locator(`[data-vendor-id="${vendor.id}"]`);
+    await card.getByTestId("vendor-status").getByText("pending").waitFor();
+    await screenshot(page, "flow-admin-vendors");
+    await card.getByRole("button", { name: `Approve Pam's Pots ${tag}` }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Reason (the owner sees it)").fill("Lovely work, welcome");
+    await dialog.getByLabel("Commission % (empty: the store's default)").fill("7.5");
+    await dialog.getByRole("button", { name: "Approve" }).click();
+    await page.getByText(`Pam's Pots ${tag} is now approved.`).waitFor();
+    // Gone from the pending list.
+    await card.waitFor({ state: "detached" });
+    const [row] = await stack.deps.sql<{ status: string; commission_bps: number }[]>`
+      select status::text, commission_bps from app.vendors where id = ${vendor.id}`;
+    assert.deepEqual(row, { status: "approved", commission_bps: 750 });
+    // The owner's page, without a reload.
+    await ownerSession.page.getByTestId("vendor-status").getByText("approved").waitFor();
+    await ownerSession.page.getByText("commission 7.50%").waitFor();
+    assert.deepEqual([...adminSession.errors, ...ownerSession.errors], []);
+  } finally {
+    await adminSession.context.close();
+    await ownerSession.context.close();
+  }
+});
+
+test("[web] an admin runs the settlement from the page; the shop's settlement shows for the admin and the vendor", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Settle Co ${tag}`, [
+    { title: `Ledger ${tag}`, category: "stationery", price: 2000, stock: 3 },
+  ]);
+  const buyer = await createPerson(stack, "Bo Buyer", "SUBSCRIBER");
+  await deliveredOrder(stack, shop, buyer, shop.products[0].id);
+  const admin = await createPerson(stack, "Stu Settler", "ADMIN");
+  const session = await openContext(stack);
+  const vendorSession = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, admin, "/admin/settlements");
+    const page = session.page;
+    await page.getByRole("button", { name: "Run the settlement now" }).click();
+    await page.getByTestId("run-result").getByText(/^Settled \d+ orders? for \d+ shops?/).waitFor();
+    await page.getByLabel("Shop").selectOption({ label: `Settle Co ${tag}` });
+    const settled = page.getByTestId("settlements").locator("tbody tr");
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="settlements"] tbody tr').length === 1
+    );
+    const text = await settled.first().textContent() ?? "";
+    assert.match(text, /\$20\.00/, "gross");
+    await screenshot(page, "flow-admin-settlements");
+    const [row] = await stack.deps.sql<{ gross: number; orders: number }[]>`
+      select gross::int as gross, order_count as orders from app.settlements
+      where vendor_id = ${shop.vendorId}`;
+    assert.deepEqual(row, { gross: 2000, orders: 1 });
+
+    await signInThroughPages(stack, vendorSession, shop.owner, "/vendor/settlements");
+    await vendorSession.page.getByTestId("settlements").locator("tbody tr").first().waitFor();
+    assert.match(
+      await vendorSession.page.getByTestId("settlements").textContent() ?? "",
+      /\$20\.00/,
+    );
+    assert.deepEqual([...session.errors, ...vendorSession.errors], []);
+  } finally {
+    await session.context.close();
+    await vendorSession.context.close();
   }
 });
 

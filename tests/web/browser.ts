@@ -166,12 +166,13 @@ export interface Session {
 }
 
 /**
- * Console noise that is expected: the browser reporting the 404 of an endpoint another domain
- * adds later (the sign-in page asks for the providers; the directory dialog for people).
+ * Console noise that is expected: the browser reporting a 404 the pages ask for on purpose (a
+ * signed-in user without a shop yet: GET /api/store/vendors/me; without a wallet: GET
+ * /api/wallet) or that an older server answers (the sign-in providers, the people directory).
  */
 function expectedConsole(text: string, url: string): boolean {
   return /Failed to load resource: the server responded with a status of 404/.test(text) &&
-    /\/api\/(auth\/providers|users)(\?|$)/.test(url);
+    /\/api\/(auth\/providers|users|store\/vendors\/me|wallet)(\?|$)/.test(url);
 }
 
 /** A fresh browser context (its own cookies and storage) with a page that records errors. */

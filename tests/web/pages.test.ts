@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../helpers.ts";
+import { fund, platform } from "../wallet-support.ts";
+import { deliveredOrder, nftsIndexed, openShop } from "./scenes.ts";
 import {
   apiCall,
   assertAccessible,
@@ -20,6 +22,7 @@ import {
 } from "./browser.ts";
 
 const stack = await startWebStack();
+const contracts = await platform(stack.deps);
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
@@ -133,6 +136,181 @@ test("[web] every page passes axe (no serious or critical violation) on desktop 
       await visitor.context.close();
       await adminSession.context.close();
       await memberSession.context.close();
+    }
+  }
+});
+
+/**
+ * The pages of the store, the vendor area, the wallet, the account and the admin's store and user
+ * actions, with data in them: a shop with products (one sold out), an order being prepared, a
+ * settled one, a pending application, a funded wallet with NFTs.
+ */
+async function domainScene() {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Harbour Pottery ${tag}`, [
+    { title: `Sea-glaze bowl ${tag}`, category: "kitchen", price: 3400, stock: 40 },
+    { title: `Tide mug ${tag}`, category: "kitchen", price: 1900, stock: 40 },
+    { title: `Driftwood vase ${tag}`, category: "decor", price: 5200, stock: 0 },
+  ]);
+  const buyer = await createPerson(stack, "Bea Buyer", "MEMBER");
+  const friend = await createPerson(stack, "Finn Friend", "MEMBER");
+  // Their first sign-ins make their wallets.
+  await bearer(stack, buyer);
+  await bearer(stack, friend);
+  for (const person of [buyer, friend]) {
+    const [w] = await stack.deps.sql<{ address: string }[]>`
+      select address from app.wallets where user_id = ${person.id}`;
+    await fund(contracts, w.address);
+  }
+  await nftsIndexed(stack, buyer.id);
+  // An order being prepared (paid, then processing) and one delivered and settled.
+  const preparing = await deliveredOrder(stack, shop, buyer, shop.products[0].id, "processing");
+  await deliveredOrder(stack, shop, buyer, shop.products[1].id);
+  const admin = await createPerson(stack, "Ida Inspector", "ADMIN");
+  const adminToken = await bearer(stack, admin);
+  await apiCall(stack, adminToken, "POST", "/api/admin/settlements/run", {}, 200);
+  // An application waiting for review.
+  const applicant = await createPerson(stack, "Olga Applicant", "SUBSCRIBER");
+  await apiCall(stack, await bearer(stack, applicant), "POST", "/api/store/vendors/apply", {
+    name: `Olga's Oils ${tag}`,
+    description: "Cold-pressed oils from a family grove.",
+    contactEmail: applicant.email,
+    country: "GR",
+  });
+  return { tag, shop, buyer, friend, admin, preparing };
+}
+
+test("[web] the store, vendor, wallet, account and admin pages pass axe on desktop and phone, with screenshots", async () => {
+  const { tag, shop, buyer, admin, preparing } = await domainScene();
+  for (const [device, options] of [["desktop", {}], ["phone", PHONE]] as const) {
+    const buyerSession = await openContext(stack, options);
+    const vendorSession = await openContext(stack, options);
+    const adminSession = await openContext(stack, options);
+    const visitor = await openContext(stack, options);
+    try {
+      // Signed out: the catalog is public, the header offers sign-in.
+      await visitor.page.goto(`${stack.base}/store?q=${tag}`);
+      await visitor.page.getByTestId("products").waitFor();
+      await visitor.page.getByRole("link", { name: "Sign in" }).waitFor();
+      await check(visitor, `${device}-store-visitor`);
+
+      // The buyer: account, store, checkout, orders.
+      await signInThroughPages(stack, buyerSession, buyer, "/account");
+      const page = buyerSession.page;
+      await page.getByTestId("sessions").waitFor();
+      await check(buyerSession, `${device}-account`);
+      await page.goto(`${stack.base}/store?q=${tag}`);
+      await page.getByTestId("products").waitFor();
+      await check(buyerSession, `${device}-store-catalog`);
+      await page.goto(`${stack.base}/store/products/${shop.products[0].id}`);
+      await page.getByRole("button", { name: "Add to cart" }).click();
+      await page.getByRole("link", { name: "Go to the cart" }).waitFor();
+      await check(buyerSession, `${device}-store-product`);
+      await page.getByRole("link", { name: "Go to the cart" }).click();
+      await page.getByTestId("cart-total").waitFor();
+      await check(buyerSession, `${device}-store-cart`);
+      await page.getByLabel("Full name").fill("Bea Buyer");
+      await page.getByLabel("Address", { exact: true }).fill("4 Quay Street");
+      await page.getByLabel("City").fill("Bristol");
+      await page.getByLabel("Postal code").fill("BS1 4DJ");
+      await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+      await page.getByRole("button", { name: "Check out" }).click();
+      await page.getByRole("heading", { name: "Payment" }).waitFor();
+      await check(buyerSession, `${device}-store-checkout`);
+      await page.goto(`${stack.base}/store/orders`);
+      await page.getByTestId("orders").waitFor();
+      await check(buyerSession, `${device}-store-orders`);
+      await page.goto(`${stack.base}/store/orders/${preparing}`);
+      await page.getByRole("heading", { name: /^Order from/ }).waitFor();
+      await check(buyerSession, `${device}-store-order`);
+
+      // The wallet.
+      await page.goto(`${stack.base}/wallet`);
+      await page.getByTestId("balance-AGU").waitFor();
+      await page.getByTestId("transactions").waitFor();
+      await check(buyerSession, `${device}-wallet`);
+      await page.goto(`${stack.base}/wallet/send`);
+      await page.getByLabel("Token").waitFor();
+      await check(buyerSession, `${device}-wallet-send`);
+      await page.getByLabel("Find a person by name").fill("Finn Friend");
+      await page.getByRole("button", { name: "Finn Friend" }).first().click();
+      await page.getByLabel("Amount (ETH)").fill("0.25");
+      await page.getByRole("button", { name: "Review" }).click();
+      await page.getByRole("heading", { name: "Confirm the transfer" }).waitFor();
+      await check(buyerSession, `${device}-wallet-confirm`);
+      await page.goto(`${stack.base}/wallet/nfts`);
+      await page.getByTestId("nfts").waitFor();
+      await check(buyerSession, `${device}-wallet-nfts`);
+      await page.goto(`${stack.base}/wallet/tokens`);
+      await page.getByTestId("tokens").waitFor();
+      await check(buyerSession, `${device}-wallet-tokens`);
+      await page.goto(`${stack.base}/wallet/export`);
+      await page.getByRole("heading", { name: "Export your key" }).waitFor();
+      await check(buyerSession, `${device}-wallet-export`);
+      await page.goto(`${stack.base}/vendor`);
+      await page.getByRole("heading", { name: "Sell on this platform" }).waitFor();
+      await check(buyerSession, `${device}-vendor-apply`);
+
+      // The shop's owner.
+      await signInThroughPages(stack, vendorSession, shop.owner, "/vendor");
+      const vendorPage = vendorSession.page;
+      await vendorPage.getByTestId("vendor-status").waitFor();
+      await check(vendorSession, `${device}-vendor-overview`);
+      await vendorPage.goto(`${stack.base}/vendor/products`);
+      await vendorPage.getByTestId("vendor-products").waitFor();
+      await check(vendorSession, `${device}-vendor-products`);
+      await vendorPage.getByRole("button", { name: "Add a product" }).click();
+      await vendorPage.getByRole("dialog").waitFor();
+      await check(vendorSession, `${device}-vendor-product-dialog`);
+      await vendorPage.keyboard.press("Escape");
+      await vendorPage.getByRole("dialog").waitFor({ state: "hidden" });
+      await vendorPage.goto(`${stack.base}/vendor/orders`);
+      await vendorPage.getByTestId("vendor-orders").waitFor();
+      await check(vendorSession, `${device}-vendor-orders`);
+      await vendorPage.locator(`[data-order-id="${preparing}"]`)
+        .getByRole("button", { name: "Mark shipped…" }).click();
+      await vendorPage.getByRole("dialog").waitFor();
+      await check(vendorSession, `${device}-vendor-ship-dialog`);
+      await vendorPage.keyboard.press("Escape");
+      await vendorPage.getByRole("dialog").waitFor({ state: "hidden" });
+      await vendorPage.goto(`${stack.base}/vendor/settlements`);
+      await vendorPage.getByTestId("settlements").waitFor();
+      await check(vendorSession, `${device}-vendor-settlements`);
+
+      // The admin's store and user actions.
+      await signInThroughPages(stack, adminSession, admin, "/admin/vendors");
+      const adminPage = adminSession.page;
+      await adminPage.getByTestId("admin-vendors").waitFor();
+      await check(adminSession, `${device}-admin-vendors`);
+      await adminPage.getByRole("button", { name: `Approve Olga's Oils ${tag}` }).click();
+      await adminPage.getByRole("dialog").waitFor();
+      await check(adminSession, `${device}-admin-vendor-dialog`);
+      await adminPage.keyboard.press("Escape");
+      await adminPage.getByRole("dialog").waitFor({ state: "hidden" });
+      await adminPage.goto(`${stack.base}/admin/settlements`);
+      await adminPage.getByTestId("settlements").waitFor();
+      await check(adminSession, `${device}-admin-settlements`);
+      await adminPage.goto(`${stack.base}/admin/users`);
+      await adminPage.getByLabel("Search name or e-mail").fill(buyer.email);
+      await adminPage.locator(`tr[data-user-id="${buyer.id}"]`)
+        .getByRole("button", { name: "Suspend Bea Buyer" }).click();
+      await adminPage.getByRole("dialog").waitFor();
+      await check(adminSession, `${device}-admin-suspend-dialog`);
+      await adminPage.keyboard.press("Escape");
+      assert.deepEqual(
+        [
+          ...visitor.errors,
+          ...buyerSession.errors,
+          ...vendorSession.errors,
+          ...adminSession.errors,
+        ],
+        [],
+      );
+    } finally {
+      await visitor.context.close();
+      await buyerSession.context.close();
+      await vendorSession.context.close();
+      await adminSession.context.close();
     }
   }
 });

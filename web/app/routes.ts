@@ -5,12 +5,8 @@
  *
  * Adding a domain's page (docs/web.md, "Adding a page"): a row here; the page under
  * pages/<domain>/ with its API module (pages/<domain>/api.ts) and its live topics (subscribe() from
- * lib/live.ts); a browser test in tests/web/. Planned, once their APIs exist (not before: a page
- * must work against the real API):
- *   /notifications (features.notifications; the bell goes into `headerWidgets` below),
- *   /store, /store/products/:id, /store/cart, /store/orders (features.store), /vendor,
- *   /wallet (features.wallet), /account (sessions list, export, deletion),
- *   /admin/vendors and user suspension in /admin/users.
+ * lib/live.ts); a browser test in tests/web/. Every domain's pages are chunks of their own, loaded
+ * when first opened; sign-in and chat are on the first page.
  */
 import type { ComponentType } from "preact";
 import type { Features } from "./lib/config.ts";
@@ -36,6 +32,8 @@ export interface RouteDef {
   feature?: Exclude<keyof Features, "signIn">;
   /** An entry in the header's navigation: active for paths under `prefix`. */
   nav?: { label: string; prefix: string };
+  /** Shown to signed-out visitors too (public pages only); the header then offers sign-in. */
+  publicNav?: boolean;
   page: () => Page | Promise<Page>;
 }
 
@@ -49,6 +47,69 @@ export const routes: RouteDef[] = [
     feature: "messaging",
     nav: { label: "Chat", prefix: "/chat" },
     page: () => ChatPage,
+  },
+  {
+    path: "/store",
+    title: "Store",
+    access: "public",
+    feature: "store",
+    nav: { label: "Store", prefix: "/store" },
+    publicNav: true,
+    page: () => import("./pages/store/StorePage.tsx").then((m) => m.CatalogPage),
+  },
+  {
+    path: "/store/products/:productId",
+    title: "Product",
+    access: "public",
+    feature: "store",
+    page: () => import("./pages/store/StorePage.tsx").then((m) => m.ProductPage),
+  },
+  {
+    path: "/store/cart",
+    title: "Cart",
+    access: "public",
+    feature: "store",
+    page: () => import("./pages/store/StorePage.tsx").then((m) => m.CartPage),
+  },
+  {
+    path: "/store/checkout/:checkoutId",
+    title: "Checkout",
+    access: "signed-in",
+    minRole: "SUBSCRIBER",
+    feature: "store",
+    page: () => import("./pages/store/StorePage.tsx").then((m) => m.CheckoutPage),
+  },
+  {
+    path: "/store/orders/:orderId?",
+    title: "Orders",
+    access: "signed-in",
+    minRole: "SUBSCRIBER",
+    feature: "store",
+    page: () => import("./pages/store/StorePage.tsx").then((m) => m.OrdersPage),
+  },
+  {
+    path: "/vendor/:section?",
+    title: "Sell",
+    access: "signed-in",
+    minRole: "SUBSCRIBER",
+    feature: "store",
+    nav: { label: "Sell", prefix: "/vendor" },
+    page: () => import("./pages/vendor/VendorPage.tsx").then((m) => m.VendorPage),
+  },
+  {
+    path: "/wallet/:section?",
+    title: "Wallet",
+    access: "signed-in",
+    minRole: "SUBSCRIBER",
+    feature: "wallet",
+    nav: { label: "Wallet", prefix: "/wallet" },
+    page: () => import("./pages/wallet/WalletPage.tsx").then((m) => m.WalletPage),
+  },
+  {
+    path: "/account",
+    title: "Account",
+    access: "signed-in",
+    page: () => import("./pages/account/AccountPage.tsx").then((m) => m.AccountPage),
   },
   {
     path: "/admin/:section?",

@@ -15,6 +15,8 @@ import { describeError } from "../lib/api.ts";
 import { HOME, type Page, type RouteDef, routes } from "../routes.ts";
 import { Shell } from "./Shell.tsx";
 import { userEvents } from "../lib/user-events.ts";
+// The cart empties itself at sign-out, whichever page is open.
+import "../lib/cart.ts";
 
 function findRoute(path: string): { route: RouteDef; params: Record<string, string> } | null {
   for (const route of routes) {
@@ -87,13 +89,15 @@ export function App() {
       navigate(`/signin?next=${encodeURIComponent(where.path + location.search)}`, {
         replace: true,
       });
-    } else if (found?.route.path === "/signin" && state.status === "signed-in") {
+    } else if (
+      found?.route.path === "/signin" && state.status === "signed-in" && !where.query.has("reauth")
+    ) {
       const next = where.query.get("next");
       navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : HOME, {
         replace: true,
       });
     }
-  }, [boot, state.status, where.path, found?.route]);
+  }, [boot, state.status, where.path, where.seq, found?.route]);
 
   useEffect(() => setTitle(found?.route.title ?? "Not found"), [found?.route, cfg]);
 

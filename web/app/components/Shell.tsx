@@ -8,7 +8,7 @@ import { config } from "../lib/config.ts";
 import { currentLocation, Link, navigate } from "../lib/router.tsx";
 import { roleAtLeast, session, signOut } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
-import { headerWidgets, routes } from "../routes.ts";
+import { headerWidgets, HOME, routes } from "../routes.ts";
 import { LiveIndicator } from "./LiveIndicator.tsx";
 
 export function Brand() {
@@ -41,17 +41,17 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
   const user = state.user;
   const [busy, setBusy] = useState(false);
   const nav = routes.filter((r) =>
-    r.nav && user && (!r.minRole || roleAtLeast(user.role, r.minRole)) &&
+    r.nav && (user || r.publicNav) && (!r.minRole || roleAtLeast(user?.role, r.minRole)) &&
     (!r.feature || cfg?.features[r.feature] !== false)
   );
   return (
     <>
       <a class="skip-link" href="#main">Skip to content</a>
       <header class="app-header">
-        <Link href={user ? "/chat" : "/signin"} class="brand-link">
+        <Link href={user ? HOME : "/signin"} class="brand-link">
           <Brand />
         </Link>
-        {!bare && user && (
+        {!bare && nav.length > 0 && (
           <nav aria-label="Main">
             <ul>
               {nav.map((r) => (
@@ -71,10 +71,17 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
           <div class="header-end">
             {headerWidgets.map((Widget, i) => <Widget key={i} />)}
             <LiveIndicator />
-            <span class="who" data-testid="who">
+            <Link
+              href="/account"
+              class="who"
+              data-testid="who"
+              aria-current={where.path === "/account" ? "page" : undefined}
+              title="Your account: sessions, export, deletion"
+            >
               <span class="who-name">{user.name}</span>{" "}
               <span class="role-badge" data-testid="role">{user.role}</span>
-            </span>
+              <span class="visually-hidden">(your account)</span>
+            </Link>
             <button
               type="button"
               class="secondary"
@@ -91,6 +98,16 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
             >
               Sign out
             </button>
+          </div>
+        )}
+        {!user && !bare && (
+          <div class="header-end">
+            <Link
+              class="button secondary small"
+              href={`/signin?next=${encodeURIComponent(where.path + location.search)}`}
+            >
+              Sign in
+            </Link>
           </div>
         )}
       </header>

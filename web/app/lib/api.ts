@@ -112,6 +112,40 @@ export const api = {
   delete: <T>(path: string, opts?: RequestOptions) => request<T>("DELETE", path, opts),
 };
 
+/**
+ * A GET whose answer the person saves as a file (the account's export): fetched with the cookies,
+ * then handed to the browser's download through a short-lived object URL. The file name comes
+ * from the answer's Content-Disposition when it has one.
+ */
+export async function download(path: string, fallbackName: string): Promise<string> {
+  const response = await fetch(`${apiOrigin}${path}`, {
+    credentials: "include",
+    cache: "no-store",
+  });
+  if (!response.ok) {
+    const error = await toError(response);
+    if (error.status === 401 || error.status === 403) {
+      for (const listener of [...authListeners]) listener(error.status);
+    }
+    throw error;
+  }
+  const disposition = response.headers.get("content-disposition") ?? "";
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await response.blob());
+  try {
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = name;
+    a.hidden = true;
+    document.body.append(a);
+    a.click();
+    a.remove();
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+  return name;
+}
+
 /** A query string from the defined values only. */
 export function query(params: Record<string, string | number | boolean | null | undefined>) {
   const q = new URLSearchParams();

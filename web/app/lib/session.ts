@@ -25,6 +25,13 @@ export type SessionState =
 
 export const session = createStore<SessionState>({ status: "loading", user: null });
 
+/**
+ * Why the page is signed out, when it did not ask to be: the session ended elsewhere (an admin
+ * suspended the account or ended its sessions, "sign out everywhere else" on another device),
+ * or the account was deleted. The sign-in page says so.
+ */
+export const signedOutBecause = createStore<"ended" | "deleted" | null>(null);
+
 export function roleAtLeast(role: Role | undefined, min: Role): boolean {
   return role !== undefined && ROLES.indexOf(role) >= ROLES.indexOf(min);
 }
@@ -41,6 +48,11 @@ export function loadSession(): Promise<SessionState> {
       const current = session.get();
       if (JSON.stringify(current) !== JSON.stringify(next)) {
         if (current.user?.id !== next.user?.id) resetCsrf();
+        if (current.status === "signed-in" && next.status === "signed-out") {
+          signedOutBecause.set("ended");
+          signOutListeners.forEach((listener) => listener());
+        }
+        if (next.status === "signed-in") signedOutBecause.set(null);
         session.set(next);
       }
       return next;
@@ -49,12 +61,26 @@ export function loadSession(): Promise<SessionState> {
   return reading;
 }
 
+const signOutListeners = new Set<() => void>();
+/** Called whenever the page becomes signed out (what a user left behind goes: the cart). */
+export function onSignedOut(listener: () => void): () => void {
+  signOutListeners.add(listener);
+  return () => signOutListeners.delete(listener);
+}
+
+/** Forgets the session on this page (after sign-out, or the account's deletion). */
+export function forgetSession(reason: "deleted" | null = null): void {
+  resetCsrf();
+  signedOutBecause.set(reason);
+  session.set({ status: "signed-out", user: null });
+  signOutListeners.forEach((listener) => listener());
+}
+
 export async function signOut(): Promise<void> {
   try {
     await api.post("/api/auth/signout");
   } finally {
-    resetCsrf();
-    session.set({ status: "signed-out", user: null });
+    forgetSession();
   }
 }
 

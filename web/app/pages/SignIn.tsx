@@ -1,33 +1,43 @@
 /**
- * Sign-in. Today: a magic link by e-mail (POST /api/auth/signin), with, in local mode, a pointer
- * to the dev mailbox (`/_dev/mail`) and the link it holds.
+ * Sign-in: a magic link by e-mail (POST /api/auth/signin), with, in local mode, a pointer to the
+ * dev mailbox (`/_dev/mail`) and the link it holds; Google, Apple and a browser wallet
+ * (pages/signin/providers.tsx), each only when GET /api/auth/providers says it is on.
  *
- * Other providers: the page asks GET /api/auth/providers; a provider that is listed as enabled
- * and has a button in PROVIDER_BUTTONS below is offered. None has one yet: Google, Apple and
- * wallet (SIWE over EIP-1193) sign-in arrive with their API (docs/web.md, "Hooks for later").
+ * `?next=` is where to land. `?reauth=1` is the fresh sign-in some actions need (deleting the
+ * account, exporting a wallet's key answer 403 `reauthentication_required`): the page stays open
+ * for a signed-in user, with their address filled in, and the new sign-in replaces the session.
+ * A provider's failed callback comes back here with `?error=`.
  */
 import type { ComponentType } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
 import { api, ApiError, apiOrigin, describeError } from "../lib/api.ts";
 import { config } from "../lib/config.ts";
 import { currentLocation } from "../lib/router.tsx";
+import { session, signedOutBecause } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
 import { Brand } from "../components/Shell.tsx";
+import {
+  AppleButton,
+  GoogleButton,
+  type ProviderButtonProps,
+  type ProviderId,
+  useProviders,
+  WalletButton,
+} from "./signin/providers.tsx";
 
-type ProviderId = "email" | "google" | "apple" | "wallet";
+/** Buttons of the providers other than e-mail, keyed by provider id. */
+const PROVIDER_BUTTONS: Partial<Record<ProviderId, ComponentType<ProviderButtonProps>>> = {
+  google: GoogleButton,
+  apple: AppleButton,
+  wallet: WalletButton,
+};
 
-/** Buttons of the providers other than e-mail, keyed by provider id; filled as each lands. */
-const PROVIDER_BUTTONS: Partial<Record<ProviderId, ComponentType<{ next: string }>>> = {};
-
-function useProviders(): ProviderId[] {
-  const [enabled, setEnabled] = useState<ProviderId[]>([]);
-  useEffect(() => {
-    api.get<{ providers: { id: ProviderId; enabled: boolean }[] }>("/api/auth/providers")
-      .then((r) => setEnabled(r.providers.filter((p) => p.enabled).map((p) => p.id)))
-      .catch(() => setEnabled([])); // not served yet: e-mail only
-  }, []);
-  return enabled;
-}
+/** What a provider's failed callback (`?error=`) means, for people. */
+const CALLBACK_ERRORS: Record<string, string> = {
+  access_denied: "You cancelled at the provider.",
+  provider_disabled: "That way of signing in is turned off.",
+  forbidden: "This account may not sign in (it may be suspended).",
+};
 
 interface DevMail {
   items: { to: string; subject: string; links: string[]; createdAt: string }[];
@@ -36,8 +46,11 @@ interface DevMail {
 export function SignInPage() {
   const where = useStore(currentLocation);
   const cfg = useStore(config);
+  const me = useStore(session).user;
+  const because = useStore(signedOutBecause);
   const emailId = useId();
-  const [email, setEmail] = useState("");
+  const reauth = where.query.has("reauth") && me !== null;
+  const [email, setEmail] = useState(reauth ? me?.email ?? "" : "");
   const [state, setState] = useState<
     | { step: "form"; error?: string }
     | { step: "sending" }
@@ -47,6 +60,9 @@ export function SignInPage() {
   const next = where.query.get("next");
   const redirectTo = next && next.startsWith("/") && !next.startsWith("//") ? next : "/chat";
   const failed = where.query.get("error");
+  useEffect(() => {
+    if (reauth && me?.email && !email) setEmail(me.email);
+  }, [reauth, me?.email]);
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -83,8 +99,8 @@ export function SignInPage() {
     });
   }
 
-  const others = providers.filter((p) => p !== "email" && PROVIDER_BUTTONS[p]);
-  const emailOn = cfg?.features.signIn.email !== false;
+  const others = (providers ?? []).filter((p) => p !== "email" && PROVIDER_BUTTONS[p]);
+  const emailOn = providers ? providers.includes("email") : cfg?.features.signIn.email !== false;
 
   return (
     <section class="signin">
@@ -92,8 +108,27 @@ export function SignInPage() {
         <p class="signin-brand">
           <Brand />
         </p>
-        <h1>Sign in</h1>
-        {failed && <p class="error" role="alert">The sign-in did not complete ({failed}).</p>}
+        <h1>{reauth ? "Confirm it’s you" : "Sign in"}</h1>
+        {reauth && (
+          <p class="notice" role="status">
+            What you were doing needs a recent sign-in. Sign in again as{" "}
+            <strong>{me?.email ?? me?.name}</strong>; you will come back to it.
+          </p>
+        )}
+        {!reauth && because === "ended" && (
+          <p class="notice" role="status" data-testid="session-ended">
+            Your session has ended (signed out elsewhere, or by an administrator). Sign in again to
+            continue.
+          </p>
+        )}
+        {!reauth && because === "deleted" && (
+          <p class="notice" role="status">Your account was deleted. Thank you for being here.</p>
+        )}
+        {failed && (
+          <p class="error" role="alert">
+            The sign-in did not complete: {CALLBACK_ERRORS[failed] ?? failed}
+          </p>
+        )}
         {state.step === "sent"
           ? (
             <div class="sent" role="status">
@@ -152,7 +187,8 @@ export function SignInPage() {
           )
           : <p>Sign-in by e-mail is turned off.</p>}
         {others.length > 0 && (
-          <div class="providers">
+          <div class="providers" role="group" aria-label="Other ways to sign in">
+            {emailOn && state.step !== "sent" && <p class="or">or</p>}
             {others.map((id) => {
               const Button = PROVIDER_BUTTONS[id]!;
               return <Button key={id} next={redirectTo} />;

@@ -2,9 +2,11 @@
  * The admin area (ADMIN only; a chunk of its own, loaded when first opened): users and roles,
  * configuration and white-label, analytics, security events, the access log.
  *
+ * Also the store's side: vendors to review and settlements (run now).
+ *
  * Live: the pages follow the `admin` topic and read their data again when something arrives
  * there. The API emits nothing on it yet (docs/realtime.md); the analytics also refresh every
- * minute. Later: vendors to review (/admin/vendors) and user suspension, with their API.
+ * minute.
  */
 import { useEffect, useState } from "preact/hooks";
 import { subscribe } from "../../lib/live.ts";
@@ -15,9 +17,13 @@ import { UsersSection } from "./Users.tsx";
 import { ConfigSection } from "./Config.tsx";
 import { AnalyticsSection } from "./Analytics.tsx";
 import { AccessLogSection, SecuritySection } from "./Monitoring.tsx";
+import { VendorsSection } from "./Vendors.tsx";
+import { SettlementsSection } from "./Settlements.tsx";
 
 const SECTIONS = [
   { id: "users", label: "Users", view: UsersSection },
+  { id: "vendors", label: "Vendors", view: VendorsSection },
+  { id: "settlements", label: "Settlements", view: SettlementsSection },
   { id: "config", label: "Configuration", view: ConfigSection },
   { id: "analytics", label: "Analytics", view: AnalyticsSection },
   { id: "security", label: "Security events", view: SecuritySection },

@@ -1,4 +1,8 @@
-/** Users: search and filters, counts by role, and role changes with a reason. */
+/**
+ * Users: search and filters, counts by role, role changes with a reason, suspension and
+ * reactivation with a reason (a suspension ends every session of the user at once: their page is
+ * signed out on its next request), and ending every session of a user.
+ */
 import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -6,6 +10,7 @@ import { type Role, ROLES, session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { adminApi, type AdminUser, type RoleChange } from "./api.ts";
+import { Pill } from "../../components/Pill.tsx";
 
 export function UsersSection({ refresh }: { refresh: number }) {
   const me = useStore(session).user!;
@@ -25,6 +30,8 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const [lastChange, setLastChange] = useState<{ user: AdminUser; change: RoleChange } | null>(
     null,
   );
+  const [acting, setActing] = useState<{ user: AdminUser; action: UserAction } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   const filters = { search: search.trim(), role, status, limit: 25 };
 
@@ -90,6 +97,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
           {lastChange.change.previousRole}). Reason recorded: “{lastChange.change.reason}”.
         </p>
       )}
+      {notice && <p class="success" role="status">{notice}</p>}
       {error && <p class="error" role="alert">{error}</p>}
       {items === null
         ? <p class="muted" role="status">Loading users…</p>
@@ -118,19 +126,47 @@ export function UsersSection({ refresh }: { refresh: number }) {
                     <td>
                       <span class="role-badge">{u.role}</span>
                     </td>
-                    <td>{u.status}</td>
+                    <td>
+                      <Pill tone={u.status === "active" ? "ok" : "bad"} testId="user-status">
+                        {u.status}
+                      </Pill>
+                    </td>
                     <td>{fullTime(u.createdAt)}</td>
                     <td>{fullTime(u.lastSignInAt)}</td>
                     <td>
                       {u.id !== me.id && (
-                        <button
-                          type="button"
-                          class="secondary small"
-                          aria-label={`Change role of ${u.name}`}
-                          onClick={() => setChanging(u)}
-                        >
-                          Change role
-                        </button>
+                        <div class="row-actions">
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Change role of ${u.name}`}
+                            onClick={() => setChanging(u)}
+                          >
+                            Change role
+                          </button>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`${
+                              u.status === "active" ? "Suspend" : "Reactivate"
+                            } ${u.name}`}
+                            onClick={() =>
+                              setActing({
+                                user: u,
+                                action: u.status === "active" ? "suspend" : "reactivate",
+                              })}
+                          >
+                            {u.status === "active" ? "Suspend" : "Reactivate"}
+                          </button>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`End sessions of ${u.name}`}
+                            onClick={() => setActing({ user: u, action: "signout" })}
+                          >
+                            End sessions
+                          </button>
+                        </div>
                       )}
                     </td>
                   </tr>
@@ -141,11 +177,22 @@ export function UsersSection({ refresh }: { refresh: number }) {
           </div>
         )}
       {cursor && <button type="button" class="secondary" onClick={more}>Load more</button>}
+      <UserActionDialog
+        acting={acting}
+        onClose={() => setActing(null)}
+        onDone={(user, text) => {
+          setActing(null);
+          setNotice(text);
+          setLastChange(null);
+          if (user) setItems((list) => list?.map((u) => u.id === user.id ? user : u) ?? list);
+        }}
+      />
       <RoleDialog
         user={changing}
         onClose={() => setChanging(null)}
         onChanged={(result) => {
           setChanging(null);
+          setNotice(null);
           setLastChange(result);
           setItems((list) => list?.map((u) => u.id === result.user.id ? result.user : u) ?? list);
         }}
@@ -220,6 +267,117 @@ function RoleDialog(
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={onClose}>Cancel</button>
           <button type="submit" disabled={busy || role === user?.role}>Change role</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+type UserAction = "suspend" | "reactivate" | "signout";
+
+const ACTION_TEXT: Record<UserAction, { title: string; button: string; explain: string }> = {
+  suspend: {
+    title: "Suspend",
+    button: "Suspend",
+    explain:
+      "They are signed out everywhere at once and cannot sign in until reactivated. Their page is signed out on its next action.",
+  },
+  reactivate: {
+    title: "Reactivate",
+    button: "Reactivate",
+    explain: "They may sign in again.",
+  },
+  signout: {
+    title: "End all sessions of",
+    button: "End all sessions",
+    explain: "Every device they are signed in on is signed out now; they may sign in again.",
+  },
+};
+
+function UserActionDialog(
+  { acting, onClose, onDone }: {
+    acting: { user: AdminUser; action: UserAction } | null;
+    onClose: () => void;
+    onDone: (user: AdminUser | null, notice: string) => void;
+  },
+) {
+  const reasonId = useId();
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setReason("");
+    setError(null);
+  }, [acting?.user.id, acting?.action]);
+  const text = acting ? ACTION_TEXT[acting.action] : null;
+  const needsReason = acting?.action !== "signout";
+  return (
+    <Dialog
+      open={acting !== null}
+      title={acting ? `${text!.title} ${acting.user.name}` : ""}
+      onClose={onClose}
+    >
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!acting) return;
+          if (needsReason && !reason.trim()) {
+            return setError("Give a reason: it is recorded with the change.");
+          }
+          setBusy(true);
+          try {
+            if (acting.action === "signout") {
+              const { revoked } = await adminApi.signOutUser(acting.user.id);
+              onDone(
+                null,
+                `${acting.user.name}: ${revoked} session${revoked === 1 ? "" : "s"} ended.`,
+              );
+            } else {
+              const { user, change } = await adminApi.changeStatus(
+                acting.user.id,
+                acting.action === "suspend" ? "suspended" : "active",
+                reason.trim(),
+              );
+              onDone(
+                user,
+                `${user.name} is now ${change.newStatus}` +
+                  (change.sessionsRevoked ? ` (${change.sessionsRevoked} sessions ended)` : "") +
+                  `. Reason recorded: “${change.reason}”.`,
+              );
+            }
+          } catch (err) {
+            setError(describeError(err));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <p>{text?.explain}</p>
+        {needsReason && (
+          <>
+            <label for={reasonId}>Reason (recorded)</label>
+            <textarea
+              id={reasonId}
+              aria-required="true"
+              maxLength={500}
+              value={reason}
+              onInput={(e) => {
+                setReason(e.currentTarget.value);
+                setError(null);
+              }}
+            />
+          </>
+        )}
+        {error && <p class="error" role="alert">{error}</p>}
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={onClose}>Cancel</button>
+          <button
+            type="submit"
+            class={acting?.action === "reactivate" ? "" : "danger"}
+            disabled={busy}
+          >
+            {text?.button}
+          </button>
         </div>
       </form>
     </Dialog>

@@ -1,6 +1,9 @@
 /** The admin API as the admin pages use it (API contract, "Administration"). */
 import { api, query } from "../../lib/api.ts";
 import type { Role } from "../../lib/session.ts";
+import type { Settlement, Vendor } from "../store/api.ts";
+
+export type { Settlement, Vendor };
 
 export interface AdminUser {
   id: string;
@@ -18,6 +21,15 @@ export interface RoleChange {
   changedBy: string;
   changedAt: string;
   reason: string;
+}
+
+export interface StatusChange {
+  previousStatus: "active" | "suspended";
+  newStatus: "active" | "suspended";
+  changedBy: string;
+  changedAt: string;
+  reason: string;
+  sessionsRevoked: number;
 }
 
 export interface Point {
@@ -84,6 +96,31 @@ export const adminApi = {
       role,
       reason,
     }),
+  changeStatus: (id: string, status: "active" | "suspended", reason: string) =>
+    api.put<{ user: AdminUser; change: StatusChange }>(`/api/admin/users/${id}/status`, {
+      status,
+      reason,
+    }),
+  signOutUser: (id: string) => api.post<{ revoked: number }>(`/api/admin/users/${id}/signout`),
+  vendors: (filters: Filters) =>
+    api.get<{ items: Vendor[]; nextCursor: string | null }>(
+      `/api/admin/vendors${query(filters)}`,
+      { fresh: true },
+    ),
+  decideVendor: (
+    id: string,
+    body: { status: "approved" | "rejected" | "suspended"; reason: string; commissionBps?: number },
+  ) => api.put<Vendor>(`/api/admin/vendors/${id}/status`, body),
+  settlements: (filters: Filters) =>
+    api.get<{ items: Settlement[]; nextCursor: string | null }>(
+      `/api/admin/settlements${query(filters)}`,
+      { fresh: true },
+    ),
+  runSettlements: (asOf?: string) =>
+    api.post<{ runId: string; settlements: Settlement[]; orders: number }>(
+      "/api/admin/settlements/run",
+      asOf ? { asOf } : {},
+    ),
   config: () => api.get<{ version: number; config: ConfigDocument }>("/api/admin/config"),
   saveConfig: (config: unknown, reason: string, expectedVersion: number) =>
     api.put<

@@ -1,0 +1,238 @@
+/**
+ * The store in Chromium against a real stack server (the `dev` payment provider): a buyer finds a
+ * product by search and facets, checks out, pays with "Pay (dev)" and sees the order become paid
+ * live, while the vendor's page (open on `vendor:<id>`) shows the new order arrive and get paid;
+ * the vendor ships it with a tracking number and the buyer's page shows it shipped, live. Also the
+ * cart's stock refusal, and a vendor's application, products and stock.
+ */
+import assert from "node:assert/strict";
+import { test } from "../helpers.ts";
+import { openShop } from "./scenes.ts";
+import {
+  apiCall,
+  bearer,
+  createPerson,
+  liveOver,
+  openContext,
+  screenshot,
+  type Session,
+  signInThroughPages,
+  startWebStack,
+} from "./browser.ts";
+
+const stack = await startWebStack();
+
+/** Fills the cart page's address and checks out; returns the checkout's id from the address. */
+async function checkOut(buyer: Session): Promise<string> {
+  const page = buyer.page;
+  await page.getByLabel("Full name").fill("Ada Buyer");
+  await page.getByLabel("Address", { exact: true }).fill("1 Analytical Way");
+  await page.getByLabel("City").fill("London");
+  await page.getByLabel("Postal code").fill("N1 9GU");
+  await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+  await page.getByRole("button", { name: "Check out" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
+  return new URL(page.url()).pathname.split("/").pop()!;
+}
+
+test("[web] store: a buyer checks out with the dev provider and sees the order paid live; the vendor sees it arrive, ships it, and the buyer sees it shipped live", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Lamp Works ${tag}`, [
+    { title: `Copper reading lamp ${tag}`, category: "lighting", price: 7900, stock: 5 },
+    { title: `Oak side table ${tag}`, category: "furniture", price: 15000, stock: 2 },
+  ]);
+  const buyerPerson = await createPerson(stack, "Ada Buyer", "SUBSCRIBER");
+  const buyer = await openContext(stack);
+  const vendor = await openContext(stack);
+  try {
+    // The vendor watches the shop's orders.
+    await signInThroughPages(stack, vendor, shop.owner, "/vendor/orders");
+    await vendor.page.getByRole("heading", { name: "Orders" }).waitFor();
+    await vendor.page.getByText("No orders here.").waitFor();
+    await liveOver(vendor.page, "websocket");
+
+    // The buyer searches, narrows by a facet, opens the product and adds two.
+    await signInThroughPages(stack, buyer, buyerPerson, "/store");
+    const page = buyer.page;
+    await liveOver(page, "websocket");
+    await page.getByLabel("Search the store").fill(tag);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get("q") === tag);
+    const cards = page.getByTestId("products").locator(".product-card");
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="products"] .product-card').length === 2
+    );
+    await page.getByRole("button", { name: /^lighting/ }).click();
+    await page.waitForURL((url) => url.searchParams.get("category") === "lighting");
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="products"] .product-card').length === 1
+    );
+    assert.equal(
+      await page.getByRole("button", { name: /^lighting/ }).getAttribute("aria-pressed"),
+      "true",
+    );
+    await cards.first().getByRole("link", { name: `Copper reading lamp ${tag}` }).click();
+    await page.getByRole("heading", { name: `Copper reading lamp ${tag}` }).waitFor();
+    await page.getByLabel("Quantity").fill("2");
+    await page.getByRole("button", { name: "Add to cart" }).click();
+    await page.getByTestId("cart-count").getByText("2").waitFor();
+    await page.getByRole("link", { name: "Go to the cart" }).click();
+    await page.getByTestId("cart-total").getByText("$158.00").waitFor();
+    const checkoutId = await checkOut(buyer);
+
+    // The payment step; the vendor already sees the order, awaiting payment.
+    await page.getByRole("heading", { name: "Payment" }).waitFor();
+    await screenshot(page, "flow-store-checkout");
+    const vendorRow = vendor.page.locator(".vendor-order", {
+      hasText: `Copper reading lamp ${tag}`,
+    });
+    await vendorRow.getByTestId("order-status").getByText("Awaiting payment").waitFor();
+    const [order] = await stack.deps.sql<{ id: string }[]>`
+      select id from app.orders where checkout_id = ${checkoutId}`;
+    assert.ok(order, "the checkout made an order");
+
+    // Pay: the webhook's job moves the order; both pages follow without a reload.
+    const paidAt = Date.now();
+    await page.getByRole("button", { name: /^Pay \$158\.00 \(dev\)$/ }).click();
+    await page.getByTestId("checkout-status").getByText("Paid. Thank you!").waitFor();
+    await page.locator(`[data-order-id="${order.id}"]`).getByTestId("order-status")
+      .getByText("Paid").waitFor();
+    await vendorRow.getByTestId("order-status").getByText("Paid", { exact: true }).waitFor();
+    const livePaid = Date.now() - paidAt;
+    const [row] = await stack.deps.sql<{ status: string }[]>`
+      select status::text from app.orders where id = ${order.id}`;
+    assert.equal(row.status, "paid");
+    // The cart emptied at checkout.
+    assert.equal(await page.getByTestId("cart-count").count(), 0);
+
+    // The buyer opens the order; the vendor prepares and ships it.
+    await page.getByTestId("checkout-status").getByRole("link", { name: "your orders" }).click();
+    await page.locator(`[data-order-id="${order.id}"]`).getByRole("link").click();
+    await page.getByRole("heading", { name: `Order from Lamp Works ${tag}` }).waitFor();
+    await vendorRow.getByRole("button", { name: "Start preparing" }).click();
+    await page.getByTestId("order-status").getByText("Being prepared").waitFor();
+    await vendorRow.getByRole("button", { name: "Mark shipped…" }).click();
+    const dialog = vendor.page.getByRole("dialog");
+    await dialog.getByLabel("Carrier").fill("Royal Mail");
+    // The tracking number is required: the page says so before the API would.
+    await dialog.getByRole("button", { name: "Mark shipped" }).click();
+    await dialog.getByText("The tracking number is required.").waitFor();
+    await dialog.getByLabel("Tracking number").fill(`RM${tag}GB`);
+    await screenshot(vendor.page, "flow-vendor-ship-dialog");
+    await dialog.getByRole("button", { name: "Mark shipped" }).click();
+    await vendorRow.getByTestId("order-status").getByText("Shipped").waitFor();
+    await page.getByTestId("order-status").getByText("Shipped").waitFor();
+    await page.getByTestId("tracking").getByText(`RM${tag}GB`).waitFor();
+    assert.match(await page.getByTestId("tracking").textContent() ?? "", /Royal Mail/);
+    await screenshot(page, "flow-store-order-shipped");
+    console.log(`[web] store: "paid" on both pages ${livePaid} ms after Pay`);
+    assert.deepEqual([...buyer.errors, ...vendor.errors], []);
+  } finally {
+    await buyer.context.close();
+    await vendor.context.close();
+  }
+});
+
+test("[web] store: a checkout the stock cannot fill is refused with the lines short marked; nothing is ordered", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Tiny Stock ${tag}`, [
+    { title: `Last teapot ${tag}`, category: "kitchen", price: 2500, stock: 1 },
+  ]);
+  const person = await createPerson(stack, "Sam Short", "SUBSCRIBER");
+  const buyer = await openContext(stack);
+  try {
+    await signInThroughPages(stack, buyer, person, `/store/products/${shop.products[0].id}`);
+    const page = buyer.page;
+    await page.getByTestId("available").getByText("1 available").waitFor();
+    await page.getByRole("button", { name: "Add to cart" }).click();
+    await page.getByRole("link", { name: "Go to the cart" }).click();
+    // More than there is.
+    await page.getByLabel(`Quantity of Last teapot ${tag}`).fill("3");
+    await page.getByLabel(`Quantity of Last teapot ${tag}`).press("Tab");
+    await page.getByTestId("cart-total").getByText("$75.00").waitFor();
+    await page.getByLabel("Full name").fill("Sam Short");
+    await page.getByLabel("Address", { exact: true }).fill("2 Short Street");
+    await page.getByLabel("City").fill("Leeds");
+    await page.getByLabel("Postal code").fill("LS1 1AA");
+    await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+    await page.getByRole("button", { name: "Check out" }).click();
+    await page.getByText("Some items do not have enough stock left").waitFor();
+    await page.getByText("Only 1 left.").waitFor();
+    assert.equal(new URL(page.url()).pathname, "/store/cart");
+    const [{ n }] = await stack.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app.orders where buyer_id = ${person.id}`;
+    assert.equal(n, 0);
+    // 422 is the expected answer here; nothing else went wrong.
+    assert.deepEqual(buyer.errors.filter((e) => !/status of 422/.test(e)), []);
+  } finally {
+    await buyer.context.close();
+  }
+});
+
+test("[web] vendor area: apply, wait for the decision live, then add a product and change its stock", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const owner = await createPerson(stack, "Nia Newshop", "SUBSCRIBER");
+  const admin = await createPerson(stack, "Ola Overseer", "ADMIN");
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, owner, "/vendor");
+    const page = session.page;
+    await page.getByRole("heading", { name: "Sell on this platform" }).waitFor();
+    await page.getByLabel("Shop name").fill(`Nia's Knits ${tag}`);
+    await page.getByLabel("What you sell").fill("Hand-knitted scarves and hats.");
+    await page.getByLabel("Country (two letters, e.g. US)").fill("ie");
+    await page.getByRole("button", { name: "Apply to sell" }).click();
+    await page.getByTestId("vendor-status").getByText("pending").waitFor();
+    await liveOver(page, "websocket");
+    const [vendor] = await stack.deps.sql<{ id: string; country: string }[]>`
+      select id, country from app.vendors where owner_id = ${owner.id}`;
+    assert.equal(vendor.country, "IE");
+
+    // An admin approves (through the API); the owner's page changes without a reload.
+    await apiCall(
+      stack,
+      await bearer(stack, admin),
+      "PUT",
+      `/api/admin/vendors/${vendor.id}/status`,
+      {
+        status: "approved",
+        reason: "Welcome aboard",
+      },
+      200,
+    );
+    await page.getByTestId("vendor-status").getByText("approved").waitFor();
+
+    await page.getByRole("navigation", { name: "Your shop" }).getByRole("link", {
+      name: "Products",
+    })
+      .click();
+    await page.getByRole("button", { name: "Add a product" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Title").fill(`Merino scarf ${tag}`);
+    await dialog.getByLabel("Description").fill("Soft, warm, long.");
+    await dialog.getByLabel("Category").fill("Winter Wear");
+    await dialog.getByLabel("Price (USD)").fill("39.50");
+    await dialog.getByLabel("Stock", { exact: true }).fill("4");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    const row = page.locator("tr", { hasText: `Merino scarf ${tag}` });
+    await row.waitFor();
+    assert.match(await row.textContent() ?? "", /\$39\.50/);
+    await row.getByLabel(`Stock of Merino scarf ${tag}`).fill("9");
+    await row.getByRole("button", { name: "Save" }).click();
+    await page.getByText(`Stock of Merino scarf ${tag} saved.`).waitFor();
+    const [product] = await stack.deps.sql<
+      { stock: number; category: string; price_amount: number }[]
+    >`
+      select stock, category, price_amount::int as price_amount from app.products where vendor_id = ${vendor.id}`;
+    assert.deepEqual(product, { stock: 9, category: "winter-wear", price_amount: 3950 });
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+// Last in the file (tests run in order): this file's browser and server stop here.
+test("[web] teardown: the store file's Chromium and stack server stop", async () => {
+  await stack.close();
+  assert.equal(stack.browser.isConnected(), false);
+});

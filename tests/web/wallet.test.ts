@@ -1,0 +1,197 @@
+/**
+ * The wallet in Chromium against a real stack server and the run's throwaway chain (the
+ * platform's contracts deployed and funded as `npm start` does): a transfer to another person is
+ * prepared, confirmed on a separate step and shows as confirmed in both people's histories, live
+ * (the sender's from the broadcast job, the receiver's from the chain follower); the NFTs with
+ * their `data:` images; adding a token; the key export decrypted in the page, and its fresh
+ * sign-in.
+ */
+import assert from "node:assert/strict";
+import { privateKeyToAccount } from "viem/accounts";
+import { test } from "../helpers.ts";
+import { fund, platform } from "../wallet-support.ts";
+import {
+  createPerson,
+  liveOver,
+  openContext,
+  type Person,
+  screenshot,
+  signInThroughPages,
+  startWebStack,
+} from "./browser.ts";
+import { nftsIndexed } from "./scenes.ts";
+
+const stack = await startWebStack();
+const contracts = await platform(stack.deps);
+
+/** The person's wallet address (made at their first sign-in), funded on the chain. */
+async function funded(person: Person): Promise<string> {
+  const [row] = await stack.deps.sql<{ address: string }[]>`
+    select address from app.wallets where user_id = ${person.id}`;
+  assert.ok(row, `${person.name} got a wallet at sign-in`);
+  await fund(contracts, row.address);
+  return row.address;
+}
+
+test("[web] wallet: a transfer is prepared, confirmed on its own step, and shows confirmed in both histories, live", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const senderPerson = await createPerson(stack, `Wendy Sender ${tag}`, "MEMBER");
+  const receiverPerson = await createPerson(stack, `Rory Receiver ${tag}`, "MEMBER");
+  const sender = await openContext(stack);
+  const receiver = await openContext(stack);
+  try {
+    await signInThroughPages(stack, receiver, receiverPerson, "/wallet");
+    await signInThroughPages(stack, sender, senderPerson, "/wallet");
+    await funded(senderPerson);
+    const receiverAddress = await funded(receiverPerson);
+
+    // The receiver watches their history.
+    await receiver.page.reload();
+    await receiver.page.getByTestId("balance-AGU").getByText("1,000").waitFor();
+    await liveOver(receiver.page, "websocket");
+
+    const page = sender.page;
+    await page.reload();
+    await page.getByTestId("balance-AGU").getByText("1,000").waitFor();
+    await liveOver(page, "websocket");
+    await page.getByRole("link", { name: "Send", exact: true }).first().click();
+    await page.getByLabel("Find a person by name").fill(`Rory Receiver ${tag}`);
+    await page.getByRole("button", { name: `Rory Receiver ${tag}` }).click();
+    await page.getByTestId("recipient").getByText(`Rory Receiver ${tag}`).waitFor();
+    await page.getByLabel("Token").selectOption({ label: "AGU (1,000 available)" });
+    await page.getByLabel("Amount (AGU)").fill("12.5");
+    await page.getByRole("button", { name: "Review" }).click();
+
+    // The separate confirm step: nothing signed yet.
+    await page.getByRole("heading", { name: "Confirm the transfer" }).waitFor();
+    await page.getByTestId("transfer-status").getByText("pending").waitFor();
+    const [pending] = await stack.deps.sql<{ id: string; status: string; hash: string | null }[]>`
+      select t.id, t.status::text, t.hash from app.wallet_transactions t
+      join app.wallets w on w.id = t.wallet_id
+      where w.user_id = ${senderPerson.id} and t.direction = 'out'`;
+    assert.deepEqual({ status: pending.status, hash: pending.hash }, {
+      status: "pending",
+      hash: null,
+    });
+    await screenshot(page, "flow-wallet-confirm");
+    await page.getByRole("button", { name: "Confirm and send" }).click();
+    await page.getByTestId("transfer-status").getByText("confirmed").waitFor();
+    await page.getByText(/Confirmed in block \d+/).waitFor();
+
+    // Both histories, live: the sender's out, the receiver's in.
+    await page.getByRole("link", { name: "Back to the wallet" }).click();
+    const sent = page.locator(`[data-transaction-id="${pending.id}"]`);
+    await sent.getByTestId("tx-status").getByText("confirmed").waitFor();
+    assert.match(await sent.textContent() ?? "", /Sent 12\.5 AGU/);
+    await page.getByTestId("balance-AGU").getByText("987.5").waitFor();
+    const received = receiver.page.locator(".tx", { hasText: "Received 12.5 AGU" });
+    await received.getByTestId("tx-status").getByText("confirmed").waitFor();
+    await receiver.page.getByTestId("balance-AGU").getByText("1,012.5").waitFor();
+    await screenshot(receiver.page, "flow-wallet-received");
+    const [incoming] = await stack.deps.sql<{ status: string; to_address: string }[]>`
+      select t.status::text, t.to_address from app.wallet_transactions t
+      join app.wallets w on w.id = t.wallet_id
+      where w.user_id = ${receiverPerson.id} and t.direction = 'in'`;
+    assert.equal(incoming.status, "confirmed");
+    assert.equal(incoming.to_address.toLowerCase(), receiverAddress.toLowerCase());
+    assert.deepEqual([...sender.errors, ...receiver.errors], []);
+  } finally {
+    await sender.context.close();
+    await receiver.context.close();
+  }
+});
+
+test("[web] wallet: NFTs show with their data: images; adding a token is checked (a listed one 409, a non-ERC-20 refused)", async () => {
+  const person = await createPerson(stack, "Nora Nft", "MEMBER");
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, person, "/wallet/nfts");
+    await funded(person);
+    await nftsIndexed(stack, person.id);
+    const page = session.page;
+    await page.getByRole("button", { name: "Refresh" }).click();
+    const images = page.getByTestId("nfts").locator("img");
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="nfts"] img').length >= 3
+    );
+    // Every picture decoded (an SVG data: URI each), so the policy let them in.
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLImageElement>('[data-testid="nfts"] img')].every((img) =>
+        img.complete && img.naturalWidth > 0
+      )
+    );
+    assert.match(await images.first().getAttribute("src") ?? "", /^data:image\//);
+    await screenshot(page, "flow-wallet-nfts");
+
+    await page.getByRole("navigation", { name: "Wallet" }).getByRole("link", { name: "Tokens" })
+      .click();
+    await page.getByTestId("tokens").getByText("AGU", { exact: true }).waitFor();
+    await page.getByLabel("Token contract address").fill(contracts.utility);
+    await page.getByRole("button", { name: "Add token" }).click();
+    await page.getByText("That token is already in your list.").waitFor();
+    await page.getByLabel("Token contract address").fill(contracts.erc721[0]);
+    await page.getByRole("button", { name: "Add token" }).click();
+    await page.getByText("That contract does not behave as an ERC-20 token.").waitFor();
+    assert.deepEqual(session.errors.filter((e) => !/status of (409|422)/.test(e)), []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test("[web] wallet: the key export is decrypted in the page and shown once; a stale sign-in is asked to sign in again", async () => {
+  const person = await createPerson(stack, "Kai Keys", "MEMBER");
+  const session = await openContext(stack, { permissions: ["clipboard-read", "clipboard-write"] });
+  try {
+    await signInThroughPages(stack, session, person, "/wallet/export");
+    const [wallet] = await stack.deps.sql<{ address: string }[]>`
+      select address from app.wallets where user_id = ${person.id}`;
+    const page = session.page;
+    await page.getByLabel("I understand that anyone who sees this key").check();
+    await page.getByRole("button", { name: "Show my private key" }).click();
+    const key = await page.getByLabel("Private key").inputValue();
+    assert.match(key, /^0x[0-9a-f]{64}$/i);
+    assert.equal(privateKeyToAccount(key as `0x${string}`).address, wallet.address);
+    await page.getByRole("button", { name: "Copy the key" }).click();
+    await page.getByText("Copied.").waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+    await page.getByRole("button", { name: "I have saved it: hide it" }).click();
+    assert.equal(await page.getByLabel("Private key").count(), 0);
+    // Never kept by the page.
+    const stored = await page.evaluate(() =>
+      JSON.stringify({ ...localStorage, ...sessionStorage })
+    );
+    assert.ok(!stored.includes(key.slice(2)), "the key is not in script storage");
+
+    // A sign-in older than security.freshSignInSeconds: explained, and the way back offered.
+    await stack.deps.sql`
+      update app.sessions set authenticated_at = now() - interval '11 minutes'
+      where user_id = ${person.id}`;
+    await page.getByRole("button", { name: "Show my private key" }).click();
+    await page.getByTestId("reauth-needed").getByText("Please sign in again first.").waitFor();
+    await screenshot(page, "flow-wallet-export-reauth");
+    assert.equal(await page.getByRole("button", { name: "Show my private key" }).count(), 0);
+    await page.getByRole("button", { name: "Sign in again" }).click();
+    await page.waitForURL((url) => url.pathname === "/signin" && url.searchParams.has("reauth"));
+    await page.getByRole("heading", { name: "Confirm it’s you" }).waitFor();
+    assert.equal(await page.getByLabel("E-mail address").inputValue(), person.email);
+    await page.getByRole("button", { name: "Send me a sign-in link" }).click();
+    await page.getByTestId("dev-magic-link").click();
+    await page.waitForURL((url) => url.pathname === "/wallet/export");
+    await page.getByLabel("I understand that anyone who sees this key").check();
+    await page.getByRole("button", { name: "Show my private key" }).click();
+    await page.getByTestId("exported-key").waitFor();
+    const [{ n }] = await stack.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app.security_events
+      where type = 'wallet.key_exported' and user_id = ${person.id}`;
+    assert.equal(n, 2);
+    assert.deepEqual(session.errors.filter((e) => !/status of 403/.test(e)), []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+// Last in the file (tests run in order): this file's browser and server stop here.
+test("[web] teardown: the wallet file's Chromium and stack server stop", async () => {
+  await stack.close();
+  assert.equal(stack.browser.isConnected(), false);
+});

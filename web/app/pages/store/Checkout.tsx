@@ -1,0 +1,330 @@
+/**
+ * The payment step of a checkout. The checkout's orders (one per shop) follow their live events
+ * (`order.created`, `order.status_changed` on `user:<id>`): the page shows "Paid" the moment the
+ * payment's webhook has moved them, without a reload.
+ *
+ * How it pays depends on the checkout's `payment.provider`:
+ * - `dev` (local mode, no Stripe keys): "Pay (dev)" asks the stack's stand-in customer
+ *   (`POST /_dev/payments/<paymentIntentId>/succeed`), which sends a signed Stripe-shaped event
+ *   through the real webhook; "Decline (dev)" fails the attempt (the orders stay payable).
+ * - `stripe`: Stripe's Payment Element (stripe.ts) with the checkout's client secret.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, apiOrigin, describeError } from "../../lib/api.ts";
+import { config } from "../../lib/config.ts";
+import { fullTime, money } from "../../lib/format.ts";
+import { Link } from "../../lib/router.tsx";
+import { userEvents } from "../../lib/user-events.ts";
+import { Pill } from "../../components/Pill.tsx";
+import type { PageProps } from "../../routes.ts";
+import { type Checkout, type Order, ORDER_STATUS, statusTone, storeApi } from "./api.ts";
+import { forgetCheckout, recallCheckout } from "./checkouts.ts";
+import { StoreFrame } from "./common.tsx";
+
+/**
+ * Keeps a list of orders current from the user's live order events. The setter merges what was
+ * read with what arrived meanwhile (the newer copy of each order wins), so an event that lands
+ * while a read is on its way is not lost.
+ */
+export function useLiveOrders(
+  initial: Order[] | null,
+  belongs: (order: Order) => boolean,
+): [Order[] | null, (orders: Order[]) => void] {
+  const [orders, setOrders] = useState<Order[] | null>(initial);
+  const load = (fresh: Order[]) => setOrders((list) => mergeInto(list, fresh));
+  const belongsRef = useRef(belongs);
+  belongsRef.current = belongs;
+  useEffect(() =>
+    userEvents.on((e) => {
+      if (e.event !== "order.created" && e.event !== "order.status_changed") return;
+      const order = e.payload as Order;
+      if (!order?.id || !belongsRef.current(order)) return;
+      setOrders((list) => mergeOrder(list, order));
+    }), []);
+  return [orders, load];
+}
+
+/** `fresh` (in its order), each replaced by the copy in `list` when that one is newer. */
+export function mergeInto(list: Order[] | null, fresh: Order[]): Order[] {
+  const known = new Map((list ?? []).map((o) => [o.id, o]));
+  const merged = fresh.map((o) => {
+    const mine = known.get(o.id);
+    return mine && Date.parse(mine.updatedAt) > Date.parse(o.updatedAt) ? mine : o;
+  });
+  const ids = new Set(fresh.map((o) => o.id));
+  return [...(list ?? []).filter((o) => !ids.has(o.id)), ...merged];
+}
+
+/** The order replaced (or added, newest first), unless what we have is newer. */
+export function mergeOrder(list: Order[] | null, order: Order): Order[] {
+  const current = list ?? [];
+  const index = current.findIndex((o) => o.id === order.id);
+  if (index < 0) return [order, ...current];
+  if (Date.parse(current[index].updatedAt) > Date.parse(order.updatedAt)) return current;
+  const next = current.slice();
+  next[index] = order;
+  return next;
+}
+
+async function devPay(paymentIntentId: string, outcome: "succeed" | "fail"): Promise<void> {
+  const response = await fetch(
+    `${apiOrigin}/_dev/payments/${encodeURIComponent(paymentIntentId)}/${outcome}`,
+    { method: "POST" },
+  );
+  if (!response.ok) {
+    const body = await response.json().catch(() => null);
+    throw new ApiError(
+      response.status,
+      body?.error?.code ?? "http_error",
+      body?.error?.message ?? `HTTP ${response.status}`,
+    );
+  }
+}
+
+export function CheckoutPage({ params }: PageProps) {
+  const id = params.checkoutId;
+  const [checkout, setCheckout] = useState<Checkout | null | undefined>(undefined);
+  const [orders, setOrders] = useLiveOrders(null, (o) => o.checkoutId === id);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    recallCheckout(id).then(async (found) => {
+      if (!live) return;
+      setCheckout(found);
+      if (found) {
+        // Read again: the payment may have gone through while the page was away.
+        const fresh = await Promise.all(found.orders.map((o) => storeApi.order(o.id)));
+        if (live) setOrders(fresh);
+      } else {
+        const page = await storeApi.orders({ as: "buyer", limit: 100 });
+        if (live) setOrders(page.items.filter((o) => o.checkoutId === id));
+      }
+    }).catch((err) => live && setError(describeError(err)));
+    return () => {
+      live = false;
+    };
+  }, [id]);
+
+  const paid = orders !== null && orders.length > 0 &&
+    orders.every((o) => o.payment.status === "succeeded" || o.status !== "pending_payment");
+  const cancelled = orders !== null && orders.length > 0 &&
+    orders.every((o) => o.status === "cancelled");
+  const declined = orders?.some((o) => o.payment.status === "failed");
+  useEffect(() => {
+    if (paid || cancelled) forgetCheckout(id);
+  }, [paid, cancelled]);
+
+  const total = checkout?.total ??
+    (orders?.length
+      ? {
+        amount: orders.reduce((n, o) => n + o.total.amount, 0),
+        currency: orders[0].total.currency,
+      }
+      : null);
+
+  return (
+    <StoreFrame>
+      <h1>Checkout</h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      {orders === null && !error && <p class="muted" role="status">Loading…</p>}
+      {orders !== null && orders.length === 0 && (
+        <p>
+          No order belongs to this checkout. <Link href="/store/orders">Your orders</Link>
+        </p>
+      )}
+      {orders && orders.length > 0 && (
+        <>
+          <div class="checkout-status" aria-live="polite" data-testid="checkout-status">
+            {cancelled
+              ? <p class="notice">This checkout was cancelled; its items went back on sale.</p>
+              : paid
+              ? (
+                <p class="success big">
+                  <strong>Paid. Thank you!</strong> The shop{orders.length > 1 ? "s" : ""}{" "}
+                  will prepare your order. Follow it in{" "}
+                  <Link href="/store/orders">your orders</Link>.
+                </p>
+              )
+              : declined
+              ? (
+                <p class="error">
+                  The payment was declined. You can try again until{" "}
+                  {fullTime(checkout?.reservedUntil)}.
+                </p>
+              )
+              : (
+                <p>
+                  Your items are reserved
+                  {checkout?.reservedUntil ? ` until ${fullTime(checkout.reservedUntil)}` : ""}. Pay
+                  to place the order.
+                </p>
+              )}
+          </div>
+          {orders.map((o) => <OrderSummary key={o.id} order={o} />)}
+          <p class="cart-total">
+            Total <strong>{money(total)}</strong>
+          </p>
+          {!paid && !cancelled && (
+            <PaymentStep
+              checkout={checkout ?? null}
+              onCancel={async () => {
+                try {
+                  const order = await storeApi.moveOrder(orders[0].id, {
+                    status: "cancelled",
+                    reason: "Cancelled by the buyer at checkout",
+                  });
+                  setOrders([order]);
+                } catch (err) {
+                  setError(describeError(err));
+                }
+              }}
+            />
+          )}
+        </>
+      )}
+    </StoreFrame>
+  );
+}
+
+function OrderSummary({ order }: { order: Order }) {
+  return (
+    <section class="card" aria-label={`Order from ${order.vendor.name}`} data-order-id={order.id}>
+      <div class="card-head">
+        <h2>From {order.vendor.name}</h2>
+        <Pill tone={statusTone(order.status)} testId="order-status">
+          {ORDER_STATUS[order.status]}
+        </Pill>
+      </div>
+      <ul class="plain-list items">
+        {order.items.map((i) => (
+          <li key={i.productId} class="row-item">
+            <span>{i.quantity} × {i.title}</span>
+            <span>{money(i.total)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function PaymentStep(
+  { checkout, onCancel }: { checkout: Checkout | null; onCancel: () => void },
+) {
+  const [state, setState] = useState<{ busy: boolean; sent?: string; error?: string }>({
+    busy: false,
+  });
+  if (!checkout) {
+    return (
+      <section class="card payment">
+        <h2>Payment</h2>
+        <p>
+          This tab no longer has the payment of this checkout. Cancel it and check out again, or let
+          the reservation run out.
+        </p>
+        <button type="button" class="secondary" onClick={onCancel}>Cancel the checkout</button>
+      </section>
+    );
+  }
+  const pay = async (outcome: "succeed" | "fail") => {
+    setState({ busy: true });
+    try {
+      await devPay(checkout.payment.paymentIntentId, outcome);
+      setState({
+        busy: false,
+        sent: outcome === "succeed"
+          ? "Payment sent. Waiting for the confirmation…"
+          : "The test card was declined.",
+      });
+    } catch (err) {
+      setState({ busy: false, error: describeError(err) });
+    }
+  };
+  return (
+    <section class="card payment" aria-labelledby="payment-h">
+      <h2 id="payment-h">Payment</h2>
+      {checkout.payment.provider === "dev"
+        ? (
+          <>
+            <p class="dev-mail">
+              <strong>Local mode:</strong> payments go through the stack's <code>dev</code>{" "}
+              provider. “Pay (dev)” plays a customer whose payment succeeds; the confirmation then
+              arrives as Stripe's would, through the webhook.
+            </p>
+            <div class="actions">
+              <button type="button" disabled={state.busy} onClick={() => pay("succeed")}>
+                Pay {money(checkout.total)} (dev)
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={state.busy}
+                onClick={() => pay("fail")}
+              >
+                Decline (dev)
+              </button>
+            </div>
+          </>
+        )
+        : <StripePayment checkout={checkout} />}
+      {state.sent && <p role="status">{state.sent}</p>}
+      {state.error && <p class="error" role="alert">{state.error}</p>}
+      <p>
+        <button type="button" class="link" onClick={onCancel}>Cancel this checkout</button>
+      </p>
+    </section>
+  );
+}
+
+function StripePayment({ checkout }: { checkout: Checkout }) {
+  const target = useRef<HTMLDivElement>(null);
+  const [mounted, setMounted] = useState<import("./stripe.ts").MountedPayment | null>(null);
+  const [state, setState] = useState<{ busy: boolean; error?: string; sent?: boolean }>({
+    busy: false,
+  });
+  useEffect(() => {
+    let payment: import("./stripe.ts").MountedPayment | null = null;
+    let live = true;
+    const secret = checkout.payment.clientSecret;
+    if (!secret || !target.current) {
+      setState({ busy: false, error: "The payment provider gave no client secret." });
+      return;
+    }
+    import("./stripe.ts")
+      .then((m) =>
+        m.mountPaymentElement(
+          target.current!,
+          secret,
+          config.get()?.whiteLabel.primaryColor ?? "#1f6feb",
+        )
+      )
+      .then((p) => {
+        payment = p;
+        if (live) setMounted(p);
+        else p.destroy();
+      })
+      .catch((err) => live && setState({ busy: false, error: describeError(err) }));
+    return () => {
+      live = false;
+      payment?.destroy();
+    };
+  }, [checkout.id]);
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!mounted) return;
+        setState({ busy: true });
+        const problem = await mounted.confirm(`${location.origin}/store/checkout/${checkout.id}`);
+        setState({ busy: false, error: problem ?? undefined, sent: !problem });
+      }}
+    >
+      <div ref={target} class="stripe-element" />
+      {state.error && <p class="error" role="alert">{state.error}</p>}
+      {state.sent && <p role="status">Payment sent. Waiting for the confirmation…</p>}
+      <button type="submit" disabled={!mounted || state.busy}>
+        {state.busy ? "Paying…" : `Pay ${money(checkout.total)}`}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,245 @@
+/**
+ * The buyer's orders and one order's detail: status, items, payment, shipping (carrier and
+ * tracking number once shipped) and the history of moves. Live: `order.created` and
+ * `order.status_changed` on `user:<id>` carry the whole order, merged in as they arrive, so a
+ * vendor's "shipped" shows here without a reload. The buyer's own moves: cancel an unpaid order,
+ * confirm a delivered one as completed.
+ */
+import type { ComponentChildren } from "preact";
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { fullTime, money } from "../../lib/format.ts";
+import { Link } from "../../lib/router.tsx";
+import { Pill } from "../../components/Pill.tsx";
+import type { PageProps } from "../../routes.ts";
+import { type Order, ORDER_STATUS, type OrderStatus, statusTone, storeApi } from "./api.ts";
+import { useLiveOrders } from "./Checkout.tsx";
+import { StoreFrame } from "./common.tsx";
+
+export function OrdersPage({ params }: PageProps) {
+  return params.orderId ? <OrderDetail id={params.orderId} /> : <OrderList />;
+}
+
+function OrderList() {
+  const [status, setStatus] = useState("");
+  // Every order event on the user's topic is one of theirs as the buyer.
+  const [orders, load] = useLiveOrders(null, () => true);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const statusId = useId();
+  useEffect(() => {
+    let live = true;
+    storeApi.orders({ as: "buyer", status, limit: 25 }).then((page) => {
+      if (!live) return;
+      load(page.items);
+      setCursor(page.nextCursor);
+    }).catch((err) => live && setError(describeError(err)));
+    return () => {
+      live = false;
+    };
+  }, [status]);
+  const shown = orders?.filter((o) => !status || o.status === status) ?? null;
+  return (
+    <StoreFrame>
+      <h1>Your orders</h1>
+      <div class="filters">
+        <div>
+          <label for={statusId}>Status</label>
+          <select id={statusId} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">Any</option>
+            {Object.entries(ORDER_STATUS).map(([value, label]) => (
+              <option key={value} value={value}>{label}</option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {shown === null ? <p class="muted" role="status">Loading…</p> : shown.length === 0
+        ? (
+          <p>
+            No orders yet. <Link href="/store">Browse the store</Link>.
+          </p>
+        )
+        : (
+          <ul class="plain-list order-list" data-testid="orders">
+            {shown.map((o) => (
+              <li key={o.id} class="row-item order-row" data-order-id={o.id}>
+                <span>
+                  <Link href={`/store/orders/${o.id}`}>
+                    {o.vendor.name}: {o.items.map((i) => `${i.quantity} × ${i.title}`).join(", ")}
+                  </Link>
+                  <br />
+                  <span class="muted small">
+                    {fullTime(o.createdAt)} · {money(o.total)}
+                    {o.shipping.trackingNumber
+                      ? ` · ${o.shipping.carrier ?? "tracking"} ${o.shipping.trackingNumber}`
+                      : ""}
+                  </span>
+                </span>
+                <Pill tone={statusTone(o.status)} testId="order-status">
+                  {ORDER_STATUS[o.status]}
+                </Pill>
+              </li>
+            ))}
+          </ul>
+        )}
+      {cursor && (
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            try {
+              const page = await storeApi.orders({ as: "buyer", status, limit: 25, cursor });
+              load([...(orders ?? []), ...page.items]);
+              setCursor(page.nextCursor);
+            } catch (err) {
+              setError(describeError(err));
+            }
+          }}
+        >
+          Load more
+        </button>
+      )}
+    </StoreFrame>
+  );
+}
+
+function OrderDetail({ id }: { id: string }) {
+  const [orders, load] = useLiveOrders(null, (o) => o.id === id);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    storeApi.order(id).then((o) => load([o])).catch((err) => setError(describeError(err)));
+  }, [id]);
+  const order = orders?.find((o) => o.id === id) ?? null;
+  const move = async (status: OrderStatus, reason: string) => {
+    setBusy(true);
+    try {
+      load([await storeApi.moveOrder(id, { status, reason })]);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <StoreFrame>
+      <p>
+        <Link href="/store/orders">← Your orders</Link>
+      </p>
+      {error && <p class="error" role="alert">{error}</p>}
+      {!order ? (!error && <p class="muted" role="status">Loading…</p>) : (
+        <OrderView order={order}>
+          {order.status === "pending_payment" && (
+            <div class="actions">
+              <Link class="button" href={`/store/checkout/${order.checkoutId}`}>Pay</Link>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy}
+                onClick={() => move("cancelled", "Cancelled by the buyer")}
+              >
+                Cancel the order
+              </button>
+            </div>
+          )}
+          {order.status === "delivered" && (
+            <div class="actions">
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => move("completed", "Received in good order")}
+              >
+                I received it
+              </button>
+            </div>
+          )}
+        </OrderView>
+      )}
+    </StoreFrame>
+  );
+}
+
+/** An order in full (the buyer's page and the vendor's). */
+export function OrderView(
+  { order, children, heading = "h1" }: {
+    order: Order;
+    children?: ComponentChildren;
+    heading?: "h1" | "h2";
+  },
+) {
+  const H = heading;
+  const address = order.shipping.address;
+  return (
+    <article class="order" data-order-id={order.id}>
+      <div class="card-head">
+        <H>Order from {order.vendor.name}</H>
+        <Pill tone={statusTone(order.status)} testId="order-status">
+          {ORDER_STATUS[order.status]}
+        </Pill>
+      </div>
+      <p class="muted small">
+        Order <span class="mono">{order.id.slice(0, 8)}</span> · placed {fullTime(order.createdAt)}
+        {" "}
+        · payment {order.payment.status}
+      </p>
+      <ul class="plain-list items">
+        {order.items.map((i) => (
+          <li key={i.productId} class="row-item">
+            <span>
+              {i.quantity} × <Link href={`/store/products/${i.productId}`}>{i.title}</Link>
+            </span>
+            <span>{money(i.total)}</span>
+          </li>
+        ))}
+        <li class="row-item total">
+          <strong>Total</strong>
+          <strong>{money(order.total)}</strong>
+        </li>
+      </ul>
+      {children}
+      <div class="order-columns">
+        <section aria-label="Shipping">
+          <h3>Shipping</h3>
+          {address
+            ? (
+              <address>
+                {address.name}
+                <br />
+                {address.line1}
+                {address.line2 && (
+                  <>
+                    <br />
+                    {address.line2}
+                  </>
+                )}
+                <br />
+                {address.postalCode} {address.city}, {address.country}
+              </address>
+            )
+            : <p class="muted">No address.</p>}
+          {order.shipping.trackingNumber && (
+            <p data-testid="tracking">
+              {order.shipping.carrier ?? "Carrier"} tracking number:{" "}
+              <strong class="mono">{order.shipping.trackingNumber}</strong>
+            </p>
+          )}
+        </section>
+        <section aria-label="History">
+          <h3>History</h3>
+          <ol class="history">
+            {order.history.map((h, i) => (
+              <li key={i}>
+                <strong>{ORDER_STATUS[h.to]}</strong>{" "}
+                <span class="muted small">
+                  {fullTime(h.at)} · by {h.actor}
+                  {h.reason ? ` · “${h.reason}”` : ""}
+                </span>
+              </li>
+            ))}
+          </ol>
+        </section>
+      </div>
+    </article>
+  );
+}

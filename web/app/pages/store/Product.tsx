@@ -1,0 +1,112 @@
+/** One product: pictures, description, price, what is available, and "Add to cart". */
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { money } from "../../lib/format.ts";
+import { addToCart } from "../../lib/cart.ts";
+import { setTitle } from "../../lib/config.ts";
+import { Link } from "../../lib/router.tsx";
+import type { PageProps } from "../../routes.ts";
+import { type Product, storeApi } from "./api.ts";
+import { cartLine } from "./Catalog.tsx";
+import { ProductImage, StoreFrame } from "./common.tsx";
+
+export function ProductPage({ params }: PageProps) {
+  const [product, setProduct] = useState<Product | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [quantity, setQuantity] = useState(1);
+  const [added, setAdded] = useState<string | null>(null);
+  const qtyId = useId();
+  useEffect(() => {
+    setProduct(null);
+    storeApi.product(params.productId).then((p) => {
+      setProduct(p);
+      setTitle(p.title);
+    }).catch((err) => setError(describeError(err)));
+  }, [params.productId]);
+
+  if (error) {
+    return (
+      <StoreFrame>
+        <h1>Product not found</h1>
+        <p class="error" role="alert">{error}</p>
+        <Link href="/store">Back to the store</Link>
+      </StoreFrame>
+    );
+  }
+  if (!product) {
+    return (
+      <StoreFrame>
+        <p class="muted" role="status">Loading…</p>
+      </StoreFrame>
+    );
+  }
+  const p = product;
+  const out = p.stock.available <= 0;
+  return (
+    <StoreFrame>
+      <p>
+        <Link href="/store">← All products</Link>
+      </p>
+      <article class="product" data-product-id={p.id}>
+        <div class="product-pictures">
+          <ProductImage title={p.title} images={p.images} size="large" />
+          {p.images.length > 1 && (
+            <ul class="thumbs">
+              {p.images.slice(1).map((src) => (
+                <li key={src}>
+                  <img src={src} alt="" loading="lazy" />
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div class="product-info">
+          <h1>{p.title}</h1>
+          <p class="muted">
+            by <Link href={`/store?vendorId=${p.vendor.id}`}>{p.vendor.name}</Link> ·{" "}
+            <Link href={`/store?category=${encodeURIComponent(p.category)}`}>{p.category}</Link>
+          </p>
+          {p.status !== "active" && (
+            <p class="notice">This product is {p.status}: only its shop sees it.</p>
+          )}
+          <p class="price large">{money(p.price)}</p>
+          <p class={out ? "stock out" : "stock"} data-testid="available">
+            {out ? "Out of stock" : `${p.stock.available} available`}
+          </p>
+          <p class="description">{p.description}</p>
+          {p.tags.length > 0 && (
+            <ul class="tags" aria-label="Tags">
+              {p.tags.map((t) => <li key={t}>{t}</li>)}
+            </ul>
+          )}
+          <form
+            class="add-to-cart"
+            onSubmit={(e) => {
+              e.preventDefault();
+              addToCart(cartLine(p), quantity);
+              setAdded(`Added ${quantity} × ${p.title} to your cart.`);
+            }}
+          >
+            <div>
+              <label for={qtyId}>Quantity</label>
+              <input
+                id={qtyId}
+                type="number"
+                min={1}
+                max={Math.max(1, p.stock.available)}
+                value={quantity}
+                onInput={(e) => setQuantity(Math.max(1, Number(e.currentTarget.value) || 1))}
+              />
+            </div>
+            <button type="submit" disabled={out || p.status !== "active"}>Add to cart</button>
+          </form>
+          {added && (
+            <p class="success" role="status">
+              {added} <Link href="/store/cart">Go to the cart</Link>
+            </p>
+          )}
+        </div>
+      </article>
+    </StoreFrame>
+  );
+}

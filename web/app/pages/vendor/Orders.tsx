@@ -1,0 +1,295 @@
+/**
+ * Orders to fulfil: the shop's orders (`GET /api/store/orders?as=vendor`), live from
+ * `vendor:<id>` (VendorPage follows it and merges each order in), with the vendor's moves:
+ * paid → processing, processing → shipped (carrier and tracking number), shipped → delivered,
+ * and cancelling a paid or processing order (which refunds the buyer).
+ */
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { fullTime, money } from "../../lib/format.ts";
+import { Dialog } from "../../components/Dialog.tsx";
+import { Pill } from "../../components/Pill.tsx";
+import {
+  type Order,
+  ORDER_STATUS,
+  type OrderStatus,
+  type OwnVendor,
+  statusTone,
+  storeApi,
+} from "../store/api.ts";
+import { mergeInto, mergeOrder } from "../store/Checkout.tsx";
+import { OrderView } from "../store/Orders.tsx";
+
+const FILTERS: [string, string][] = [
+  ["open", "To fulfil"],
+  ["", "All"],
+  ...Object.entries(ORDER_STATUS),
+];
+const OPEN: OrderStatus[] = ["paid", "processing", "shipped"];
+
+export function VendorOrders(
+  { vendor, orders, setOrders, feedUp }: {
+    vendor: OwnVendor;
+    feedUp: number;
+    orders: Order[] | null;
+    setOrders: (update: (list: Order[] | null) => Order[] | null) => void;
+  },
+) {
+  const [filter, setFilter] = useState("open");
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [shipping, setShipping] = useState<Order | null>(null);
+  const [cancelling, setCancelling] = useState<Order | null>(null);
+  const filterId = useId();
+  useEffect(() => setOrders(() => null), [filter]);
+  useEffect(() => {
+    let live = true;
+    const status = filter === "open" ? undefined : filter;
+    storeApi.orders({ as: "vendor", status, limit: 50 }).then((page) => {
+      if (!live) return;
+      setOrders((list) => mergeInto(list, page.items));
+      setCursor(page.nextCursor);
+    }).catch((err) => live && setError(describeError(err)));
+    return () => {
+      live = false;
+    };
+  }, [filter, vendor.id, feedUp]);
+
+  const shown =
+    orders?.filter((o) =>
+      filter === "open" ? OPEN.includes(o.status) || o.status === "pending_payment" : !filter ||
+        o.status === filter
+    ) ?? null;
+  const move = async (order: Order, body: Parameters<typeof storeApi.moveOrder>[1]) => {
+    try {
+      const next = await storeApi.moveOrder(order.id, body);
+      setOrders((list) => mergeOrder(list, next));
+      setError(null);
+      return true;
+    } catch (err) {
+      setError(describeError(err));
+      return false;
+    }
+  };
+  const detail = shown?.find((o) => o.id === open) ?? null;
+
+  return (
+    <section>
+      <h1>Orders</h1>
+      <div class="filters">
+        <div>
+          <label for={filterId}>Show</label>
+          <select id={filterId} value={filter} onChange={(e) => setFilter(e.currentTarget.value)}>
+            {FILTERS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+          </select>
+        </div>
+      </div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {shown === null
+        ? <p class="muted" role="status">Loading…</p>
+        : shown.length === 0
+        ? <p>No orders here.</p>
+        : (
+          <ul class="plain-list order-list" data-testid="vendor-orders" aria-live="polite">
+            {shown.map((o) => (
+              <li key={o.id} class="vendor-order" data-order-id={o.id}>
+                <div class="row-item">
+                  <span>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={open === o.id}
+                      onClick={() => setOpen(open === o.id ? null : o.id)}
+                    >
+                      {o.items.map((i) => `${i.quantity} × ${i.title}`).join(", ")}
+                    </button>
+                    <br />
+                    <span class="muted small">
+                      {fullTime(o.createdAt)} · {money(o.total)}
+                      {o.shipping.address ? ` · to ${o.shipping.address.city}` : ""}
+                    </span>
+                  </span>
+                  <Pill tone={statusTone(o.status)} testId="order-status">
+                    {ORDER_STATUS[o.status]}
+                  </Pill>
+                </div>
+                <div class="actions">
+                  {o.status === "paid" && (
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={() => move(o, { status: "processing", reason: "Preparing" })}
+                    >
+                      Start preparing
+                    </button>
+                  )}
+                  {o.status === "processing" && (
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={() => setShipping(o)}
+                    >
+                      Mark shipped…
+                    </button>
+                  )}
+                  {o.status === "shipped" && (
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={() => move(o, { status: "delivered", reason: "Delivered" })}
+                    >
+                      Mark delivered
+                    </button>
+                  )}
+                  {(o.status === "paid" || o.status === "processing") && (
+                    <button
+                      type="button"
+                      class="secondary small"
+                      onClick={() => setCancelling(o)}
+                    >
+                      Cancel and refund…
+                    </button>
+                  )}
+                </div>
+                {detail?.id === o.id && <OrderView order={o} heading="h2" />}
+              </li>
+            ))}
+          </ul>
+        )}
+      {cursor && (
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            const status = filter === "open" ? undefined : filter;
+            try {
+              const page = await storeApi.orders({ as: "vendor", status, limit: 50, cursor });
+              setOrders((list) => [...(list ?? []), ...page.items]);
+              setCursor(page.nextCursor);
+            } catch (err) {
+              setError(describeError(err));
+            }
+          }}
+        >
+          Load more
+        </button>
+      )}
+      <ShipDialog
+        order={shipping}
+        onClose={() => setShipping(null)}
+        onShip={async (carrier, trackingNumber) => {
+          if (!shipping) return;
+          const ok = await move(shipping, {
+            status: "shipped",
+            carrier,
+            trackingNumber,
+            reason: "Shipped",
+          });
+          if (ok) setShipping(null);
+        }}
+      />
+      <CancelDialog
+        order={cancelling}
+        onClose={() => setCancelling(null)}
+        onCancel={async (reason) => {
+          if (!cancelling) return;
+          const ok = await move(cancelling, { status: "cancelled", reason });
+          if (ok) setCancelling(null);
+        }}
+      />
+    </section>
+  );
+}
+
+function ShipDialog(
+  { order, onClose, onShip }: {
+    order: Order | null;
+    onClose: () => void;
+    onShip: (carrier: string, trackingNumber: string) => Promise<void>;
+  },
+) {
+  const carrierId = useId();
+  const trackingId = useId();
+  const [carrier, setCarrier] = useState("");
+  const [tracking, setTracking] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setCarrier("");
+    setTracking("");
+    setError(null);
+  }, [order?.id]);
+  return (
+    <Dialog open={order !== null} title="Mark the order shipped" onClose={onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!tracking.trim()) return setError("The tracking number is required.");
+          setBusy(true);
+          await onShip(carrier.trim() || "Carrier", tracking.trim());
+          setBusy(false);
+        }}
+      >
+        <p>The buyer sees the carrier and tracking number at once.</p>
+        <label for={carrierId}>Carrier</label>
+        <input
+          id={carrierId}
+          value={carrier}
+          placeholder="UPS, DHL, Royal Mail…"
+          onInput={(e) => setCarrier(e.currentTarget.value)}
+        />
+        <label for={trackingId}>Tracking number</label>
+        <input
+          id={trackingId}
+          value={tracking}
+          aria-required="true"
+          onInput={(e) => setTracking(e.currentTarget.value)}
+        />
+        {error && <p class="error" role="alert">{error}</p>}
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={onClose}>Cancel</button>
+          <button type="submit" disabled={busy}>Mark shipped</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function CancelDialog(
+  { order, onClose, onCancel }: {
+    order: Order | null;
+    onClose: () => void;
+    onCancel: (reason: string) => Promise<void>;
+  },
+) {
+  const reasonId = useId();
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setReason("");
+    setError(null);
+  }, [order?.id]);
+  return (
+    <Dialog open={order !== null} title="Cancel the order and refund" onClose={onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!reason.trim()) return setError("Say why: the buyer is told.");
+          await onCancel(reason.trim());
+        }}
+      >
+        <p>
+          The buyer is refunded {order ? money(order.total) : ""} and the items go back in stock.
+        </p>
+        <label for={reasonId}>Reason (the buyer sees it)</label>
+        <textarea id={reasonId} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+        {error && <p class="error" role="alert">{error}</p>}
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={onClose}>Keep the order</button>
+          <button type="submit" class="danger">Cancel and refund</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,296 @@
+/**
+ * The shop's products (its drafts included: the catalog shows a vendor its own with
+ * `vendorId` = its own), a form to add or change one, and stock changed in place.
+ */
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { minorDigits, money, toMinor } from "../../lib/format.ts";
+import { Link } from "../../lib/router.tsx";
+import { Dialog } from "../../components/Dialog.tsx";
+import { Pill } from "../../components/Pill.tsx";
+import { type OwnVendor, type Product, type ProductInput, storeApi } from "../store/api.ts";
+
+export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
+  const [items, setItems] = useState<Product[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Product | "new" | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const currency = vendor.balances.pending.currency;
+  const load = () =>
+    storeApi.products({ vendorId: vendor.id, sort: "newest", limit: 200 })
+      .then((page) => setItems(page.items))
+      .catch((err) => setError(describeError(err)));
+  useEffect(() => void load(), [vendor.id]);
+  const approved = vendor.status === "approved";
+  return (
+    <section>
+      <div class="card-head">
+        <h1>Products</h1>
+        <button type="button" disabled={!approved} onClick={() => setEditing("new")}>
+          Add a product
+        </button>
+      </div>
+      {!approved && <p class="notice">Products can be added once the shop is approved.</p>}
+      {notice && <p class="success" role="status">{notice}</p>}
+      {error && <p class="error" role="alert">{error}</p>}
+      {items === null
+        ? <p class="muted" role="status">Loading…</p>
+        : items.length === 0
+        ? <p>No products yet.</p>
+        : (
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Products table">
+            <table data-testid="vendor-products">
+              <caption class="visually-hidden">Your products</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Product</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Price</th>
+                  <th scope="col">Available</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((p) => (
+                  <tr key={p.id} data-product-id={p.id}>
+                    <td>
+                      <Link href={`/store/products/${p.id}`}>{p.title}</Link>
+                      <br />
+                      <span class="muted small">{p.category}</span>
+                    </td>
+                    <td>
+                      <Pill tone={p.status === "active" ? "ok" : "wait"}>{p.status}</Pill>
+                    </td>
+                    <td>{money(p.price)}</td>
+                    <td>
+                      <StockEditor
+                        product={p}
+                        onSaved={(next) => {
+                          setItems((list) => list?.map((x) => x.id === next.id ? next : x) ?? null);
+                          setNotice(`Stock of ${next.title} saved.`);
+                        }}
+                      />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Edit ${p.title}`}
+                        onClick={() => setEditing(p)}
+                      >
+                        Edit
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      <ProductDialog
+        product={editing}
+        currency={currency}
+        onClose={() => setEditing(null)}
+        onSaved={(p) => {
+          setEditing(null);
+          setNotice(`${p.title} saved.`);
+          void load();
+        }}
+      />
+    </section>
+  );
+}
+
+/**
+ * The stock field sets the product's stock; what is available is that less what unpaid
+ * checkouts hold, so the field starts from the available count and the API refuses (422) to go
+ * below what is held.
+ */
+function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Product) => void }) {
+  const [value, setValue] = useState(String(product.stock.available));
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  useEffect(() => setValue(String(product.stock.available)), [product.stock.available]);
+  return (
+    <form
+      class="stock-editor"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const stock = Number(value);
+        if (!Number.isInteger(stock) || stock < 0) return setError("A whole number, 0 or more.");
+        try {
+          onSaved(await storeApi.updateProduct(product.id, { stock }));
+          setError(null);
+        } catch (err) {
+          setError(describeError(err));
+        }
+      }}
+    >
+      <label for={id} class="visually-hidden">Stock of {product.title}</label>
+      <input
+        id={id}
+        type="number"
+        min={0}
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
+      <button
+        type="submit"
+        class="secondary small"
+        disabled={value === String(product.stock.available)}
+      >
+        Save
+      </button>
+      {error && <span class="error small" role="alert">{error}</span>}
+    </form>
+  );
+}
+
+function ProductDialog(
+  { product, currency, onClose, onSaved }: {
+    product: Product | "new" | null;
+    currency: string;
+    onClose: () => void;
+    onSaved: (p: Product) => void;
+  },
+) {
+  const existing = product && product !== "new" ? product : null;
+  const ids = {
+    title: useId(),
+    description: useId(),
+    category: useId(),
+    tags: useId(),
+    price: useId(),
+    stock: useId(),
+    status: useId(),
+    images: useId(),
+  };
+  const blank = {
+    title: "",
+    description: "",
+    category: "",
+    tags: "",
+    price: "",
+    stock: "0",
+    status: "active",
+    images: "",
+  };
+  const [form, setForm] = useState(blank);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (!product) return;
+    setError(null);
+    setForm(
+      existing
+        ? {
+          title: existing.title,
+          description: existing.description,
+          category: existing.category,
+          tags: existing.tags.join(", "),
+          price: (existing.price.amount / 10 ** minorDigits(existing.price.currency)).toFixed(
+            minorDigits(existing.price.currency),
+          ),
+          stock: String(existing.stock.available),
+          status: existing.status,
+          images: existing.images.join("\n"),
+        }
+        : blank,
+    );
+  }, [product]);
+  const set = (key: keyof typeof form) => (e: { currentTarget: { value: string } }) =>
+    setForm({ ...form, [key]: e.currentTarget.value });
+  return (
+    <Dialog
+      open={product !== null}
+      title={existing ? `Edit ${existing.title}` : "Add a product"}
+      onClose={onClose}
+      wide
+    >
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const amount = toMinor(form.price, currency);
+          const stock = Number(form.stock);
+          const category = form.category.trim().toLowerCase().replace(/\s+/g, "-");
+          if (!form.title.trim()) return setError("Give the product a title.");
+          if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(category)) {
+            return setError(
+              "The category is lowercase words joined by -, e.g. kitchen or tea-sets.",
+            );
+          }
+          if (amount === null || amount < 1) return setError(`Give a price in ${currency}.`);
+          if (!Number.isInteger(stock) || stock < 0) return setError("Stock is a whole number.");
+          const input: ProductInput = {
+            title: form.title.trim(),
+            description: form.description,
+            category,
+            tags: form.tags.split(",").map((t) => t.trim()).filter(Boolean),
+            images: form.images.split(/\s+/).map((t) => t.trim()).filter(Boolean),
+            price: { amount, currency },
+            stock,
+            status: form.status as ProductInput["status"],
+          };
+          setBusy(true);
+          try {
+            onSaved(
+              existing
+                ? await storeApi.updateProduct(existing.id, input)
+                : await storeApi.createProduct(input),
+            );
+          } catch (err) {
+            setError(describeError(err));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <div class="fields-grid">
+          <div class="span-2">
+            <label for={ids.title}>Title</label>
+            <input id={ids.title} value={form.title} onInput={set("title")} maxLength={200} />
+          </div>
+          <div class="span-2">
+            <label for={ids.description}>Description</label>
+            <textarea id={ids.description} value={form.description} onInput={set("description")} />
+          </div>
+          <div>
+            <label for={ids.category}>Category</label>
+            <input id={ids.category} value={form.category} onInput={set("category")} />
+          </div>
+          <div>
+            <label for={ids.tags}>Tags (comma-separated)</label>
+            <input id={ids.tags} value={form.tags} onInput={set("tags")} />
+          </div>
+          <div>
+            <label for={ids.price}>Price ({currency})</label>
+            <input id={ids.price} inputMode="decimal" value={form.price} onInput={set("price")} />
+          </div>
+          <div>
+            <label for={ids.stock}>Stock</label>
+            <input id={ids.stock} type="number" min={0} value={form.stock} onInput={set("stock")} />
+          </div>
+          <div>
+            <label for={ids.status}>Status</label>
+            <select id={ids.status} value={form.status} onChange={set("status")}>
+              <option value="active">Active (in the catalog)</option>
+              <option value="draft">Draft (only you see it)</option>
+              {existing && <option value="archived">Archived</option>}
+            </select>
+          </div>
+          <div class="span-2">
+            <label for={ids.images}>Image URLs (https, one per line)</label>
+            <textarea id={ids.images} value={form.images} onInput={set("images")} />
+          </div>
+        </div>
+        {error && <p class="error" role="alert">{error}</p>}
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={onClose}>Cancel</button>
+          <button type="submit" disabled={busy}>{busy ? "Saving…" : "Save"}</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

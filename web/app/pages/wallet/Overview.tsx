@@ -1,0 +1,169 @@
+/** Balances (one multicall at one block) and the history, out and in, live. */
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../../lib/api.ts";
+import { fullTime, shortHex } from "../../lib/format.ts";
+import { Link } from "../../lib/router.tsx";
+import { Pill } from "../../components/Pill.tsx";
+import { statusTone } from "../store/api.ts";
+import type { Transaction } from "./api.ts";
+import { displayAmount } from "./units.ts";
+import type { WalletState } from "./WalletPage.tsx";
+
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState<string | null>(null);
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary small"
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(text);
+            setDone("Copied.");
+          } catch {
+            setDone("Copying is not allowed here: select the text and copy it.");
+          }
+        }}
+      >
+        {label}
+      </button>
+      <span class="small muted" role="status">{done}</span>
+    </>
+  );
+}
+
+export function Overview({ state }: { state: WalletState }) {
+  const { wallet, balances } = state;
+  return (
+    <section>
+      <h1>Wallet</h1>
+      <p class="address-line">
+        <span class="muted">Your address</span>{" "}
+        <span class="mono break" data-testid="wallet-address">{wallet.address}</span>{" "}
+        <CopyButton text={wallet.address} label="Copy address" />
+      </p>
+      <p class="muted small">
+        Chain {wallet.chainId}
+        {state.blockNumber !== null ? ` · balances at block ${state.blockNumber}` : ""}
+      </p>
+      {state.balanceError && <p class="error" role="alert">{state.balanceError}</p>}
+      {balances === null
+        ? <p class="muted" role="status">Loading balances…</p>
+        : (
+          <ul class="balances" data-testid="balances">
+            {balances.map((b) => (
+              <li key={b.token.address ?? b.token.symbol} data-symbol={b.token.symbol}>
+                <span class="token-symbol">{b.token.symbol}</span>
+                <span class="token-name muted small">{b.token.name}</span>
+                <span class="token-balance" data-testid={`balance-${b.token.symbol}`}>
+                  {b.balance === null ? "—" : displayAmount(b.balance, b.token.decimals)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      <p>
+        <Link class="button" href="/wallet/send">Send</Link>
+      </p>
+      <History state={state} />
+    </section>
+  );
+}
+
+const DIRECTION = { out: "Sent", in: "Received" };
+
+function History({ state }: { state: WalletState }) {
+  const [direction, setDirection] = useState("");
+  const [status, setStatus] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const dirId = useId();
+  const statusId = useId();
+  useEffect(() => {
+    state.loadTransactions({ direction, status }).catch((err) => setError(describeError(err)));
+  }, [direction, status]);
+  const shown =
+    state.transactions?.filter((t) =>
+      (!direction || t.direction === direction) && (!status || t.status === status)
+    ) ?? null;
+  return (
+    <section aria-labelledby="history-h">
+      <h2 id="history-h">History</h2>
+      <div class="filters">
+        <div>
+          <label for={dirId}>Direction</label>
+          <select
+            id={dirId}
+            value={direction}
+            onChange={(e) => setDirection(e.currentTarget.value)}
+          >
+            <option value="">Both</option>
+            <option value="out">Sent</option>
+            <option value="in">Received</option>
+          </select>
+        </div>
+        <div>
+          <label for={statusId}>Status</label>
+          <select id={statusId} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">Any</option>
+            {["pending", "submitted", "confirmed", "failed", "expired"].map((s) => (
+              <option key={s} value={s}>{s}</option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {shown === null
+        ? <p class="muted" role="status">Loading history…</p>
+        : shown.length === 0
+        ? <p>No transactions yet.</p>
+        : (
+          <ul class="plain-list tx-list" data-testid="transactions" aria-live="polite">
+            {shown.map((t) => <TransactionRow key={t.id} t={t} />)}
+          </ul>
+        )}
+      {state.nextCursor && (
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            state.loadTransactions({ direction, status }, true).catch((err) =>
+              setError(describeError(err))
+            )}
+        >
+          Load more
+        </button>
+      )}
+    </section>
+  );
+}
+
+export function TransactionRow({ t }: { t: Transaction }) {
+  const other = t.direction === "out" ? t.to : t.from;
+  return (
+    <li class="row-item tx" data-transaction-id={t.id} data-status={t.status}>
+      <span>
+        <strong>
+          {DIRECTION[t.direction]} {displayAmount(t.amount, t.token.decimals)} {t.token.symbol}
+        </strong>{" "}
+        <span class="muted">{t.direction === "out" ? "to" : "from"}</span>{" "}
+        <span class="mono" title={other}>{shortHex(other)}</span>
+        <br />
+        <span class="muted small">
+          {fullTime(t.createdAt)}
+          {t.hash && (
+            <>
+              {" "}· tx <span class="mono" title={t.hash}>{shortHex(t.hash)}</span>
+            </>
+          )}
+          {t.confirmations !== null && t.status === "confirmed"
+            ? ` · ${t.confirmations} confirmation${t.confirmations === 1 ? "" : "s"}`
+            : ""}
+          {t.error ? ` · ${t.error}` : ""}
+        </span>
+      </span>
+      <Pill tone={t.status === "confirmed" ? "done" : statusTone(t.status)} testId="tx-status">
+        {t.status}
+      </Pill>
+    </li>
+  );
+}
