@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { type Address, createPublicClient, formatEther, http, parseEther } from "viem";
 import { drain } from "../../functions/api/jobs/queue.ts";
-import { decodeRaw } from "../../functions/api/wallet/transfers.ts";
+import { broadcastTransfer, decodeRaw } from "../../functions/api/wallet/transfers.ts";
 import { expectError, expectJson, signInAs, test, testApp } from "../helpers.ts";
 import {
   addressOfCaller,
@@ -142,6 +142,34 @@ test("[wallet] concurrent confirms from one wallet get distinct, gapless nonces;
     count,
     "the chain saw exactly these transactions",
   );
+});
+
+test("[wallet] a broadcast sends the wallet's earlier unsent transactions first, so the node mines it at once", async () => {
+  const me = await funded("50");
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const created = await expectJson(
+      await transfer(me.token, { to: elsewhere, token: "native", amount: String(2000 + i) }),
+      201,
+    );
+    await expectJson(await confirm(me.token, created.id), 200);
+    ids.push(created.id);
+  }
+  // The last nonce's job runs first (as side-by-side jobs may): nothing has been sent yet.
+  await broadcastTransfer({ deps: t.deps, attempt: 1, maxAttempts: 25 }, ids[2]);
+  assert.equal(
+    await chain.getTransactionCount({ address: me.address as Address }),
+    3,
+    "nonces 0 and 1 went out before 2",
+  );
+  assert.equal(await statusOf(t.deps, ids[2]), "confirmed", "settled at once, no watch round");
+  const [{ watches }] = await t.deps.sql<{ watches: number }[]>`
+    select count(*)::int as watches from app_private.jobs
+    where kind = 'wallet.watch' and payload ->> 'transactionId' = ${ids[2]}`;
+  assert.equal(watches, 0);
+  // The earlier ones' own jobs find them known to the node and settle them; nothing twice.
+  for (const id of ids) assert.equal(await settle(t.deps, id), "confirmed");
+  assert.equal(await chain.getTransactionCount({ address: me.address as Address }), 3);
 });
 
 test("[wallet] the node down and back: confirm is 503 with nothing signed; a broadcast waits and is sent once, the same bytes", async () => {

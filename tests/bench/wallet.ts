@@ -277,6 +277,7 @@ export async function main(args: string[]): Promise<void> {
     const before = sample();
     const started = performance.now();
     const ids: string[] = [];
+    let lastCreated = started;
     // Each wallet creates its transfers, then confirms them all at once; all wallets together.
     await Promise.all(senders.map(async (sender, i) => {
       const to = senders[(i + 1) % senders.length].address;
@@ -292,6 +293,7 @@ export async function main(args: string[]): Promise<void> {
         ),
       );
       ids.push(...created.map((c) => c.id));
+      lastCreated = Math.max(lastCreated, performance.now());
       await Promise.all(
         created.map((c) => post(sender.token, `/api/wallet/transactions/${c.id}/confirm`)),
       );
@@ -316,6 +318,23 @@ export async function main(args: string[]): Promise<void> {
       select extract(epoch from (confirmed_at - submitted_at)) * 1000 as ms
       from app.wallet_transactions where id = any(${ids}::uuid[]) and confirmed_at is not null`;
     const latency = summarize(latencies.map((r) => Number(r.ms)));
+    // How the job worker got there: a broadcast each, and the receipt checks that had to wait.
+    // (created_at is the enqueueing transaction's start; started_at the claim's.)
+    const jobRows = await bench.deps.sql<
+      { kind: string; jobs: number; waited: number; ran: number }[]
+    >`
+      select kind, count(*)::int as jobs,
+             percentile_cont(0.5) within group (
+               order by extract(epoch from started_at - greatest(created_at, run_at)))
+               * 1000 as waited,
+             percentile_cont(0.5) within group (
+               order by extract(epoch from finished_at - started_at)) * 1000 as ran
+      from app_private.jobs
+      where kind like 'wallet.%' and payload ->> 'transactionId' = any(${ids}::text[])
+      group by kind order by kind`;
+    const jobs = jobRows.map((r) =>
+      `${r.kind} ${r.jobs} (p50 ${ms(r.waited)} due to claimed, ${ms(r.ran)} running)`
+    ).join(", ");
 
     // Nonces: 0 … n-1 per wallet, each once, and the chain agrees.
     const nonceRows = await bench.deps.sql<{ user_id: string; nonces: number[] }[]>`
@@ -376,9 +395,12 @@ export async function main(args: string[]): Promise<void> {
     const seconds = (finished - started) / 1000;
     const rate = total / seconds;
     console.log(
-      `\n  ${total} transfers (${opts.transferWallets} wallets × ${opts.transfersEach}): created and ` +
-        `confirmed in ${((submittedAt - started) / 1000).toFixed(2)} s, all mined and confirmed ` +
-        `after ${seconds.toFixed(2)} s\n  confirm → confirmed: p50 ${ms(latency?.p50)}, ` +
+      `\n  ${total} transfers (${opts.transferWallets} wallets × ${opts.transfersEach}): all created after ` +
+        `${((lastCreated - started) / 1000).toFixed(2)} s, all confirmed by their owners after ` +
+        `${((submittedAt - started) / 1000).toFixed(2)} s, all mined and confirmed after ` +
+        `${seconds.toFixed(2)} s\n  jobs run for them: ${jobs}\n  confirm → confirmed: p50 ${
+          ms(latency?.p50)
+        }, ` +
         `p99 ${ms(latency?.p99)}, max ${ms(latency?.max)}; nonces ${
           gapless ? "gapless" : "NOT gapless"
         }`,

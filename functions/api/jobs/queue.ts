@@ -162,7 +162,7 @@ export interface DrainOptions {
   maxJobs?: number;
   /** Stop claiming after this long (default 20 s); claimed jobs still finish. */
   maxMs?: number;
-  /** Jobs claimed, and run concurrently, at a time (default 10). */
+  /** Jobs run at a time (default 10); more are claimed as half of them finish. */
   batch?: number;
   /** Who claims, recorded in `claimed_by` (default: host and process). */
   worker?: string;
@@ -219,9 +219,10 @@ function errorText(err: unknown): string {
 }
 
 /**
- * Claims due jobs of the registry's kinds (batch by batch, `for update skip locked`: concurrent
- * drains never get the same job), runs each batch's handlers concurrently and records every
- * outcome. Returns when nothing is due, or `maxJobs` were claimed, or `maxMs` passed.
+ * Claims due jobs of the registry's kinds (`for update skip locked`: concurrent drains never get
+ * the same job), runs up to `batch` handlers at a time, claiming more as they finish, and records
+ * every outcome. Returns, once the handlers in hand are done, when nothing is due, or `maxJobs`
+ * were claimed, or `maxMs` passed.
  */
 export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult> {
   const registry = opts.registry;
@@ -234,20 +235,45 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
   const result: DrainResult = { claimed: 0, done: 0, retried: 0, dead: 0, lost: 0 };
   if (!kinds.length) return result;
 
-  while (result.claimed < maxJobs && Date.now() < deadline && !opts.signal?.aborted) {
-    const rows = await deps.sql<JobRow[]>`
-      select id::text, kind, payload, attempts, max_attempts, claim_token, created_at
-      from app_private.claim_jobs(
-        ${kinds}::text[], ${worker}, ${Math.min(batch, maxJobs - result.claimed)},
-        make_interval(secs => ${lease})
-      )`;
-    if (!rows.length) break;
-    result.claimed += rows.length;
-    const outcomes = await Promise.all(
-      rows.map((row) => runOne(deps, registry.get(row.kind)!, row, opts.signal)),
-    );
-    for (const outcome of outcomes) result[outcome]++;
+  // A window of `batch` jobs in flight, topped up whenever half of it is free: one slow handler
+  // holds its own slot, not the next batch (waiting for a whole batch made every job as slow as
+  // the slowest of its batch).
+  const running = new Set<Promise<void>>();
+  const refill = Math.max(1, Math.floor(batch / 2));
+  let claiming = true;
+  let failure = null as { err: unknown } | null;
+  while (claiming || running.size) {
+    if (result.claimed >= maxJobs || Date.now() >= deadline || opts.signal?.aborted) {
+      claiming = false;
+    }
+    if (claiming && batch - running.size >= refill) {
+      const rows = await deps.sql<JobRow[]>`
+        select id::text, kind, payload, attempts, max_attempts, claim_token, created_at
+        from app_private.claim_jobs(
+          ${kinds}::text[], ${worker},
+          ${Math.min(batch - running.size, maxJobs - result.claimed)},
+          make_interval(secs => ${lease})
+        )`;
+      if (!rows.length) claiming = false;
+      result.claimed += rows.length;
+      for (const row of rows) {
+        const job: Promise<void> = runOne(deps, registry.get(row.kind)!, row, opts.signal)
+          .then((outcome) => {
+            result[outcome]++;
+          }, (err) => {
+            // Recording an outcome failed (the database went away): no more claims; the
+            // others finish, then the drain fails with the first error.
+            failure ??= { err };
+            claiming = false;
+          })
+          .finally(() => running.delete(job));
+        running.add(job);
+      }
+      continue;
+    }
+    if (running.size) await Promise.race(running);
   }
+  if (failure) throw failure.err;
   return result;
 }
 

@@ -232,38 +232,37 @@ export async function confirmTransfer(
   // The fee quote needs the node: without it, nothing is written and the caller gets 503.
   const fees = await deps.chain.fees(seen.chain_id);
 
-  const outcome = await deps.sql.begin(async (tx) => {
-    const row = await transferRow(tx, userId, id, true);
-    if (!row) throw notFound("No such transaction.");
-    if (row.status !== "pending") return { json: row.json };
-    if (row.expired) return { expired: true } as const;
-    const [{ nonce }] = await tx<{ nonce: string }[]>`
-      select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
-    const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
-    const sealed = await sealedKeyOf(tx, row.wallet_id);
-    const raw = await withPrivateKey(
-      ring,
-      row.wallet_id,
-      row.from_address,
-      sealed,
-      (key) =>
-        privateKeyToAccount(key).signTransaction({
-          type: "eip1559",
-          chainId: row.chain_id,
-          nonce: Number(nonce),
-          gas: BigInt(row.gas_limit),
-          maxFeePerGas: fees.maxFeePerGas,
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-          ...call,
-        }),
-    );
-    const [{ json }] = await tx<{ json: TransactionJson }[]>`
-      select app.wallet_transaction_json(t) as json
-      from app_private.submit_wallet_transaction(
-        ${id}, ${nonce}::bigint, ${keccak256(raw)}, ${raw},
-        ${fees.maxFeePerGas.toString()}::numeric,
-        ${fees.maxPriorityFeePerGas.toString()}::numeric) t`;
-    return { json };
+  // The key is opened and its account derived (elliptic-curve work, milliseconds of CPU) before
+  // the wallet's nonce is locked: the confirms of one wallet queue on that lock, so only the
+  // signature itself is made while holding it. The key is zeroed when this is done.
+  const sealed = await sealedKeyOf(deps.sql, seen.wallet_id);
+  const outcome = await withPrivateKey(ring, seen.wallet_id, seen.from_address, sealed, (key) => {
+    const account = privateKeyToAccount(key);
+    return deps.sql.begin(async (tx) => {
+      const row = await transferRow(tx, userId, id, true);
+      if (!row) throw notFound("No such transaction.");
+      if (row.status !== "pending") return { json: row.json };
+      if (row.expired) return { expired: true } as const;
+      const [{ nonce }] = await tx<{ nonce: string }[]>`
+        select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
+      const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
+      const raw = await account.signTransaction({
+        type: "eip1559",
+        chainId: row.chain_id,
+        nonce: Number(nonce),
+        gas: BigInt(row.gas_limit),
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        ...call,
+      });
+      const [{ json }] = await tx<{ json: TransactionJson }[]>`
+        select app.wallet_transaction_json(t) as json
+        from app_private.submit_wallet_transaction(
+          ${id}, ${nonce}::bigint, ${keccak256(raw)}, ${raw},
+          ${fees.maxFeePerGas.toString()}::numeric,
+          ${fees.maxPriorityFeePerGas.toString()}::numeric) t`;
+      return { json };
+    });
   });
   if ("expired" in outcome) {
     await deps.sql`
@@ -322,6 +321,30 @@ async function queueWatch(sql: Sql, id: string, round: number, seconds: number):
       now() + make_interval(secs => ${seconds}), null, 100)`;
 }
 
+/**
+ * The wallet's submitted transactions below `nonce` that no attempt has broadcast yet, lowest
+ * nonce first: the confirms of one wallet commit in nonce order, but their broadcast jobs run
+ * side by side, and a node holds a transaction whose predecessor it has not seen (it is mined,
+ * and its receipt can be read, only once the gap is filled).
+ */
+async function unsentBefore(sql: Sql, row: SubmittedRow): Promise<{ id: string; raw: Hex }[]> {
+  return await sql<{ id: string; raw: Hex }[]>`
+    select t.id, s.raw
+    from app.wallet_transactions t
+    join app_private.wallet_signed_transactions s on s.transaction_id = t.id
+    where t.wallet_id = ${row.wallet_id} and t.chain_id = ${row.chain_id}
+      and t.status = 'submitted' and t.nonce < ${row.nonce}::bigint and s.broadcasts = 0
+    order by t.nonce`;
+}
+
+/** Marks transactions as broadcast once more (the node accepted them, or had them already). */
+async function noteBroadcast(sql: Sql, ids: string[]): Promise<void> {
+  await sql`
+    update app_private.wallet_signed_transactions
+    set broadcasts = broadcasts + 1, last_broadcast_at = now()
+    where transaction_id = any(${ids}::uuid[])`;
+}
+
 /** Is the transaction known to the node (pending or mined)? */
 async function known(client: ChainClient, hash: Hex): Promise<boolean> {
   try {
@@ -371,7 +394,8 @@ export interface TransferJobContext {
 }
 
 /**
- * `wallet.broadcast`: sends the stored bytes. A node that does not answer: retried later with
+ * `wallet.broadcast`: sends the stored bytes, after the wallet's earlier transactions that are
+ * still unsent (so the node receives a wallet's transactions in nonce order). A node that does not answer: retried later with
  * the same bytes. A refusal from the node: if the node already has the transaction (a previous
  * attempt got through, its answer lost) that is success; a nonce already taken by a transaction
  * the platform did not send (the key was exported and used) fails the transfer and moves the
@@ -384,6 +408,20 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
   if (!row || row.status !== "submitted") return;
   try {
     const client = await deps.chain.client(row.chain_id);
+    // The wallet's earlier transactions first, in nonce order, when their own jobs have not sent
+    // them yet (their jobs still run: the node answers that it knows them). Only an outage stops
+    // this; any other refusal is for their own jobs to judge.
+    const earlier = await unsentBefore(deps.sql, row);
+    const sent: string[] = [];
+    for (const tx of earlier) {
+      try {
+        await client.sendRawTransaction({ serializedTransaction: tx.raw });
+        sent.push(tx.id);
+      } catch (err) {
+        if (isChainDown(err)) throw err;
+      }
+    }
+    if (sent.length) await noteBroadcast(deps.sql, sent);
     try {
       await client.sendRawTransaction({ serializedTransaction: row.raw });
     } catch (err) {
@@ -414,10 +452,7 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
         throw new RetryJobAfter(outageDelay(ctx.attempt), `the node refused it: ${reason}`);
       }
     }
-    await deps.sql`
-      update app_private.wallet_signed_transactions
-      set broadcasts = broadcasts + 1, last_broadcast_at = now()
-      where transaction_id = ${row.id}`;
+    await noteBroadcast(deps.sql, [row.id]);
     if (!await settle(deps, client, row)) await queueWatch(deps.sql, row.id, 1, 0.5);
   } catch (err) {
     if (isChainDown(err)) {
