@@ -29,12 +29,18 @@ import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { ApiError, conflict, notFound, unprocessable } from "../../_shared/errors.ts";
 import type { Deps } from "../context.ts";
 import { RetryJobAfter } from "../jobs/queue.ts";
-import { type ChainClient, isChainDown, onChain, platformContracts } from "./chain.ts";
+import {
+  type ChainClient,
+  type FeeQuote,
+  isChainDown,
+  onChain,
+  platformContracts,
+} from "./chain.ts";
 import { withPrivateKey } from "./keys.ts";
 import { readBalances } from "./balances.ts";
 import {
@@ -45,6 +51,7 @@ import {
   walletNotConfigured,
 } from "./tokens.ts";
 import { sealedKeyOf, walletOf, walletsDisabled } from "./wallets.ts";
+import { inWalletQueue } from "./wallet-queue.ts";
 
 /** A transaction as the API shows it (built in SQL: `app.wallet_transaction_json`). */
 export type TransactionJson = Record<string, unknown> & { id: string; status: string };
@@ -117,60 +124,81 @@ export async function createTransfer(
   const to = typeof input.to === "string" ? input.to : await recipientOf(deps.sql, input.to.userId);
   if (!c.multicall3) throw walletNotConfigured("wallet.contracts.multicall3");
 
-  return await deps.sql.begin(async (tx) => {
-    // The idempotency functions act for `auth.uid()`: the caller, in this transaction only.
-    await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: userId })}, true)`;
-    if (idempotency) {
-      const [{ claimed }] = await tx<
-        { claimed: { conflict?: boolean; response?: unknown } | null }[]
-      >`
-        select app.claim_idempotency_key(${idempotency.key}, 'wallet.transfer', ${idempotency.hash})
-          as claimed`;
-      if (claimed?.conflict) {
-        throw conflict("This Idempotency-Key was used with another request.");
-      }
-      if (claimed?.response) return claimed.response as TransactionJson;
+  // A key whose first request finished answers from the database alone, node or no node.
+  if (idempotency) {
+    const [seen] = await deps.sql<{ same: boolean; response: TransactionJson | null }[]>`
+      select k.scope = 'wallet.transfer' and k.request_hash = ${idempotency.hash} as same,
+             k.response
+      from app_private.idempotency_keys k
+      where k.user_id = ${userId} and k.key = ${idempotency.key}
+        and k.created_at >= now() - interval '24 hours'`;
+    if (seen && !seen.same) throw conflict("This Idempotency-Key was used with another request.");
+    if (seen?.response) return seen.response;
+  }
+
+  // The chain first, with no connection held: the balances, the gas, the fee quote.
+  const client = await deps.chain.client(c.chainId);
+  const native = tokens.find((t) => t.kind === "native")!;
+  const read = await readBalances(
+    deps,
+    c.chainId,
+    c.multicall3,
+    wallet.address as Address,
+    token.kind === "native" ? [native] : [native, token],
+  );
+  const nativeBalance = BigInt(read.balances[0].balance ?? "0");
+  const tokenBalance = token.kind === "native"
+    ? nativeBalance
+    : BigInt(read.balances[1].balance ?? "0");
+  if (input.amount > tokenBalance) throw insufficient(token, tokenBalance, input.amount);
+  const call = callOf(token.address, to, input.amount);
+  const estimate = await onChain(() =>
+    client.estimateGas({ account: wallet.address as Address, ...call })
+  ).catch((err) => {
+    if (err instanceof ApiError) throw err;
+    if (err?.walk?.((e: unknown) => e instanceof InsufficientFundsError)) {
+      throw insufficient(native, nativeBalance, token.kind === "native" ? input.amount : 0n);
     }
-    const client = await deps.chain.client(c.chainId);
-    const native = tokens.find((t) => t.kind === "native")!;
-    const read = await readBalances(
-      deps,
-      c.chainId,
-      c.multicall3,
-      wallet.address as Address,
-      token.kind === "native" ? [native] : [native, token],
-    );
-    const nativeBalance = BigInt(read.balances[0].balance ?? "0");
-    const tokenBalance = token.kind === "native"
-      ? nativeBalance
-      : BigInt(read.balances[1].balance ?? "0");
-    if (input.amount > tokenBalance) throw insufficient(token, tokenBalance, input.amount);
-    const call = callOf(token.address, to, input.amount);
-    const estimate = await onChain(() =>
-      client.estimateGas({ account: wallet.address as Address, ...call })
-    ).catch((err) => {
-      if (err instanceof ApiError) throw err;
-      if (err?.walk?.((e: unknown) => e instanceof InsufficientFundsError)) {
-        throw insufficient(native, nativeBalance, token.kind === "native" ? input.amount : 0n);
-      }
-      throw unprocessable("The chain would refuse this transfer.", {
-        reason: String(err?.shortMessage ?? err?.message ?? err).slice(0, 300),
-      });
+    throw unprocessable("The chain would refuse this transfer.", {
+      reason: String(err?.shortMessage ?? err?.message ?? err).slice(0, 300),
     });
-    const gasLimit = (estimate * GAS_MARGIN_PERCENT + 99n) / 100n;
-    const fees = await deps.chain.fees(c.chainId);
-    const [{ json }] = await tx<{ json: TransactionJson }[]>`
-      select app.wallet_transaction_json(t) as json
-      from app_private.create_wallet_transfer(
-        ${userId}, ${c.chainId}, ${token.kind}, ${token.address}, ${token.symbol}, ${token.name},
-        ${token.decimals}, ${to}, ${toUserId}, ${input.amount.toString()}::numeric,
-        ${gasLimit.toString()}::numeric, ${fees.maxFeePerGas.toString()}::numeric,
-        ${tokenBalance.toString()}::numeric, ${nativeBalance.toString()}::numeric) t`;
-    if (idempotency) {
-      await tx`select app.store_idempotent_response(${idempotency.key}, ${tx.json(json as never)})`;
-    }
-    return json;
   });
+  const gasLimit = (estimate * GAS_MARGIN_PERCENT + 99n) / 100n;
+  const fees = await deps.chain.fees(c.chainId);
+
+  // Then one short transaction: the key claimed (a concurrent request with the same key waits
+  // for this one and replays it), and create_wallet_transfer, which locks the wallet and checks
+  // these balances against the transfers still in flight. One wallet's creates queue in this
+  // process first (wallet-queue.ts).
+  return await inWalletQueue(wallet.id, () =>
+    deps.sql.begin(async (tx) => {
+      // The idempotency functions act for `auth.uid()`: the caller, in this transaction only.
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: userId })}, true)`;
+      if (idempotency) {
+        const [{ claimed }] = await tx<
+          { claimed: { conflict?: boolean; response?: unknown } | null }[]
+        >`
+          select app.claim_idempotency_key(${idempotency.key}, 'wallet.transfer', ${idempotency.hash})
+            as claimed`;
+        if (claimed?.conflict) {
+          throw conflict("This Idempotency-Key was used with another request.");
+        }
+        if (claimed?.response) return claimed.response as TransactionJson;
+      }
+      const [{ json }] = await tx<{ json: TransactionJson }[]>`
+        select app.wallet_transaction_json(t) as json
+        from app_private.create_wallet_transfer(
+          ${userId}, ${c.chainId}, ${token.kind}, ${token.address}, ${token.symbol}, ${token.name},
+          ${token.decimals}, ${to}, ${toUserId}, ${input.amount.toString()}::numeric,
+          ${gasLimit.toString()}::numeric, ${fees.maxFeePerGas.toString()}::numeric,
+          ${tokenBalance.toString()}::numeric, ${nativeBalance.toString()}::numeric) t`;
+      if (idempotency) {
+        await tx`select app.store_idempotent_response(${idempotency.key}, ${
+          tx.json(json as never)
+        })`;
+      }
+      return json;
+    }));
 }
 
 interface TransferRow {
@@ -213,6 +241,44 @@ function expired(): ApiError {
  * `submitted`). Confirming again answers the transaction as it is now; another user's transfer is
  * 404; an expired one 422; a node that does not answer 503 with nothing written.
  */
+/**
+ * The confirm's transaction: the transfer locked and checked again, a nonce from the wallet's
+ * counter, the signature, the signed bytes stored with the `wallet.broadcast` job.
+ */
+async function signAndSubmit(
+  deps: Deps,
+  userId: string,
+  id: string,
+  account: PrivateKeyAccount,
+  fees: FeeQuote,
+): Promise<{ json: TransactionJson } | { expired: true }> {
+  return await deps.sql.begin(async (tx) => {
+    const row = await transferRow(tx, userId, id, true);
+    if (!row) throw notFound("No such transaction.");
+    if (row.status !== "pending") return { json: row.json };
+    if (row.expired) return { expired: true } as const;
+    const [{ nonce }] = await tx<{ nonce: string }[]>`
+      select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
+    const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
+    const raw = await account.signTransaction({
+      type: "eip1559",
+      chainId: row.chain_id,
+      nonce: Number(nonce),
+      gas: BigInt(row.gas_limit),
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      ...call,
+    });
+    const [{ json }] = await tx<{ json: TransactionJson }[]>`
+      select app.wallet_transaction_json(t) as json
+      from app_private.submit_wallet_transaction(
+        ${id}, ${nonce}::bigint, ${keccak256(raw)}, ${raw},
+        ${fees.maxFeePerGas.toString()}::numeric,
+        ${fees.maxPriorityFeePerGas.toString()}::numeric) t`;
+    return { json };
+  });
+}
+
 export async function confirmTransfer(
   deps: Deps,
   userId: string,
@@ -233,37 +299,20 @@ export async function confirmTransfer(
   const fees = await deps.chain.fees(seen.chain_id);
 
   // The key is opened and its account derived (elliptic-curve work, milliseconds of CPU) before
-  // the wallet's nonce is locked: the confirms of one wallet queue on that lock, so only the
-  // signature itself is made while holding it. The key is zeroed when this is done.
+  // the wallet's nonce is locked, so only the signature is made while holding it; the confirms of
+  // one wallet queue in this process first (wallet-queue.ts). The key is zeroed when done.
   const sealed = await sealedKeyOf(deps.sql, seen.wallet_id);
-  const outcome = await withPrivateKey(ring, seen.wallet_id, seen.from_address, sealed, (key) => {
-    const account = privateKeyToAccount(key);
-    return deps.sql.begin(async (tx) => {
-      const row = await transferRow(tx, userId, id, true);
-      if (!row) throw notFound("No such transaction.");
-      if (row.status !== "pending") return { json: row.json };
-      if (row.expired) return { expired: true } as const;
-      const [{ nonce }] = await tx<{ nonce: string }[]>`
-        select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
-      const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
-      const raw = await account.signTransaction({
-        type: "eip1559",
-        chainId: row.chain_id,
-        nonce: Number(nonce),
-        gas: BigInt(row.gas_limit),
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        ...call,
-      });
-      const [{ json }] = await tx<{ json: TransactionJson }[]>`
-        select app.wallet_transaction_json(t) as json
-        from app_private.submit_wallet_transaction(
-          ${id}, ${nonce}::bigint, ${keccak256(raw)}, ${raw},
-          ${fees.maxFeePerGas.toString()}::numeric,
-          ${fees.maxPriorityFeePerGas.toString()}::numeric) t`;
-      return { json };
-    });
-  });
+  const outcome = await inWalletQueue(
+    seen.wallet_id,
+    () =>
+      withPrivateKey(
+        ring,
+        seen.wallet_id,
+        seen.from_address,
+        sealed,
+        (key) => signAndSubmit(deps, userId, id, privateKeyToAccount(key), fees),
+      ),
+  );
   if ("expired" in outcome) {
     await deps.sql`
       update app.wallet_transactions set status = 'expired'
