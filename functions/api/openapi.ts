@@ -114,4 +114,16 @@ export function decodeCursor(cursor: string, shape: ("string" | "number")[]): un
   throw badRequest("Invalid cursor.", [{ path: "cursor", message: "not a cursor from this list" }]);
 }
 
+/**
+ * The cursor of a list ordered by (time, id), newest first: the previous page's last pair as
+ * text, or null on the first page. 400 for anything else.
+ */
+export function timeIdCursor(cursor: string | undefined): [string, string] | null {
+  return cursor ? decodeCursor(cursor, ["string", "string"]) as [string, string] : null;
+}
+
+/** A page of a list, as every list answers: `{ items, nextCursor }`. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
 export const limitParam = z.coerce.number().int().min(1).max(200).default(50);

@@ -6,7 +6,17 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../context.ts";
-import { decodeCursor, errors, json, jsonBody, limitParam, router, signedIn } from "../openapi.ts";
+import {
+  decodeCursor,
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  pageOf,
+  router,
+  signedIn,
+  timeIdCursor,
+} from "../openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
 import { asUser, callerClaims } from "../as-user.ts";
@@ -76,7 +86,7 @@ conversations.openapi(
     },
     responses: {
       200: json(
-        z.object({ items: z.array(conversationSchema), nextCursor: z.string().nullable() }),
+        pageOf(conversationSchema),
         "A page",
       ),
       ...errors(400, 401, 403),
@@ -84,9 +94,7 @@ conversations.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     const page = await asUser(
       c,
       (tx) => listConversations(tx, { type: q.type, search: q.search, after, limit: q.limit }),
@@ -154,7 +162,7 @@ conversations.openapi(
     },
     responses: {
       200: json(
-        z.object({ items: z.array(messageSchema), nextCursor: z.string().nullable() }),
+        pageOf(messageSchema),
         "A page",
       ),
       ...errors(400, 401, 403, 404),

@@ -7,7 +7,16 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../context.ts";
-import { decodeCursor, errors, json, jsonBody, limitParam, router, signedIn } from "../openapi.ts";
+import {
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  pageOf,
+  router,
+  signedIn,
+  timeIdCursor,
+} from "../openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
 import { asUser, callerClaims } from "../as-user.ts";
@@ -86,9 +95,7 @@ notifications.openapi(
     },
     responses: {
       200: json(
-        z.object({
-          items: z.array(notificationSchema),
-          nextCursor: z.string().nullable(),
+        pageOf(notificationSchema).extend({
           unreadCount: z.number().int(),
         }),
         "A page",
@@ -98,9 +105,7 @@ notifications.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     // The hot path: one statement as the caller (queries/notifications.ts says why).
     const page = await listNotifications(c.get("deps").sql, callerClaims(c), {
       type: q.type,

@@ -5,7 +5,7 @@
  * signed-in user (declared on this router). Queries: queries/sessions.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { decodeCursor, errors, json, limitParam, router, signedIn } from "../openapi.ts";
+import { errors, json, limitParam, pageOf, router, signedIn, timeIdCursor } from "../openapi.ts";
 import { asUser } from "../as-user.ts";
 import { requireSignIn } from "../middleware/roles.ts";
 import { notFound } from "../../_shared/errors.ts";
@@ -45,7 +45,7 @@ sessions.openapi(
     },
     responses: {
       200: json(
-        z.object({ items: z.array(sessionItem), nextCursor: z.string().nullable() }),
+        pageOf(sessionItem),
         "A page of live sessions",
       ),
       ...errors(400, 401),
@@ -53,9 +53,7 @@ sessions.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     const user = c.get("user")!;
     const page = await asUser(
       c,

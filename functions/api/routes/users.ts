@@ -6,7 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../context.ts";
-import { decodeCursor, errors, json, limitParam, router, signedIn } from "../openapi.ts";
+import { errors, json, limitParam, pageOf, router, signedIn, timeIdCursor } from "../openapi.ts";
 import { asUser } from "../as-user.ts";
 import { listPeople } from "../queries/users.ts";
 import { requireRole } from "../middleware/roles.ts";
@@ -39,7 +39,7 @@ users.openapi(
     },
     responses: {
       200: json(
-        z.object({ items: z.array(personSchema), nextCursor: z.string().nullable() }),
+        pageOf(personSchema),
         "A page of people",
       ),
       ...errors(400, 401, 403),
@@ -47,9 +47,7 @@ users.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     const page = await asUser(
       c,
       (tx) => listPeople(tx, { search: q.search, after, limit: q.limit }),

@@ -8,7 +8,17 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { isAddress } from "viem";
 import type { Context } from "hono";
 import type { AppEnv } from "../context.ts";
-import { decodeCursor, errors, json, jsonBody, limitParam, router, signedIn } from "../openapi.ts";
+import {
+  decodeCursor,
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  pageOf,
+  router,
+  signedIn,
+  timeIdCursor,
+} from "../openapi.ts";
 import { asUser } from "../as-user.ts";
 import { requireRole } from "../middleware/roles.ts";
 import { conflict, notFound, unauthenticated } from "../../_shared/errors.ts";
@@ -264,7 +274,7 @@ wallet.openapi(
     },
     responses: {
       200: json(
-        z.object({ items: z.array(transactionSchema), nextCursor: z.string().nullable() }),
+        pageOf(transactionSchema),
         "A page of transactions",
       ),
       ...errors(400, 401, 403),
@@ -272,9 +282,7 @@ wallet.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     const page = await asUser(c, (tx) =>
       listTransactions(tx, {
         status: q.status,
@@ -378,7 +386,7 @@ wallet.openapi(
     },
     responses: {
       200: json(
-        z.object({ items: z.array(nftSchema), nextCursor: z.string().nullable() }),
+        pageOf(nftSchema),
         "A page of NFTs",
       ),
       ...errors(400, 401, 403),

@@ -6,7 +6,7 @@
  * queries/admin/monitoring.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { decodeCursor, errors, json, limitParam, router, signedIn } from "../../openapi.ts";
+import { errors, json, limitParam, pageOf, router, signedIn, timeIdCursor } from "../../openapi.ts";
 import { asUser } from "../../as-user.ts";
 import { listAccessLogs, listSecurityEvents } from "../../queries/admin/monitoring.ts";
 
@@ -26,13 +26,6 @@ const commonFilters = {
   limit: limitParam,
   cursor: z.string().max(200).optional(),
 };
-
-/** The cursor: the previous page's last [createdAt, id], both as text. */
-const cursorOf = (q: { cursor?: string }) =>
-  q.cursor ? decodeCursor(q.cursor, ["string", "string"]) as [string, string] : null;
-
-const page = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 const securityEvent = z.object({
   id: z.string(),
@@ -60,13 +53,16 @@ adminMonitoring.openapi(
       }),
     },
     responses: {
-      200: json(page(securityEvent), "A page of events"),
+      200: json(pageOf(securityEvent), "A page of events"),
       ...errors(400, 401, 403, 429),
     },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const page = await asUser(c, (tx) => listSecurityEvents(tx, { ...q, after: cursorOf(q) }));
+    const page = await asUser(
+      c,
+      (tx) => listSecurityEvents(tx, { ...q, after: timeIdCursor(q.cursor) }),
+    );
     return c.json(page, 200);
   },
 );
@@ -109,13 +105,16 @@ adminMonitoring.openapi(
       }),
     },
     responses: {
-      200: json(page(accessLog), "A page of log entries"),
+      200: json(pageOf(accessLog), "A page of log entries"),
       ...errors(400, 401, 403, 429),
     },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const page = await asUser(c, (tx) => listAccessLogs(tx, { ...q, after: cursorOf(q) }));
+    const page = await asUser(
+      c,
+      (tx) => listAccessLogs(tx, { ...q, after: timeIdCursor(q.cursor) }),
+    );
     return c.json(page, 200);
   },
 );

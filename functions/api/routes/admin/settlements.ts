@@ -3,10 +3,10 @@
  * gate of routes/admin/index.ts). Queries: queries/admin/settlements.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { decodeCursor, errors, json, limitParam, router, signedIn } from "../../openapi.ts";
+import { errors, json, limitParam, pageOf, router, signedIn, timeIdCursor } from "../../openapi.ts";
 import { asUser } from "../../as-user.ts";
 import { listSettlements, runSettlements } from "../../queries/admin/settlements.ts";
-import { page, settlementSchema } from "../store/schemas.ts";
+import { settlementSchema } from "../store/schemas.ts";
 
 export const adminSettlements = router();
 
@@ -26,15 +26,13 @@ adminSettlements.openapi(
       }),
     },
     responses: {
-      200: json(page(settlementSchema), "A page of settlements"),
+      200: json(pageOf(settlementSchema), "A page of settlements"),
       ...errors(400, 401, 403, 429),
     },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     return c.json(await asUser(c, (tx) => listSettlements(tx, { ...q, after })), 200);
   },
 );

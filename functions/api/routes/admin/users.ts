@@ -6,13 +6,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../../context.ts";
 import {
-  decodeCursor,
   errors,
   json,
   jsonBody,
   limitParam,
+  pageOf,
   router,
   signedIn,
+  timeIdCursor,
 } from "../../openapi.ts";
 import { asUser } from "../../as-user.ts";
 import {
@@ -56,9 +57,7 @@ adminUsers.openapi(
     request: { query: listUsersQuery },
     responses: {
       200: json(
-        z.object({
-          items: z.array(adminUserSchema),
-          nextCursor: z.string().nullable(),
+        pageOf(adminUserSchema).extend({
           counts: z.object({ byRole: z.record(z.string(), z.number()), total: z.number() }),
         }),
         "A page of users",
@@ -68,9 +67,7 @@ adminUsers.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     const page = await asUser(c, (tx) => listUsers(tx, { ...q, after }));
     return c.json(page, 200);
   },

@@ -5,17 +5,18 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
-  decodeCursor,
   errors,
   json,
   jsonBody,
   limitParam,
+  pageOf,
   router,
   signedIn,
+  timeIdCursor,
 } from "../../openapi.ts";
 import { asUser } from "../../as-user.ts";
 import { listAdminVendors, setVendorStatus } from "../../queries/admin/vendors.ts";
-import { page, vendorSchema } from "../store/schemas.ts";
+import { vendorSchema } from "../store/schemas.ts";
 
 export const adminVendors = router();
 
@@ -37,15 +38,13 @@ adminVendors.openapi(
       }),
     },
     responses: {
-      200: json(page(vendorSchema), "A page of vendors"),
+      200: json(pageOf(vendorSchema), "A page of vendors"),
       ...errors(400, 401, 403, 429),
     },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     return c.json(await asUser(c, (tx) => listAdminVendors(tx, { ...q, after })), 200);
   },
 );

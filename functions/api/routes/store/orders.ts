@@ -7,21 +7,22 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
-  decodeCursor,
   errors,
   errorSchema,
   json,
   jsonBody,
   limitParam,
+  pageOf,
   router,
   signedIn,
+  timeIdCursor,
 } from "../../openapi.ts";
 import { sha256Hex } from "../../../_shared/crypto.ts";
 import { asUser, callerClaims } from "../../as-user.ts";
 import { requireRole } from "../../middleware/roles.ts";
 import { changeOrderStatus, getOrder, listOrders } from "../../queries/store/orders.ts";
 import { checkout } from "../../store/checkout.ts";
-import { addressSchema, checkoutSchema, orderSchema, orderStatus, page } from "./schemas.ts";
+import { addressSchema, checkoutSchema, orderSchema, orderStatus } from "./schemas.ts";
 
 export const orders = router();
 
@@ -46,13 +47,11 @@ orders.openapi(
         cursor: z.string().max(500).optional(),
       }),
     },
-    responses: { 200: json(page(orderSchema), "A page of orders"), ...errors(400, 401, 403) },
+    responses: { 200: json(pageOf(orderSchema), "A page of orders"), ...errors(400, 401, 403) },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     return c.json(await asUser(c, (tx) => listOrders(tx, { ...q, after })), 200);
   },
 );

@@ -14,6 +14,7 @@ import {
   errors,
   json,
   jsonBody,
+  pageOf,
   router,
   signedIn,
 } from "../../openapi.ts";
@@ -74,9 +75,7 @@ products.openapi(
     request: { query: searchQuery },
     responses: {
       200: json(
-        z.object({
-          items: z.array(productSchema),
-          nextCursor: z.string().nullable(),
+        pageOf(productSchema).extend({
           facets: facetsSchema,
           correctedQuery: z.string().nullable().openapi({
             description: "When `q` matched nothing and its misspelt words were corrected to " +

@@ -143,9 +143,6 @@ export const settlementSchema = z.object({
   paidAt: time.nullable(),
 }).openapi("Settlement");
 
-export const page = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
-
 export type VendorJson = z.infer<typeof vendorSchema>;
 export type ProductJson = z.infer<typeof productSchema>;
 export type OrderJson = z.infer<typeof orderSchema>;

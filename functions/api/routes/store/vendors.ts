@@ -6,14 +6,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   anyone,
-  decodeCursor,
   errors,
   errorSchema,
   json,
   jsonBody,
   limitParam,
+  pageOf,
   router,
   signedIn,
+  timeIdCursor,
 } from "../../openapi.ts";
 import { ApiError } from "../../../_shared/errors.ts";
 import { asAnonymous, asUser } from "../../as-user.ts";
@@ -26,7 +27,7 @@ import {
   setPayoutAccount,
 } from "../../queries/store/vendors.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "../../store/payments.ts";
-import { money, page, settlementSchema, vendorSchema } from "./schemas.ts";
+import { money, settlementSchema, vendorSchema } from "./schemas.ts";
 
 export const vendors = router();
 
@@ -45,13 +46,11 @@ vendors.openapi(
         cursor: z.string().max(500).optional(),
       }),
     },
-    responses: { 200: json(page(vendorSchema), "A page of vendors"), ...errors(400) },
+    responses: { 200: json(pageOf(vendorSchema), "A page of vendors"), ...errors(400) },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     return c.json(await asAnonymous(c, (tx) => listPublicVendors(tx, { ...q, after })), 200);
   },
 );
@@ -175,15 +174,13 @@ vendors.openapi(
       query: z.object({ limit: limitParam, cursor: z.string().max(500).optional() }),
     },
     responses: {
-      200: json(page(settlementSchema), "A page of settlements"),
+      200: json(pageOf(settlementSchema), "A page of settlements"),
       ...errors(400, 401, 403),
     },
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const after = q.cursor
-      ? decodeCursor(q.cursor, ["string", "string"]) as [string, string]
-      : null;
+    const after = timeIdCursor(q.cursor);
     return c.json(await asUser(c, (tx) => ownSettlements(tx, { ...q, after })), 200);
   },
 );
