@@ -187,7 +187,7 @@ test("[web] white-label: a live preview while editing, the whole page re-branded
   }
 });
 
-test("[web] security events and the access log filter by type, route and user", async () => {
+test("[web] security events and the access log filter by type, route and user (the access log also by the class of the status)", async () => {
   const admin = await createPerson(stack, "Sam Secure", "ADMIN");
   const target = await createPerson(stack, "Tom Target", "MEMBER");
   const token = await bearer(stack, admin);
@@ -195,6 +195,20 @@ test("[web] security events and the access log filter by type, route and user", 
     role: "CONFIDENTIAL",
     reason: "Needs the confidential channels",
   });
+  // A refused one (400) on the same route, for the access log's type filter; the log is written
+  // off the request path, so wait for its line.
+  await apiCall(stack, token, "PUT", `/api/admin/users/${target.id}/role`, {
+    role: "EMPEROR",
+    reason: "Not a role",
+  }, 400);
+  for (const deadline = Date.now() + 10_000;;) {
+    const [{ n }] = await stack.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from app.access_logs
+      where route = '/api/admin/users/:id/role' and status = 400 and user_id = ${admin.id}`;
+    if (n > 0) break;
+    assert.ok(Date.now() < deadline, "the refused request reached the access log");
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const session = await openContext(stack);
   try {
     await signInThroughPages(stack, session, admin, "/admin/security");
@@ -225,6 +239,24 @@ test("[web] security events and the access log filter by type, route and user", 
       const routes = [...document.querySelectorAll('[data-testid="access-table"] tbody code')]
         .map((c) => c.textContent);
       return routes.length > 0 && routes.every((r) => r === "/api/admin/users/:id/role");
+    });
+    // The type (the class of the status): the refused role change (400) and the accepted one.
+    const statuses = () =>
+      page.locator('[data-testid="access-table"] tbody td:nth-child(4)').allTextContents();
+    await page.getByLabel("Type").selectOption("client_error");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForFunction(() => {
+      const cells = [...document.querySelectorAll('[data-testid="access-table"] tbody tr')];
+      return cells.length > 0 &&
+        cells.every((r) => /^4\d\d$/.test(r.querySelector("td:nth-child(4)")?.textContent ?? ""));
+    });
+    assert.ok((await statuses()).includes("400"));
+    await page.getByLabel("Type").selectOption("success");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForFunction(() => {
+      const cells = [...document.querySelectorAll('[data-testid="access-table"] tbody tr')];
+      return cells.length > 0 &&
+        cells.every((r) => /^2\d\d$/.test(r.querySelector("td:nth-child(4)")?.textContent ?? ""));
     });
     await screenshot(page, "admin-access-log");
     assert.deepEqual(session.errors, []);

@@ -315,6 +315,65 @@ test("[web] the store, vendor, wallet, account and admin pages pass axe on deskt
   }
 });
 
+test("[web] the notification pages (inbox, preferences, bulk send) pass axe on desktop and phone, with screenshots", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const admin = await createPerson(stack, `Nell Notifier ${tag}`, "ADMIN");
+  const member = await createPerson(stack, `Moss Member ${tag}`, "MEMBER");
+  const friend = await createPerson(stack, `Fay Friend ${tag}`, "MEMBER");
+  const adminToken = await bearer(stack, admin);
+  // A conversation (a MESSAGE notification with a link), an important one, a read one.
+  await apiCall(stack, await bearer(stack, friend), "POST", "/api/conversations", {
+    type: "direct",
+    participantIds: [member.id],
+  });
+  const notices = [
+    { type: "SYSTEM", title: "Planned maintenance on Saturday", priority: "high" },
+    { type: "OPPORTUNITY", title: "A partner is looking for a designer" },
+    { type: "ENTITY", title: "You were invited to the spring fair" },
+  ];
+  const made = [];
+  for (const n of notices) {
+    made.push(
+      await apiCall<{ id: string }>(stack, adminToken, "POST", "/api/notifications", {
+        userId: member.id,
+        body: `${n.title}: the details are in the announcement.`,
+        ...n,
+      }),
+    );
+  }
+  await apiCall(stack, await bearer(stack, member), "PUT", `/api/notifications/${made[2].id}/read`);
+  for (const [device, options] of [["desktop", {}], ["phone", PHONE]] as const) {
+    const memberSession = await openContext(stack, options);
+    const adminSession = await openContext(stack, options);
+    try {
+      await signInThroughPages(stack, memberSession, member, "/notifications");
+      const page = memberSession.page;
+      await page.locator("li.notification").nth(3).waitFor();
+      await check(memberSession, `${device}-notifications-inbox`);
+      await page.goto(`${stack.base}/notifications/preferences`);
+      await page.getByRole("checkbox", { name: "Push: Messages and conversations" }).waitFor();
+      await page.getByLabel("Hold push and e-mail during quiet hours").check();
+      await page.getByLabel("Time zone").waitFor();
+      await check(memberSession, `${device}-notifications-preferences`);
+
+      await signInThroughPages(stack, adminSession, admin, "/notifications/send");
+      const adminPage = adminSession.page;
+      await adminPage.getByLabel("Title").waitFor();
+      await check(adminSession, `${device}-notifications-send`);
+      await adminPage.getByLabel("Particular people (user ids)").check();
+      await adminPage.getByLabel("User ids (one per line, or separated by commas)").fill(member.id);
+      await adminPage.getByLabel("Title").fill(`Your badge is ready (${device})`);
+      await adminPage.getByRole("button", { name: "Send" }).click();
+      await adminPage.locator('[data-batch-id][data-status="done"]').waitFor();
+      await check(adminSession, `${device}-notifications-send-done`);
+      assert.deepEqual([...memberSession.errors, ...adminSession.errors], []);
+    } finally {
+      await memberSession.context.close();
+      await adminSession.context.close();
+    }
+  }
+});
+
 test("[web] from the keyboard alone: sign in, open a conversation, send a message", async () => {
   const { member, conversation } = await scene();
   const session = await openContext(stack);

@@ -6,13 +6,14 @@
  * Adding a domain's page (docs/web.md, "Adding a page"): a row here; the page under
  * pages/<domain>/ with its API module (pages/<domain>/api.ts) and its live topics (subscribe() from
  * lib/live.ts); a browser test in tests/web/. Every domain's pages are chunks of their own, loaded
- * when first opened; sign-in and chat are on the first page.
+ * when first opened; sign-in, chat and the header's bell are on the first page.
  */
 import type { ComponentType } from "preact";
 import type { Features } from "./lib/config.ts";
 import type { Role } from "./lib/session.ts";
 import { SignInPage } from "./pages/SignIn.tsx";
 import { ChatPage } from "./pages/chat/ChatPage.tsx";
+import { Bell } from "./components/Bell.tsx";
 
 export interface PageProps {
   params: Record<string, string>;
@@ -106,6 +107,29 @@ export const routes: RouteDef[] = [
     page: () => import("./pages/wallet/WalletPage.tsx").then((m) => m.WalletPage),
   },
   {
+    path: "/notifications",
+    title: "Notifications",
+    access: "signed-in",
+    feature: "notifications",
+    page: () => import("./pages/notifications/NotificationsPage.tsx").then((m) => m.InboxPage),
+  },
+  {
+    path: "/notifications/preferences",
+    title: "Notification preferences",
+    access: "signed-in",
+    feature: "notifications",
+    page: () =>
+      import("./pages/notifications/NotificationsPage.tsx").then((m) => m.PreferencesPage),
+  },
+  {
+    path: "/notifications/send",
+    title: "Send a notification",
+    access: "signed-in",
+    minRole: "ADMIN",
+    feature: "notifications",
+    page: () => import("./pages/notifications/NotificationsPage.tsx").then((m) => m.BulkPage),
+  },
+  {
     path: "/account",
     title: "Account",
     access: "signed-in",
@@ -121,8 +145,11 @@ export const routes: RouteDef[] = [
   },
 ];
 
-/** Small live widgets in the header, next to the connection status (e.g. a notification bell). */
-export const headerWidgets: ComponentType[] = [];
+/**
+ * Small live widgets in the header, next to the connection status: the notification bell (its
+ * count of unread notifications, live; it links to the inbox).
+ */
+export const headerWidgets: ComponentType[] = [Bell];
 
 /** Where a signed-in user lands. */
 export const HOME = "/chat";

@@ -140,3 +140,18 @@ export function stopLive(): void {
   topicListeners.clear();
   liveStatus.set({ kind: "off", topics: {}, error: null });
 }
+
+/**
+ * Calls `listener` each time the topic's feed comes up or moves to another transport, from now on
+ * (not for the state it is in at the call). What a page read before may then miss something: a
+ * first subscription starts from the moment it connects, so a page reads its data again here.
+ */
+export function onFeedChange(topic: string, listener: (kind: TransportKind) => void): () => void {
+  let last = liveStatus.get().topics[topic];
+  return liveStatus.subscribe((status) => {
+    const kind = status.topics[topic];
+    const changed = kind !== undefined && kind !== last;
+    last = kind;
+    if (changed) listener(kind);
+  });
+}

@@ -1,12 +1,13 @@
 /**
  * Analytics (GET /api/admin/analytics) as charts: users, activity and messaging over a range, the
- * users by role and status. Series of later domains (store, wallet, notifications: any
- * `[{ t, value }]` the API adds to their sections) are drawn as they appear. Read again every
- * minute and on `admin` events.
+ * users by role and status; notifications created and read over time (its `notifications`
+ * section: the figures of GET /api/notifications/analytics), their read rate and time to read.
+ * Series of other domains (store, wallet: any `[{ t, value }]` the API adds to their sections)
+ * are drawn as they appear. Read again every minute and on `admin` events.
  */
 import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
-import { adminApi, type Analytics, type Point } from "./api.ts";
+import { adminApi, type Analytics, type NotificationFigures, type Point } from "./api.ts";
 import { CountBars, SeriesChart } from "./Charts.tsx";
 
 const RANGES = [
@@ -19,7 +20,7 @@ const RANGES = [
 const isSeries = (v: unknown): v is Point[] =>
   Array.isArray(v) && v.every((p) => p && typeof p.t === "string" && typeof p.value === "number");
 
-const KNOWN = new Set(["range", "users", "activity", "messaging"]);
+const KNOWN = new Set(["range", "users", "activity", "messaging", "notifications"]);
 
 export function AnalyticsSection({ refresh }: { refresh: number }) {
   const rangeId = useId();
@@ -150,8 +151,76 @@ export function AnalyticsSection({ refresh }: { refresh: number }) {
               />
             ))}
           </div>
+          {data.notifications && <Notifications figures={data.notifications} interval={interval} />}
         </>
       )}
+    </section>
+  );
+}
+
+/** A duration in seconds, in the largest unit that keeps it readable. */
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} days`;
+}
+
+function Notifications({ figures, interval }: { figures: NotificationFigures; interval: string }) {
+  const series = (key: "created" | "read"): Point[] =>
+    figures.series.map((p) => ({ t: p.t, value: p[key] }));
+  return (
+    <section aria-labelledby="analytics-notifications" class="analytics-part">
+      <h2 id="analytics-notifications">Notifications</h2>
+      <dl class="tiles">
+        <div>
+          <dt>Created (range)</dt>
+          <dd data-testid="tile-notifications-created">{figures.totals.created}</dd>
+        </div>
+        <div>
+          <dt>Read since</dt>
+          <dd data-testid="tile-notifications-read">{figures.totals.read}</dd>
+        </div>
+        <div>
+          <dt>Read rate</dt>
+          <dd data-testid="tile-notifications-read-rate">
+            {Math.round(figures.readRate * 100)} %
+          </dd>
+        </div>
+        <div>
+          <dt>Median time to read</dt>
+          <dd>
+            {figures.medianSecondsToRead === null ? "—" : duration(figures.medianSecondsToRead)}
+          </dd>
+        </div>
+        <div>
+          <dt>Push sent / failed</dt>
+          <dd>{figures.totals.pushSent} / {figures.totals.pushFailed}</dd>
+        </div>
+        <div>
+          <dt>E-mails sent</dt>
+          <dd>{figures.totals.emailSent}</dd>
+        </div>
+      </dl>
+      <div class="charts">
+        <SeriesChart
+          id="notifications-created"
+          title="Notifications created"
+          series={series("created")}
+          interval={interval}
+        />
+        <SeriesChart
+          id="notifications-read"
+          title="Notifications read (of those created)"
+          series={series("read")}
+          interval={interval}
+        />
+        <CountBars
+          id="notifications-by-type"
+          title="Notifications by type"
+          counts={Object.fromEntries(figures.byType.map((t) => [t.type, t.created]))}
+        />
+      </div>
     </section>
   );
 }

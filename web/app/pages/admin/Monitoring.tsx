@@ -1,5 +1,6 @@
 /**
- * Security events and the access log: newest first, filtered (type or route, user, IP, time),
+ * Security events and the access log: newest first, filtered (type; the access log's type is the
+ * class of the status, and it also filters by route, method and status; user, IP, time),
  * paged with the API's cursors. Filters are applied when the form is submitted.
  */
 import type { ComponentChildren } from "preact";
@@ -68,7 +69,13 @@ function usePaged<T>(
 
 function FilterForm(
   { fields, onApply, children }: {
-    fields: { name: string; label: string; type?: FieldType; list?: string[] }[];
+    /** `list`: the values of a select, or `[value, label]` pairs. */
+    fields: {
+      name: string;
+      label: string;
+      type?: FieldType;
+      list?: readonly (string | readonly [string, string])[];
+    }[];
     onApply: (filters: Filters) => void;
     children?: ComponentChildren;
   },
@@ -95,7 +102,10 @@ function FilterForm(
                 onChange={(e) => setValues({ ...values, [f.name]: e.currentTarget.value })}
               >
                 <option value="">Any</option>
-                {f.list.map((v) => <option key={v} value={v}>{v}</option>)}
+                {f.list.map((item) => {
+                  const [v, text] = typeof item === "string" ? [item, item] : item;
+                  return <option key={v} value={v}>{text}</option>;
+                })}
               </select>
             )
             : (
@@ -139,6 +149,14 @@ function FilterInput(
   if (type === "datetime-local") return <input type="datetime-local" {...props} />;
   return <input type="text" {...props} />;
 }
+
+/** The access log's types: the class of the status (the API's `type` filter). */
+const ACCESS_TYPES = [
+  ["success", "Success (2xx)"],
+  ["redirect", "Redirect (3xx)"],
+  ["client_error", "Client error (4xx)"],
+  ["server_error", "Server error (5xx)"],
+] as const;
 
 const COMMON: { name: string; label: string; type?: FieldType }[] = [
   { name: "userId", label: "User id" },
@@ -219,6 +237,7 @@ export function AccessLogSection({ refresh }: { refresh: number }) {
       <h1>Access log</h1>
       <FilterForm
         fields={[
+          { name: "type", label: "Type", list: ACCESS_TYPES },
           { name: "route", label: "Route (e.g. /api/conversations)" },
           { name: "method", label: "Method", list: ["GET", "POST", "PUT", "PATCH", "DELETE"] },
           { name: "status", label: "Status", type: "number" },

@@ -52,7 +52,25 @@ export interface Analytics {
     activeSenders: Point[];
     conversationsCreated: Point[];
   };
+  /** The same figures as GET /api/notifications/analytics for the range and interval. */
+  notifications?: NotificationFigures;
   [domain: string]: unknown;
+}
+
+export interface NotificationCounts {
+  created: number;
+  read: number;
+  pushSent: number;
+  pushFailed: number;
+}
+
+export interface NotificationFigures {
+  totals: NotificationCounts & { pushDelivered: number; emailSent: number };
+  byType: (NotificationCounts & { type: string })[];
+  byChannel: { channel: "inApp" | "push" | "email"; sent: number; failed: number }[];
+  series: (NotificationCounts & { t: string })[];
+  readRate: number;
+  medianSecondsToRead: number | null;
 }
 
 export interface SecurityEvent {
@@ -73,6 +91,8 @@ export interface AccessLogEntry {
   method: string;
   route: string;
   status: number;
+  /** The class of the status. */
+  type: "success" | "redirect" | "client_error" | "server_error";
   durationMs: number;
   ip: string | null;
   createdAt: string;
