@@ -327,6 +327,38 @@ test("[jobs] enqueueing with the same dedupe key gives one job, which runs once"
   assert.equal(ran, 2);
 });
 
+test("[jobs] one drain keeps a window of handlers: a slow job holds only its slot, and work queued by a running job is run by the same drain", async () => {
+  const order: string[] = [];
+  const child = kindOf("child", ({ n }) => {
+    order.push(`child ${n}`);
+    return Promise.resolve();
+  });
+  const quick = kindOf("quick", ({ n }) => {
+    order.push(`quick ${n}`);
+    return Promise.resolve();
+  });
+  // The slow one queues a child while the quick ones have long finished.
+  const slow = kindOf("slow", async ({ n }) => {
+    await sleep(400);
+    await enqueueJob(t.deps.sql, child, { n });
+    order.push(`slow ${n}`);
+  });
+  const registry = new JobRegistry([slow, quick, child]);
+  await enqueueJob(t.deps.sql, slow, { n: 0 });
+  for (let n = 0; n < 12; n++) await enqueueJob(t.deps.sql, quick, { n });
+  const started = performance.now();
+  const result = await drain(t.deps, { registry, batch: 4 });
+  assert.equal(result.done, 14, "the slow job, the twelve quick ones and the child");
+  assert.deepEqual(order.slice(-2), ["slow 0", "child 0"], "the child ran after its parent");
+  assert.equal(order.filter((o) => o.startsWith("quick")).length, 12);
+  // With whole batches of four, the quick ones in the slow one's batch would have waited for it.
+  assert.ok(
+    order.indexOf("quick 11") < order.indexOf("slow 0"),
+    "every quick job ran while the slow one held its slot",
+  );
+  assert.ok(performance.now() - started < 2_000);
+});
+
 // --- the local worker ----------------------------------------------------------------------
 
 test("[jobs] a job queued while the worker is idle runs within a second (NOTIFY), and a delayed one when due", async () => {

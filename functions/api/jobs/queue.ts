@@ -240,13 +240,14 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
   // the slowest of its batch).
   const running = new Set<Promise<void>>();
   const refill = Math.max(1, Math.floor(batch / 2));
-  let claiming = true;
   let failure = null as { err: unknown } | null;
-  while (claiming || running.size) {
-    if (result.claimed >= maxJobs || Date.now() >= deadline || opts.signal?.aborted) {
-      claiming = false;
-    }
-    if (claiming && batch - running.size >= refill) {
+  // Nothing was due at the last claim: claim again only once a handler has finished (it may have
+  // queued more work, which this drain then runs too).
+  let idle = false;
+  for (;;) {
+    const stop = result.claimed >= maxJobs || Date.now() >= deadline || opts.signal?.aborted ||
+      failure !== null;
+    if (!stop && !idle && batch - running.size >= refill) {
       const rows = await deps.sql<JobRow[]>`
         select id::text, kind, payload, attempts, max_attempts, claim_token, created_at
         from app_private.claim_jobs(
@@ -254,7 +255,6 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
           ${Math.min(batch - running.size, maxJobs - result.claimed)},
           make_interval(secs => ${lease})
         )`;
-      if (!rows.length) claiming = false;
       result.claimed += rows.length;
       for (const row of rows) {
         const job: Promise<void> = runOne(deps, registry.get(row.kind)!, row, opts.signal)
@@ -264,14 +264,16 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
             // Recording an outcome failed (the database went away): no more claims; the
             // others finish, then the drain fails with the first error.
             failure ??= { err };
-            claiming = false;
           })
           .finally(() => running.delete(job));
         running.add(job);
       }
-      continue;
+      if (rows.length) continue;
+      idle = true;
     }
-    if (running.size) await Promise.race(running);
+    if (!running.size) break;
+    await Promise.race(running);
+    idle = false;
   }
   if (failure) throw failure.err;
   return result;
