@@ -8,7 +8,7 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { adminApi, type Analytics, type NotificationFigures, type Point } from "./api.ts";
-import { CountBars, SeriesChart } from "./Charts.tsx";
+import { CountBars, moneyFormat, SeriesChart } from "./Charts.tsx";
 
 const RANGES = [
   { days: 7, label: "Last 7 days" },
@@ -21,6 +21,19 @@ const isSeries = (v: unknown): v is Point[] =>
   Array.isArray(v) && v.every((p) => p && typeof p.t === "string" && typeof p.value === "number");
 
 const KNOWN = new Set(["range", "users", "activity", "messaging", "notifications"]);
+
+/** Titles of the other domains' series the page knows; `money`: minor units of the currency. */
+const SERIES_TITLES: Record<string, { title: string; money?: boolean }> = {
+  "store.sales": { title: "Sales", money: true },
+  "store.orders": { title: "Orders placed" },
+  "wallet.walletsCreated": { title: "Wallets created" },
+};
+
+/** The currency a domain's section states (`store.currency`), if any. */
+function currencyOf(data: Analytics, domain: string): string | null {
+  const section = (data as unknown as Record<string, { currency?: unknown }>)[domain];
+  return typeof section?.currency === "string" ? section.currency : null;
+}
 
 export function AnalyticsSection({ refresh }: { refresh: number }) {
   const rangeId = useId();
@@ -141,15 +154,23 @@ export function AnalyticsSection({ refresh }: { refresh: number }) {
             />
             <CountBars id="users-by-role" title="Users by role" counts={data.users.byRole} />
             <CountBars id="users-by-status" title="Users by status" counts={data.users.byStatus} />
-            {extra.map((s) => (
-              <SeriesChart
-                key={`${s.domain}.${s.key}`}
-                id={`${s.domain}-${s.key}`}
-                title={`${s.domain}: ${s.key}`}
-                series={s.series}
-                interval={interval}
-              />
-            ))}
+            {extra.map((s) => {
+              const known = SERIES_TITLES[`${s.domain}.${s.key}`];
+              const money = known?.money && currencyOf(data, s.domain);
+              const formats = money ? moneyFormat(money) : null;
+              return (
+                <SeriesChart
+                  key={`${s.domain}.${s.key}`}
+                  id={`${s.domain}-${s.key}`}
+                  title={known
+                    ? `${known.title}${money ? ` (${money})` : ""}`
+                    : `${s.domain}: ${s.key}`}
+                  series={s.series}
+                  interval={interval}
+                  {...(formats ? { format: formats.text, tickFormat: formats.tick } : {})}
+                />
+              );
+            })}
           </div>
           {data.notifications && <Notifications figures={data.notifications} interval={interval} />}
         </>

@@ -25,13 +25,48 @@ const dateFormat = (interval: string) =>
       : { month: "short", day: "numeric", timeZone: "UTC" },
   );
 
+/** Whole numbers as the reader's locale writes them; large ones short on an axis (1.2M). */
+const plain = (n: number) => n.toLocaleString();
+const compact = (n: number) =>
+  new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 }).format(n);
+
+/**
+ * Amounts kept in minor units (cents) as money in `currency`: the currency's own number of
+ * decimals, as Intl knows it.
+ */
+export function moneyFormat(
+  currency: string,
+): { text: (n: number) => string; tick: (n: number) => string } {
+  try {
+    const full = new Intl.NumberFormat(undefined, { style: "currency", currency });
+    const digits = full.resolvedOptions().maximumFractionDigits ?? 2;
+    const short = new Intl.NumberFormat(undefined, {
+      style: "currency",
+      currency,
+      notation: "compact",
+      maximumFractionDigits: 1,
+    });
+    return {
+      text: (n) => full.format(n / 10 ** digits),
+      tick: (n) => short.format(n / 10 ** digits),
+    };
+  } catch {
+    // An unknown code: the amounts as they are.
+    return { text: plain, tick: compact };
+  }
+}
+
 export function SeriesChart(
-  { id, title, series, interval, unit = "" }: {
+  { id, title, series, interval, unit = "", format = plain, tickFormat = compact }: {
     id: string;
     title: string;
     series: Point[];
     interval: string;
     unit?: string;
+    /** How a value reads in the total, the summary and the table. */
+    format?: (n: number) => string;
+    /** How the axis's top value reads (short). */
+    tickFormat?: (n: number) => string;
   },
 ) {
   const titleId = useId();
@@ -48,8 +83,10 @@ export function SeriesChart(
   const step = series.length ? innerW / series.length : innerW;
   const barW = Math.max(1, step * 0.7);
   const summary = series.length
-    ? `${total}${unit} in total over ${series.length} ${interval}s` +
-      (peak.value > 0 ? `; highest ${peak.value}${unit} on ${fmt.format(new Date(peak.t))}` : "")
+    ? `${format(total)}${unit} in total over ${series.length} ${interval}s` +
+      (peak.value > 0
+        ? `; highest ${format(peak.value)}${unit} on ${fmt.format(new Date(peak.t))}`
+        : "")
     : "no data";
   return (
     <figure
@@ -59,7 +96,7 @@ export function SeriesChart(
       data-points={series.length}
     >
       <figcaption id={titleId}>
-        {title} <span class="chart-total">{total}</span>
+        {title} <span class="chart-total">{format(total)}</span>
       </figcaption>
       <svg
         viewBox={`0 0 ${W} ${H}`}
@@ -76,7 +113,9 @@ export function SeriesChart(
           y2={H - PAD.bottom}
           class="axis"
         />
-        <text x={PAD.left - 4} y={PAD.top + 8} class="tick" text-anchor="end">{max}</text>
+        <text x={PAD.left - 4} y={PAD.top + 8} class="tick" text-anchor="end">
+          {tickFormat(max)}
+        </text>
         <text x={PAD.left - 4} y={H - PAD.bottom} class="tick" text-anchor="end">0</text>
         {series.map((p, i) => {
           const h = max ? (p.value / max) * innerH : 0;
@@ -90,7 +129,7 @@ export function SeriesChart(
               height={Math.max(h, p.value > 0 ? 1 : 0)}
               data-value={p.value}
             >
-              <title>{`${fmt.format(new Date(p.t))}: ${p.value}${unit}`}</title>
+              <title>{`${fmt.format(new Date(p.t))}: ${format(p.value)}${unit}`}</title>
             </rect>
           );
         })}
@@ -117,7 +156,7 @@ export function SeriesChart(
             {series.map((p) => (
               <tr key={p.t}>
                 <td>{fmt.format(new Date(p.t))}</td>
-                <td>{p.value}</td>
+                <td>{format(p.value)}</td>
               </tr>
             ))}
           </tbody>
@@ -140,7 +179,7 @@ export function CountBars(
   return (
     <figure class="chart" data-testid={`chart-${id}`} data-total={total}>
       <figcaption id={titleId}>
-        {title} <span class="chart-total">{total}</span>
+        {title} <span class="chart-total">{plain(total)}</span>
       </figcaption>
       <svg
         viewBox={`0 0 ${width} ${entries.length * rowH + 4}`}
