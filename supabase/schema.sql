@@ -690,6 +690,7 @@ COMMENT ON FUNCTION app.apply_for_vendor(vendor_name text, vendor_description te
 CREATE FUNCTION app.attach_payment_intent(target_checkout_id uuid, intent_id text, intent_client_secret text, idempotency_key text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
   checkout app.checkouts;
@@ -1128,6 +1129,7 @@ COMMENT ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) IS 'Displ
 CREATE FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
   me uuid := auth.uid();
@@ -4412,6 +4414,7 @@ COMMENT ON COLUMN app_private.jobs.locked_until IS 'The lease: past it, a runnin
 CREATE FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer DEFAULT 10, lease interval DEFAULT '00:01:00'::interval) RETURNS SETOF app_private.jobs
     LANGUAGE plpgsql
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
   if batch is null or batch < 1 or batch > 1000 then
@@ -4853,6 +4856,7 @@ COMMENT ON FUNCTION app_private.create_checkout_as(claims text, requested_items 
 CREATE FUNCTION app_private.create_wallet_transfer(owner uuid, chain integer, kind app.wallet_token_kind, token text, symbol text, token_full_name text, decimals integer, recipient text, recipient_user uuid, transfer_amount numeric, transfer_gas_limit numeric, transfer_max_fee numeric, token_balance numeric, native_balance numeric) RETURNS app.wallet_transactions
     LANGUAGE plpgsql
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
   w app.wallets;
@@ -4921,6 +4925,7 @@ COMMENT ON FUNCTION app_private.create_wallet_transfer(owner uuid, chain integer
 CREATE FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
   conversation app.conversations;
@@ -5274,6 +5279,7 @@ COMMENT ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome
 CREATE FUNCTION app_private.finish_wallet_transaction(target_id uuid, outcome app.wallet_transaction_status, mined_block bigint, mined_block_hash text, paid_fee numeric, failure text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
   if outcome not in ('confirmed', 'failed') then
@@ -6289,6 +6295,7 @@ COMMENT ON FUNCTION app_private.notify_many(recipients uuid[], notification_type
 CREATE FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS TABLE(recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 #variable_conflict use_column
 declare
@@ -7271,6 +7278,7 @@ COMMENT ON FUNCTION app_private.store_currency() IS 'The store''s one currency (
 CREATE FUNCTION app_private.submit_wallet_transaction(target_id uuid, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) RETURNS app.wallet_transactions
     LANGUAGE plpgsql
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
   updated app.wallet_transactions;
@@ -7324,6 +7332,7 @@ COMMENT ON FUNCTION app_private.sync_wallet_nonce(wallet uuid, chain_nonce bigin
 CREATE FUNCTION app_private.take_deliveries(notification_ids uuid[]) RETURNS TABLE(delivery_id bigint, attempt_token uuid, channel app_private.delivery_channel, device_token text, platform app.push_platform, email text, notification jsonb, collapse_key text)
     LANGUAGE plpgsql
     SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 #variable_conflict use_column
 declare

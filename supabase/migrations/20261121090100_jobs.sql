@@ -160,6 +160,7 @@ create function app_private.claim_jobs(
 ) returns setof app_private.jobs
 language plpgsql volatile
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 begin
   if batch is null or batch < 1 or batch > 1000 then

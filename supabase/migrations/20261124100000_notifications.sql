@@ -603,6 +603,7 @@ create function app_private.notify_rows(
 ) returns table (recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
 language plpgsql volatile security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 #variable_conflict use_column
 declare
@@ -776,6 +777,7 @@ create function app_private.digest_conversation(target_conversation_id uuid, upt
 returns integer
 language plpgsql volatile security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 declare
   conversation app.conversations;
@@ -859,6 +861,7 @@ returns table (
 )
 language plpgsql volatile
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 #variable_conflict use_column
 declare

@@ -597,6 +597,7 @@ create function app.create_checkout(
 ) returns jsonb
 language plpgsql volatile security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 declare
   me uuid := auth.uid();
@@ -783,6 +784,7 @@ create function app.attach_payment_intent(
 ) returns jsonb
 language plpgsql volatile security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 declare
   checkout app.checkouts;

@@ -552,6 +552,7 @@ create function app_private.create_wallet_transfer(
 ) returns app.wallet_transactions
 language plpgsql volatile
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 declare
   w app.wallets;
@@ -623,6 +624,7 @@ create function app_private.submit_wallet_transaction(
 ) returns app.wallet_transactions
 language plpgsql volatile
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 declare
   updated app.wallet_transactions;
@@ -656,6 +658,7 @@ create function app_private.finish_wallet_transaction(
 ) returns boolean
 language plpgsql volatile
 set search_path = ''
+set plan_cache_mode = force_generic_plan -- docs/conventions.md, "Plans"
 as $$
 begin
   if outcome not in ('confirmed', 'failed') then

@@ -4,7 +4,7 @@
  * privileges on server-only state, function execute grants, policies, and the role rank order.
  */
 begin;
-select plan(66);
+select plan(67);
 
 -- ---------------------------------------------------------------------------------------------
 -- Schemas and tables
@@ -318,6 +318,23 @@ select is_empty(
      where n.nspname in ('app', 'app_private') and t.typtype = 'e'
        and coalesce(obj_description(t.oid, 'pg_type'), '') = '' $$,
   'Every enum type in app and app_private has a comment saying what its values mean.'
+);
+
+select set_eq(
+  $$ select p.oid::regprocedure::text
+     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+     where n.nspname in ('app', 'app_private')
+       and 'plan_cache_mode=force_generic_plan' = any (p.proconfig) $$,
+  $$ values ('app.create_checkout(jsonb,jsonb,text,text,text)'),
+            ('app.attach_payment_intent(uuid,text,text,text)'),
+            ('app_private.notify_rows(app.notification_type,uuid[],text[],text[],jsonb[],app.notification_priority,text)'),
+            ('app_private.digest_conversation(uuid,bigint)'),
+            ('app_private.take_deliveries(uuid[])'),
+            ('app_private.claim_jobs(text[],text,integer,interval)'),
+            ('app_private.create_wallet_transfer(uuid,integer,app.wallet_token_kind,text,text,text,integer,text,uuid,numeric,numeric,numeric,numeric,numeric)'),
+            ('app_private.submit_wallet_transaction(uuid,bigint,text,text,numeric,numeric)'),
+            ('app_private.finish_wallet_transaction(uuid,app.wallet_transaction_status,bigint,text,numeric,text)') $$,
+  'The functions that force generic plans are these (docs/conventions.md, "Plans": each looks rows up by key or by arrays of keys).'
 );
 
 -- ---------------------------------------------------------------------------------------------
