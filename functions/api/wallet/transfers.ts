@@ -299,20 +299,13 @@ export async function confirmTransfer(
   const fees = await deps.chain.fees(seen.chain_id);
 
   // The key is opened and its account derived (elliptic-curve work, milliseconds of CPU) before
-  // the wallet's nonce is locked, so only the signature is made while holding it; the confirms of
-  // one wallet queue in this process first (wallet-queue.ts). The key is zeroed when done.
+  // the confirm queues behind the wallet's others (wallet-queue.ts) and takes its nonce lock, so
+  // only the signature is made in turn. The key is zeroed when done.
   const sealed = await sealedKeyOf(deps.sql, seen.wallet_id);
-  const outcome = await inWalletQueue(
-    seen.wallet_id,
-    () =>
-      withPrivateKey(
-        ring,
-        seen.wallet_id,
-        seen.from_address,
-        sealed,
-        (key) => signAndSubmit(deps, userId, id, privateKeyToAccount(key), fees),
-      ),
-  );
+  const outcome = await withPrivateKey(ring, seen.wallet_id, seen.from_address, sealed, (key) => {
+    const account = privateKeyToAccount(key);
+    return inWalletQueue(seen.wallet_id, () => signAndSubmit(deps, userId, id, account, fees));
+  });
   if ("expired" in outcome) {
     await deps.sql`
       update app.wallet_transactions set status = 'expired'
@@ -351,10 +344,19 @@ export function outageDelay(attempt: number): number {
   return Math.min(30, 2 ** Math.min(Math.max(attempt, 1), 5));
 }
 
-/** Seconds between receipt checks: about a block, growing slowly for slow chains. */
+/**
+ * Seconds before receipt check number `round` (1 is the first after the broadcast): about a
+ * block, growing slowly for slow chains. A node on this machine (anvil) mines as a transaction
+ * arrives, but its receipt can lag the send by a moment: look again a tenth of a second later.
+ */
 function watchDelay(round: number, loopback: boolean): number {
-  return loopback ? Math.min(5, 0.5 * round) : Math.min(60, 2 + round);
+  if (loopback) return round <= 1 ? 0.1 : Math.min(5, 0.5 * (round - 1));
+  return round <= 1 ? 0.5 : Math.min(60, 1 + round);
 }
+
+/** A node on this machine (the local stack's anvil). */
+const onLoopback = (deps: Deps) =>
+  /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(deps.chain.url ?? "");
 
 /** Receipt checks of one transfer before the watch gives up (hours on any chain). */
 export const WATCH_ROUNDS = 400;
@@ -502,7 +504,9 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
       }
     }
     await noteBroadcast(deps.sql, [row.id]);
-    if (!await settle(deps, client, row)) await queueWatch(deps.sql, row.id, 1, 0.5);
+    if (!await settle(deps, client, row)) {
+      await queueWatch(deps.sql, row.id, 1, watchDelay(1, onLoopback(deps)));
+    }
   } catch (err) {
     if (isChainDown(err)) {
       throw new RetryJobAfter(outageDelay(ctx.attempt), "the chain node does not answer");
@@ -524,7 +528,6 @@ export async function watchTransfer(
   const { deps } = ctx;
   const row = await submittedRow(deps.sql, id);
   if (!row || row.status !== "submitted") return;
-  const loopback = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(deps.chain.url ?? "");
   try {
     const client = await deps.chain.client(row.chain_id);
     if (await settle(deps, client, row)) return;
@@ -546,7 +549,7 @@ export async function watchTransfer(
     });
     return;
   }
-  await queueWatch(deps.sql, id, round + 1, watchDelay(round, loopback));
+  await queueWatch(deps.sql, id, round + 1, watchDelay(round + 1, onLoopback(deps)));
 }
 
 async function finishFailed(deps: Deps, id: string, error: string): Promise<void> {
