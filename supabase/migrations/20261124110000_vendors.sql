@@ -117,13 +117,17 @@ comment on function app.my_selling_vendor_ids() is
   'The approved vendors the current user owns: who may create and edit products. security definer as app.my_vendor_ids.';
 
 create function app_private.store_currency() returns text
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select coalesce(
-    (select c.config -> 'store' ->> 'currency' from app.config_versions c order by c.version desc limit 1),
-    app_private.config_defaults() -> 'store' ->> 'currency'
-  )
+begin
+  return (
+    select coalesce(
+      (select c.config -> 'store' ->> 'currency' from app.config_versions c order by c.version desc limit 1),
+      app_private.config_defaults() -> 'store' ->> 'currency'
+    )
+  );
+end;
 $$;
 comment on function app_private.store_currency() is
   'The store''s one currency (store.currency of the current configuration, its default otherwise). security definer: the configuration is readable by ADMINs only; it returns one code.';

@@ -195,49 +195,53 @@ alter table app.refunds enable row level security;
 
 /* An order as GET /api/store/orders/:id shows it (items and history read with the caller's rights). */
 create function app.order_json(target app.orders) returns jsonb
-language sql stable
+language plpgsql stable
 set search_path = ''
 as $$
-  select jsonb_build_object(
-    'id', target.id,
-    'checkoutId', target.checkout_id,
-    'buyerId', target.buyer_id,
-    'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
-    'status', target.status,
-    'items', coalesce((
-      select jsonb_agg(jsonb_build_object(
-        'productId', i.product_id,
-        'title', i.title,
-        'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', target.currency),
-        'quantity', i.quantity,
-        'total', jsonb_build_object('amount', i.total, 'currency', target.currency)
-      ) order by i.title, i.product_id)
-      from app.order_items i where i.order_id = target.id
-    ), '[]'::jsonb),
-    'total', jsonb_build_object('amount', target.total, 'currency', target.currency),
-    'payment', jsonb_build_object(
-      'status', target.payment_status,
-      'refund', (
-        select jsonb_build_object('status', r.status,
-                                  'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency))
-        from app.refunds r where r.order_id = target.id
-      )
-    ),
-    'shipping', jsonb_build_object(
-      'address', target.shipping_address,
-      'carrier', target.carrier,
-      'trackingNumber', target.tracking_number
-    ),
-    'history', coalesce((
-      select jsonb_agg(jsonb_build_object(
-        'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
-        'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-      ) order by h.id)
-      from app.order_history h where h.order_id = target.id
-    ), '[]'::jsonb),
-    'createdAt', to_char(target.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'updatedAt', to_char(target.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-  )
+begin
+  return (
+    select jsonb_build_object(
+      'id', target.id,
+      'checkoutId', target.checkout_id,
+      'buyerId', target.buyer_id,
+      'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
+      'status', target.status,
+      'items', coalesce((
+        select jsonb_agg(jsonb_build_object(
+          'productId', i.product_id,
+          'title', i.title,
+          'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', target.currency),
+          'quantity', i.quantity,
+          'total', jsonb_build_object('amount', i.total, 'currency', target.currency)
+        ) order by i.title, i.product_id)
+        from app.order_items i where i.order_id = target.id
+      ), '[]'::jsonb),
+      'total', jsonb_build_object('amount', target.total, 'currency', target.currency),
+      'payment', jsonb_build_object(
+        'status', target.payment_status,
+        'refund', (
+          select jsonb_build_object('status', r.status,
+                                    'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency))
+          from app.refunds r where r.order_id = target.id
+        )
+      ),
+      'shipping', jsonb_build_object(
+        'address', target.shipping_address,
+        'carrier', target.carrier,
+        'trackingNumber', target.tracking_number
+      ),
+      'history', coalesce((
+        select jsonb_agg(jsonb_build_object(
+          'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
+          'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        ) order by h.id)
+        from app.order_history h where h.order_id = target.id
+      ), '[]'::jsonb),
+      'createdAt', to_char(target.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'updatedAt', to_char(target.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    )
+  );
+end;
 $$;
 comment on function app.order_json(app.orders) is
   'An order as the API shows it (GET /api/store/orders/:id and every order event): vendor, items with money, total, payment (with its refund), shipping and history. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order.';
@@ -511,23 +515,27 @@ comment on function app_private.cancel_unpaid_checkout(uuid, app.order_actor, uu
 
 /* A checkout as the order route answers it. */
 create function app_private.checkout_json(target_checkout_id uuid, client_secret text) returns jsonb
-language sql stable
+language plpgsql stable
 set search_path = ''
 as $$
-  select jsonb_build_object('checkout', jsonb_build_object(
-    'id', c.id,
-    'total', jsonb_build_object('amount', c.total, 'currency', c.currency),
-    'reservedUntil', to_char(c.reserved_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'orders', coalesce((select jsonb_agg(app.order_json(o) order by o.vendor_name, o.id)
-                        from app.orders o where o.checkout_id = c.id), '[]'::jsonb),
-    'payment', jsonb_build_object(
-      'provider', c.provider,
-      'paymentIntentId', c.payment_intent_id,
-      'clientSecret', client_secret,
-      'status', c.payment_status
-    )
-  ))
-  from app.checkouts c where c.id = target_checkout_id
+begin
+  return (
+    select jsonb_build_object('checkout', jsonb_build_object(
+      'id', c.id,
+      'total', jsonb_build_object('amount', c.total, 'currency', c.currency),
+      'reservedUntil', to_char(c.reserved_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'orders', coalesce((select jsonb_agg(app.order_json(o) order by o.vendor_name, o.id)
+                          from app.orders o where o.checkout_id = c.id), '[]'::jsonb),
+      'payment', jsonb_build_object(
+        'provider', c.provider,
+        'paymentIntentId', c.payment_intent_id,
+        'clientSecret', client_secret,
+        'status', c.payment_status
+      )
+    ))
+    from app.checkouts c where c.id = target_checkout_id
+  );
+end;
 $$;
 comment on function app_private.checkout_json(uuid, text) is
   'The answer of POST /api/store/orders: { checkout: { id, total, reservedUntil, orders, payment: { provider, paymentIntentId, clientSecret, status } } }.';

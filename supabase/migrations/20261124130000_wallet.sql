@@ -279,54 +279,66 @@ create index wallet_nfts_user_order_idx on app.wallet_nfts (user_id, created_at 
 
 /* An amount in base units as whole tokens, for people: 1500000000000000000 with 18 decimals is 1.5. */
 create function app_private.format_token_amount(amount numeric, decimals integer) returns text
-language sql immutable
+language plpgsql immutable
 set search_path = ''
 as $$
-  select case
-    when decimals = 0 then amount::text
-    else rtrim(rtrim(left(d.digits, length(d.digits) - decimals) || '.' || right(d.digits, decimals), '0'), '.')
-  end
-  from (select lpad(amount::text, greatest(decimals + 1, length(amount::text)), '0') as digits) d
+begin
+  return (
+    select case
+      when decimals = 0 then amount::text
+      else rtrim(rtrim(left(d.digits, length(d.digits) - decimals) || '.' || right(d.digits, decimals), '0'), '.')
+    end
+    from (select lpad(amount::text, greatest(decimals + 1, length(amount::text)), '0') as digits) d
+  );
+end;
 $$;
 comment on function app_private.format_token_amount(numeric, integer) is
   'A base-unit amount as whole tokens (trailing zeros dropped), for notification texts.';
 
 create function app.wallet_chain_head(chain integer) returns bigint
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = ''
 as $$
-  select h.block_number from app_private.chain_heads h where h.chain_id = chain
+begin
+  return (
+    select h.block_number from app_private.chain_heads h where h.chain_id = chain
+  );
+end;
 $$;
 comment on function app.wallet_chain_head(integer) is
   'The highest block the platform has seen on a chain, for counting confirmations. security definer: the heads are server state in app_private; it returns one public number.';
 
 create function app.wallet_transaction_json(t app.wallet_transactions) returns jsonb
-language sql stable
+language plpgsql stable
 set search_path = ''
 as $$
-  select jsonb_build_object(
-    'id', t.id,
-    'direction', t.direction,
-    'status', case when t.status = 'pending' and t.expires_at <= now() then 'expired' else t.status::text end,
-    'token', jsonb_build_object(
-      'kind', t.token_kind, 'symbol', t.token_symbol, 'name', t.token_name,
-      'decimals', t.token_decimals, 'address', t.token_address, 'chainId', t.chain_id
-    ),
-    'from', t.from_address,
-    'to', t.to_address,
-    'toUserId', t.to_user_id,
-    'amount', t.amount::text,
-    'hash', t.hash,
-    'nonce', t.nonce,
-    'blockNumber', t.block_number,
-    'confirmations', case when t.block_number is null then null
-      else greatest(coalesce(app.wallet_chain_head(t.chain_id), t.block_number) - t.block_number + 1, 1) end,
-    'fee', t.fee::text,
-    'error', t.error,
-    'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'expiresAt', to_char(t.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'confirmedAt', to_char(t.confirmed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-  )
+begin
+  return (
+    select jsonb_build_object(
+      'id', t.id,
+      'direction', t.direction,
+      'status', case when t.status = 'pending' and t.expires_at <= now() then 'expired' else t.status::text end,
+      'token', jsonb_build_object(
+        'kind', t.token_kind, 'symbol', t.token_symbol, 'name', t.token_name,
+        'decimals', t.token_decimals, 'address', t.token_address, 'chainId', t.chain_id
+      ),
+      'from', t.from_address,
+      'to', t.to_address,
+      'toUserId', t.to_user_id,
+      'amount', t.amount::text,
+      'hash', t.hash,
+      'nonce', t.nonce,
+      'blockNumber', t.block_number,
+      'confirmations', case when t.block_number is null then null
+        else greatest(coalesce(app.wallet_chain_head(t.chain_id), t.block_number) - t.block_number + 1, 1) end,
+      'fee', t.fee::text,
+      'error', t.error,
+      'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+      'expiresAt', to_char(t.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+      'confirmedAt', to_char(t.confirmed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+    )
+  );
+end;
 $$;
 comment on function app.wallet_transaction_json(app.wallet_transactions) is
   'A transaction as the API shows it (api-contract.md, Wallet): a pending transfer past its expiry already reads as expired, confirmations are counted against the newest block seen. Runs with the caller''s rights.';
