@@ -2355,49 +2355,53 @@ COMMENT ON TABLE app.orders IS 'One vendor''s part of a checkout: its items at t
 --
 
 CREATE FUNCTION app.order_json(target app.orders) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
-  select jsonb_build_object(
-    'id', target.id,
-    'checkoutId', target.checkout_id,
-    'buyerId', target.buyer_id,
-    'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
-    'status', target.status,
-    'items', coalesce((
-      select jsonb_agg(jsonb_build_object(
-        'productId', i.product_id,
-        'title', i.title,
-        'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', target.currency),
-        'quantity', i.quantity,
-        'total', jsonb_build_object('amount', i.total, 'currency', target.currency)
-      ) order by i.title, i.product_id)
-      from app.order_items i where i.order_id = target.id
-    ), '[]'::jsonb),
-    'total', jsonb_build_object('amount', target.total, 'currency', target.currency),
-    'payment', jsonb_build_object(
-      'status', target.payment_status,
-      'refund', (
-        select jsonb_build_object('status', r.status,
-                                  'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency))
-        from app.refunds r where r.order_id = target.id
-      )
-    ),
-    'shipping', jsonb_build_object(
-      'address', target.shipping_address,
-      'carrier', target.carrier,
-      'trackingNumber', target.tracking_number
-    ),
-    'history', coalesce((
-      select jsonb_agg(jsonb_build_object(
-        'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
-        'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-      ) order by h.id)
-      from app.order_history h where h.order_id = target.id
-    ), '[]'::jsonb),
-    'createdAt', to_char(target.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'updatedAt', to_char(target.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-  )
+begin
+  return (
+    select jsonb_build_object(
+      'id', target.id,
+      'checkoutId', target.checkout_id,
+      'buyerId', target.buyer_id,
+      'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
+      'status', target.status,
+      'items', coalesce((
+        select jsonb_agg(jsonb_build_object(
+          'productId', i.product_id,
+          'title', i.title,
+          'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', target.currency),
+          'quantity', i.quantity,
+          'total', jsonb_build_object('amount', i.total, 'currency', target.currency)
+        ) order by i.title, i.product_id)
+        from app.order_items i where i.order_id = target.id
+      ), '[]'::jsonb),
+      'total', jsonb_build_object('amount', target.total, 'currency', target.currency),
+      'payment', jsonb_build_object(
+        'status', target.payment_status,
+        'refund', (
+          select jsonb_build_object('status', r.status,
+                                    'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency))
+          from app.refunds r where r.order_id = target.id
+        )
+      ),
+      'shipping', jsonb_build_object(
+        'address', target.shipping_address,
+        'carrier', target.carrier,
+        'trackingNumber', target.tracking_number
+      ),
+      'history', coalesce((
+        select jsonb_agg(jsonb_build_object(
+          'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
+          'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        ) order by h.id)
+        from app.order_history h where h.order_id = target.id
+      ), '[]'::jsonb),
+      'createdAt', to_char(target.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'updatedAt', to_char(target.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    )
+  );
+end;
 $$;
 
 --
@@ -3397,10 +3401,14 @@ COMMENT ON FUNCTION app.wallet_address_of(target uuid) IS 'The wallet address of
 --
 
 CREATE FUNCTION app.wallet_chain_head(chain integer) RETURNS bigint
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select h.block_number from app_private.chain_heads h where h.chain_id = chain
+begin
+  return (
+    select h.block_number from app_private.chain_heads h where h.chain_id = chain
+  );
+end;
 $$;
 
 --
@@ -3489,32 +3497,36 @@ COMMENT ON COLUMN app.wallet_transactions.gas_limit IS 'Outgoing only: estimated
 --
 
 CREATE FUNCTION app.wallet_transaction_json(t app.wallet_transactions) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
-  select jsonb_build_object(
-    'id', t.id,
-    'direction', t.direction,
-    'status', case when t.status = 'pending' and t.expires_at <= now() then 'expired' else t.status::text end,
-    'token', jsonb_build_object(
-      'kind', t.token_kind, 'symbol', t.token_symbol, 'name', t.token_name,
-      'decimals', t.token_decimals, 'address', t.token_address, 'chainId', t.chain_id
-    ),
-    'from', t.from_address,
-    'to', t.to_address,
-    'toUserId', t.to_user_id,
-    'amount', t.amount::text,
-    'hash', t.hash,
-    'nonce', t.nonce,
-    'blockNumber', t.block_number,
-    'confirmations', case when t.block_number is null then null
-      else greatest(coalesce(app.wallet_chain_head(t.chain_id), t.block_number) - t.block_number + 1, 1) end,
-    'fee', t.fee::text,
-    'error', t.error,
-    'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'expiresAt', to_char(t.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'confirmedAt', to_char(t.confirmed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-  )
+begin
+  return (
+    select jsonb_build_object(
+      'id', t.id,
+      'direction', t.direction,
+      'status', case when t.status = 'pending' and t.expires_at <= now() then 'expired' else t.status::text end,
+      'token', jsonb_build_object(
+        'kind', t.token_kind, 'symbol', t.token_symbol, 'name', t.token_name,
+        'decimals', t.token_decimals, 'address', t.token_address, 'chainId', t.chain_id
+      ),
+      'from', t.from_address,
+      'to', t.to_address,
+      'toUserId', t.to_user_id,
+      'amount', t.amount::text,
+      'hash', t.hash,
+      'nonce', t.nonce,
+      'blockNumber', t.block_number,
+      'confirmations', case when t.block_number is null then null
+        else greatest(coalesce(app.wallet_chain_head(t.chain_id), t.block_number) - t.block_number + 1, 1) end,
+      'fee', t.fee::text,
+      'error', t.error,
+      'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+      'expiresAt', to_char(t.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+      'confirmedAt', to_char(t.confirmed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+    )
+  );
+end;
 $$;
 
 --
@@ -4305,23 +4317,27 @@ COMMENT ON FUNCTION app_private.cancel_unpaid_checkout(target_checkout_id uuid, 
 --
 
 CREATE FUNCTION app_private.checkout_json(target_checkout_id uuid, client_secret text) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
-  select jsonb_build_object('checkout', jsonb_build_object(
-    'id', c.id,
-    'total', jsonb_build_object('amount', c.total, 'currency', c.currency),
-    'reservedUntil', to_char(c.reserved_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'orders', coalesce((select jsonb_agg(app.order_json(o) order by o.vendor_name, o.id)
-                        from app.orders o where o.checkout_id = c.id), '[]'::jsonb),
-    'payment', jsonb_build_object(
-      'provider', c.provider,
-      'paymentIntentId', c.payment_intent_id,
-      'clientSecret', client_secret,
-      'status', c.payment_status
-    )
-  ))
-  from app.checkouts c where c.id = target_checkout_id
+begin
+  return (
+    select jsonb_build_object('checkout', jsonb_build_object(
+      'id', c.id,
+      'total', jsonb_build_object('amount', c.total, 'currency', c.currency),
+      'reservedUntil', to_char(c.reserved_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'orders', coalesce((select jsonb_agg(app.order_json(o) order by o.vendor_name, o.id)
+                          from app.orders o where o.checkout_id = c.id), '[]'::jsonb),
+      'payment', jsonb_build_object(
+        'provider', c.provider,
+        'paymentIntentId', c.payment_intent_id,
+        'clientSecret', client_secret,
+        'status', c.payment_status
+      )
+    ))
+    from app.checkouts c where c.id = target_checkout_id
+  );
+end;
 $$;
 
 --
@@ -5304,14 +5320,18 @@ COMMENT ON FUNCTION app_private.finish_wallet_transaction(target_id uuid, outcom
 --
 
 CREATE FUNCTION app_private.format_token_amount(amount numeric, decimals integer) RETURNS text
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
-  select case
-    when decimals = 0 then amount::text
-    else rtrim(rtrim(left(d.digits, length(d.digits) - decimals) || '.' || right(d.digits, decimals), '0'), '.')
-  end
-  from (select lpad(amount::text, greatest(decimals + 1, length(amount::text)), '0') as digits) d
+begin
+  return (
+    select case
+      when decimals = 0 then amount::text
+      else rtrim(rtrim(left(d.digits, length(d.digits) - decimals) || '.' || right(d.digits, decimals), '0'), '.')
+    end
+    from (select lpad(amount::text, greatest(decimals + 1, length(amount::text)), '0') as digits) d
+  );
+end;
 $$;
 
 --
@@ -7256,13 +7276,17 @@ COMMENT ON FUNCTION app_private.settle(cut_off timestamp with time zone, started
 --
 
 CREATE FUNCTION app_private.store_currency() RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select coalesce(
-    (select c.config -> 'store' ->> 'currency' from app.config_versions c order by c.version desc limit 1),
-    app_private.config_defaults() -> 'store' ->> 'currency'
-  )
+begin
+  return (
+    select coalesce(
+      (select c.config -> 'store' ->> 'currency' from app.config_versions c order by c.version desc limit 1),
+      app_private.config_defaults() -> 'store' ->> 'currency'
+    )
+  );
+end;
 $$;
 
 --

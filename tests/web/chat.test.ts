@@ -151,6 +151,30 @@ test("[web] two browsers chat: delivery within 1 s, typing, read marks, presence
   }
 });
 
+test("[web] a message in another conversation while the page is still starting its feeds is not lost from the list", async () => {
+  const alice = await createPerson(stack, "Ava Early");
+  const bob = await createPerson(stack, "Ben Early");
+  const conv = await group(alice, [bob], "Early open");
+  const side = await group(bob, [alice], "Early side");
+  const bobToken = await bearer(stack, bob);
+  const a = await openContext(stack);
+  try {
+    await signInThroughPages(stack, a, alice);
+    await openConversation(a, conv);
+    // The list has been read; the other conversation's feed starts a moment later. A message
+    // now falls between the two.
+    await a.page.locator(`[data-conversation-id="${side}"]`).waitFor();
+    await apiCall(stack, bobToken, "POST", `/api/conversations/${side}/messages`, {
+      content: "Sent while the page was starting",
+    });
+    await a.page.locator(`[data-conversation-id="${side}"] [data-testid="unread-count"]`)
+      .getByText("1").waitFor({ timeout: 5_000 });
+    assert.deepEqual(a.errors, []);
+  } finally {
+    await a.context.close();
+  }
+});
+
 test("[web] replies, edits, tombstones and an image with upload progress and preview reach the other browser", async () => {
   const alice = await createPerson(stack, "Alice Nguyen");
   const bob = await createPerson(stack, "Bob Silva");
@@ -236,10 +260,18 @@ test("[web] scrolling up loads older messages (infinite scroll) without losing t
     await openConversation(b, conv);
     await b.page.locator(".msg", { hasText: "Message number 75" }).waitFor();
     assert.equal(await b.page.locator(".msg").count(), 30, "the newest page first");
-    // Scroll to the top, twice: every older page arrives, up to the start.
+    // Scroll to the top until every older page has arrived, up to the start (as a reader keeps
+    // scrolling up: a scroll that comes while a page is still loading is not a second request).
     for (const expected of [60, 75]) {
-      await b.page.locator(".messages").evaluate((el) => el.scrollTop = 0);
-      await b.page.waitForFunction((n) => document.querySelectorAll(".msg").length >= n, expected);
+      await b.page.waitForFunction(
+        (n) => {
+          const list = document.querySelector(".messages");
+          if (list) list.scrollTop = 0;
+          return document.querySelectorAll(".msg").length >= n;
+        },
+        expected,
+        { polling: 200 },
+      );
     }
     await b.page.getByText("This is the start of the conversation.").waitFor();
     const seqs = await b.page.locator(".msg").evaluateAll((els) =>

@@ -8,12 +8,13 @@
  * full fallback); the other listed conversations are followed over the WebSocket only, because on
  * SSE or long-polling each topic would hold an HTTP connection of the six a browser allows per
  * host; without a socket the list is read again every 20 s instead. `user:<id>` says when the user
- * joins or leaves one. (When MESSAGE notifications land on `user:<id>`, they can replace the side
+ * joins or leaves one. A feed delivers from the moment it is up, so the list is read again when
+ * one comes up: what happened between the list's read and then is not lost. (When MESSAGE notifications land on `user:<id>`, they can replace the side
  * feeds: docs/web.md.)
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
-import { liveStatus, subscribe } from "../../lib/live.ts";
+import { liveStatus, onFeedChange, subscribe } from "../../lib/live.ts";
 import { navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
@@ -73,8 +74,13 @@ function useConversations(openId: string | undefined) {
     const off = userEvents.on((e) => {
       if (e.event.startsWith("conversation.")) soon();
     });
+    // The user's feed starts from the moment it is up (and again after a fallback): a
+    // conversation joined before then is read with the list.
+    const me = session.get().user?.id;
+    const offFeed = me ? onFeedChange(`user:${me}`, () => soon()) : () => {};
     return () => {
       off();
+      offFeed();
       clearTimeout(timer.current);
     };
   }, []);
@@ -89,7 +95,12 @@ function useConversations(openId: string | undefined) {
       for (const id of sideKey.split(",")) {
         stops.push(subscribe(`conversation:${id}`, (e) => {
           if (e.event !== "typing") soon();
-        }, { transports: ["websocket"] }));
+        }, {
+          transports: ["websocket"],
+          // A feed starts from the moment it is up: what happened between the list's last read
+          // and then (this delay, the join) is read with the list again, once for all feeds.
+          onLive: () => soon(),
+        }));
       }
     }, SIDE_FEEDS_DELAY_MS);
     return () => {
