@@ -1050,7 +1050,6 @@ CREATE FUNCTION app.claim_idempotency_key(idempotency_key text, key_scope text, 
     AS $$
 declare
   me uuid := auth.uid();
-  existing app_private.idempotency_keys;
 begin
   delete from app_private.idempotency_keys k
   where k.user_id = me and k.key = idempotency_key and k.created_at < now() - interval '24 hours';
@@ -1060,11 +1059,10 @@ begin
   if found then
     return null;
   end if;
-  select * into existing from app_private.idempotency_keys k where k.user_id = me and k.key = idempotency_key;
-  if existing.scope <> key_scope or existing.request_hash <> body_hash then
-    return jsonb_build_object('conflict', true);
-  end if;
-  return jsonb_build_object('response', existing.response);
+  -- The key exists (the insert waited for its first transaction): its answer, which says
+  -- {response: null} while that first request has not stored one.
+  return coalesce(app_private.idempotent_answer(me, idempotency_key, key_scope, body_hash),
+                  '{"response": null}'::jsonb);
 end;
 $$;
 
@@ -5741,6 +5739,35 @@ $$;
 --
 
 COMMENT ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) IS 'A pending settlement whose vendor cannot be paid now (no active payout account): held, paid when the account becomes active.';
+
+--
+-- Name: idempotent_answer(uuid, text, text, text); Type: FUNCTION; Schema: app_private; Owner: -
+--
+
+CREATE FUNCTION app_private.idempotent_answer(owner uuid, idempotency_key text, key_scope text, body_hash text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  existing app_private.idempotency_keys;
+begin
+  select * into existing from app_private.idempotency_keys k
+  where k.user_id = owner and k.key = idempotency_key and k.created_at >= now() - interval '24 hours';
+  if not found then
+    return null;
+  end if;
+  if existing.scope <> key_scope or existing.request_hash <> body_hash then
+    return jsonb_build_object('conflict', true);
+  end if;
+  return jsonb_build_object('response', existing.response);
+end;
+$$;
+
+--
+-- Name: FUNCTION idempotent_answer(owner uuid, idempotency_key text, key_scope text, body_hash text); Type: COMMENT; Schema: app_private; Owner: -
+--
+
+COMMENT ON FUNCTION app_private.idempotent_answer(owner uuid, idempotency_key text, key_scope text, body_hash text) IS 'What a user''s key already answers: null when it is unused (or older than 24 h), {conflict: true} for another scope or body, else {response} (null while its first request runs). Read without claiming: claim_idempotency_key uses it after a duplicate insert, and a server path may ask before work that needs an outside service (a wallet transfer reads the chain first), so a finished key replays without it.';
 
 --
 -- Name: users; Type: TABLE; Schema: app; Owner: -
@@ -12886,6 +12913,12 @@ REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_second
 --
 
 REVOKE ALL ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION idempotent_answer(owner uuid, idempotency_key text, key_scope text, body_hash text); Type: ACL; Schema: app_private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION app_private.idempotent_answer(owner uuid, idempotency_key text, key_scope text, body_hash text) FROM PUBLIC;
 
 --
 -- Name: TABLE users; Type: ACL; Schema: app; Owner: -

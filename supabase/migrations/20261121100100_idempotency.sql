@@ -23,6 +23,33 @@ create index idempotency_keys_created_at_idx on app_private.idempotency_keys (cr
 
 alter table app_private.idempotency_keys enable row level security;
 
+/* What a key already answers, read without claiming it: the one rule of replay and conflict. */
+create function app_private.idempotent_answer(
+  owner uuid,
+  idempotency_key text,
+  key_scope text,
+  body_hash text
+) returns jsonb
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  existing app_private.idempotency_keys;
+begin
+  select * into existing from app_private.idempotency_keys k
+  where k.user_id = owner and k.key = idempotency_key and k.created_at >= now() - interval '24 hours';
+  if not found then
+    return null;
+  end if;
+  if existing.scope <> key_scope or existing.request_hash <> body_hash then
+    return jsonb_build_object('conflict', true);
+  end if;
+  return jsonb_build_object('response', existing.response);
+end;
+$$;
+comment on function app_private.idempotent_answer(uuid, text, text, text) is
+  'What a user''s key already answers: null when it is unused (or older than 24 h), {conflict: true} for another scope or body, else {response} (null while its first request runs). Read without claiming: claim_idempotency_key uses it after a duplicate insert, and a server path may ask before work that needs an outside service (a wallet transfer reads the chain first), so a finished key replays without it.';
+
 create function app.claim_idempotency_key(idempotency_key text, key_scope text, body_hash text)
 returns jsonb
 language plpgsql volatile security definer
@@ -30,7 +57,6 @@ set search_path = ''
 as $$
 declare
   me uuid := auth.uid();
-  existing app_private.idempotency_keys;
 begin
   delete from app_private.idempotency_keys k
   where k.user_id = me and k.key = idempotency_key and k.created_at < now() - interval '24 hours';
@@ -40,11 +66,10 @@ begin
   if found then
     return null;
   end if;
-  select * into existing from app_private.idempotency_keys k where k.user_id = me and k.key = idempotency_key;
-  if existing.scope <> key_scope or existing.request_hash <> body_hash then
-    return jsonb_build_object('conflict', true);
-  end if;
-  return jsonb_build_object('response', existing.response);
+  -- The key exists (the insert waited for its first transaction): its answer, which says
+  -- {response: null} while that first request has not stored one.
+  return coalesce(app_private.idempotent_answer(me, idempotency_key, key_scope, body_hash),
+                  '{"response": null}'::jsonb);
 end;
 $$;
 comment on function app.claim_idempotency_key(text, text, text) is

@@ -109,6 +109,36 @@ test("[wallet] Idempotency-Key: the same key and body replay the first transfer;
   assert.equal(n, 1, "one transfer");
 });
 
+test("[wallet] a finished Idempotency-Key replays (or conflicts) with the node down: the chain is asked only for new work", async () => {
+  const proxy = rpcProxy();
+  const app = testApp({ AGORA_RPC_URL: proxy.url });
+  try {
+    const me = await signInAs(app, "SUBSCRIBER");
+    const address = await addressOfCaller(app, me.accessToken);
+    await fund(contracts, address, { nfts: false });
+    const key = `down-${crypto.randomUUID()}`;
+    const body = { to: elsewhere, token: "native", amount: "1000" };
+    const send = (b: unknown) =>
+      app.request("POST", "/api/wallet/transfer", {
+        token: me.accessToken,
+        body: b,
+        headers: { "idempotency-key": key },
+      });
+    const first = await expectJson(await send(body), 201);
+    await proxy.stop();
+    assert.deepEqual(await expectJson(await send(body), 201), first, "replayed without the node");
+    await expectError(await send({ ...body, amount: "1001" }), 409, "conflict");
+    // New work still needs the node.
+    await expectError(
+      await app.request("POST", "/api/wallet/transfer", { token: me.accessToken, body }),
+      503,
+      "chain_unavailable",
+    );
+  } finally {
+    await proxy.stop();
+  }
+});
+
 test("[wallet] concurrent confirms from one wallet get distinct, gapless nonces; every transfer is mined once", async () => {
   const me = await funded("50");
   const count = 12;

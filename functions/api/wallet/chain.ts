@@ -57,6 +57,11 @@ export interface ChainAccess {
 const FEE_CACHE_MS = 2_000;
 
 /** True when an error means the node did not answer (connection refused, timeout, HTTP failure). */
+/** A node on this machine (the local stack's anvil): it mines as transactions arrive. */
+export function isLoopbackUrl(url: string | null | undefined): boolean {
+  return !!url && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url);
+}
+
 export function isChainDown(err: unknown): boolean {
   if (err instanceof ApiError) return err.code === "chain_unavailable";
   if (err instanceof BaseError) {
@@ -146,7 +151,7 @@ export function createChainAccess(
 ): ChainAccess {
   const clients = new Map<number, Promise<ChainClient>>();
   const fees = new Map<number, { at: number; quote: Promise<FeeQuote> }>();
-  const loopback = !!url && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url);
+  const loopback = isLoopbackUrl(url);
 
   const build = async (chainId: number): Promise<ChainClient> => {
     if (!url) throw chainUnavailable("AGORA_RPC_URL is not set");

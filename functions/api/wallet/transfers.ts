@@ -38,6 +38,7 @@ import {
   type ChainClient,
   type FeeQuote,
   isChainDown,
+  isLoopbackUrl,
   onChain,
   platformContracts,
 } from "./chain.ts";
@@ -126,14 +127,13 @@ export async function createTransfer(
 
   // A key whose first request finished answers from the database alone, node or no node.
   if (idempotency) {
-    const [seen] = await deps.sql<{ same: boolean; response: TransactionJson | null }[]>`
-      select k.scope = 'wallet.transfer' and k.request_hash = ${idempotency.hash} as same,
-             k.response
-      from app_private.idempotency_keys k
-      where k.user_id = ${userId} and k.key = ${idempotency.key}
-        and k.created_at >= now() - interval '24 hours'`;
-    if (seen && !seen.same) throw conflict("This Idempotency-Key was used with another request.");
-    if (seen?.response) return seen.response;
+    const [{ answer }] = await deps.sql<
+      { answer: { conflict?: boolean; response?: TransactionJson | null } | null }[]
+    >`
+      select app_private.idempotent_answer(
+        ${userId}, ${idempotency.key}, 'wallet.transfer', ${idempotency.hash}) as answer`;
+    if (answer?.conflict) throw conflict("This Idempotency-Key was used with another request.");
+    if (answer?.response) return answer.response;
   }
 
   // The chain first, with no connection held: the balances, the gas, the fee quote.
@@ -355,8 +355,7 @@ function watchDelay(round: number, loopback: boolean): number {
 }
 
 /** A node on this machine (the local stack's anvil). */
-const onLoopback = (deps: Deps) =>
-  /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(deps.chain.url ?? "");
+const onLoopback = (deps: Deps) => isLoopbackUrl(deps.chain.url);
 
 /** Receipt checks of one transfer before the watch gives up (hours on any chain). */
 export const WATCH_ROUNDS = 400;
@@ -446,8 +445,8 @@ export interface TransferJobContext {
 
 /**
  * `wallet.broadcast`: sends the stored bytes, after the wallet's earlier transactions that are
- * still unsent (so the node receives a wallet's transactions in nonce order). A node that does not answer: retried later with
- * the same bytes. A refusal from the node: if the node already has the transaction (a previous
+ * still unsent (so the node receives a wallet's transactions in nonce order). A node that does
+ * not answer: retried later with the same bytes. A refusal from the node: if the node already has the transaction (a previous
  * attempt got through, its answer lost) that is success; a nonce already taken by a transaction
  * the platform did not send (the key was exported and used) fails the transfer and moves the
  * wallet's counter past it; any other refusal is retried, and fails the transfer on the last
