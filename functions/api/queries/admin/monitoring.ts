@@ -94,22 +94,17 @@ interface AccessLogRow {
   created_at_key: string;
 }
 
-/** An access log entry's type, the class of its status, and the statuses each covers. */
-export type AccessLogType = "success" | "redirect" | "client_error" | "server_error";
-const STATUS_RANGES: Record<AccessLogType, [number, number]> = {
+/** An access log entry's type, the class of its status: the statuses each covers. */
+const STATUS_RANGES = {
   success: [100, 299],
   redirect: [300, 399],
   client_error: [400, 499],
   server_error: [500, 599],
-};
+} as const satisfies Record<string, readonly [number, number]>;
+export type AccessLogType = keyof typeof STATUS_RANGES;
+export const ACCESS_LOG_TYPES = Object.keys(STATUS_RANGES) as [AccessLogType, ...AccessLogType[]];
 const typeOfStatus = (status: number): AccessLogType =>
-  status >= 500
-    ? "server_error"
-    : status >= 400
-    ? "client_error"
-    : status >= 300
-    ? "redirect"
-    : "success";
+  ACCESS_LOG_TYPES.find((t) => status <= STATUS_RANGES[t][1]) ?? "server_error";
 
 /** A page of the access log, newest first. */
 export async function listAccessLogs(

@@ -8,7 +8,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, limitParam, pageOf, router, signedIn, timeIdCursor } from "../../openapi.ts";
 import { asUser } from "../../as-user.ts";
-import { listAccessLogs, listSecurityEvents } from "../../queries/admin/monitoring.ts";
+import {
+  ACCESS_LOG_TYPES,
+  listAccessLogs,
+  listSecurityEvents,
+} from "../../queries/admin/monitoring.ts";
 
 export const adminMonitoring = router();
 
@@ -68,7 +72,7 @@ adminMonitoring.openapi(
 );
 
 /** An access log entry's type: the class of its status. */
-const accessLogType = z.enum(["success", "redirect", "client_error", "server_error"]);
+const accessLogType = z.enum(ACCESS_LOG_TYPES);
 
 const accessLog = z.object({
   id: z.string(),
