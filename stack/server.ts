@@ -72,6 +72,19 @@ async function devMail(deps: Deps, url: URL): Promise<Response> {
   });
 }
 
+/**
+ * Whether an absolute request URL's path is /api or under it, read without parsing the URL (the
+ * raw path: a path that only normalizes to /api, like /x/../api, takes the long way and still
+ * arrives).
+ */
+export function isApiPath(url: string): boolean {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0 || !url.startsWith("/api", start)) return false;
+  const next = url.charCodeAt(start + 4);
+  // "/", "?", "#" or the end; not /apis.
+  return Number.isNaN(next) || next === 47 || next === 63 || next === 35;
+}
+
 export function startStackServer(deps: Deps, opts: StackServerOptions): StackServer {
   const app = createApp(deps);
   const gateway = createGateway({
@@ -86,13 +99,16 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     reusePort: opts.reusePort,
     onListen: () => {},
   }, async (request, info) => {
-    const url = new URL(request.url);
-    const realtime = gateway.handle(request, info);
-    if (realtime) return await realtime;
     if (opts.extra) {
       const response = await opts.extra(request);
       if (response) return response;
     }
+    // The API first: most requests are its, and it needs nothing parsed here (Hono reads the
+    // path itself).
+    if (isApiPath(request.url)) return app.fetch(request, info);
+    const url = new URL(request.url);
+    const realtime = gateway.handle(request, info);
+    if (realtime) return await realtime;
     if (url.pathname === "/_dev/mail" && deps.settings.localMode && request.method === "GET") {
       return devMail(deps, url);
     }
