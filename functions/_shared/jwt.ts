@@ -47,6 +47,19 @@ export interface TokenIssuer {
   roleOf(token: string): Promise<string | null>;
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header (the scheme in any case, RFC 9110), or
+ * null. Only the scheme is parsed: whatever follows is checked by the signature, and this runs
+ * on every request (a regular expression over the whole token was measurable there).
+ */
+export function bearerToken(authorization: string | undefined): string | null {
+  if (!authorization || authorization.length < 8) return null;
+  if (authorization.slice(0, 6).toLowerCase() !== "bearer") return null;
+  const separator = authorization.charCodeAt(6);
+  if (separator !== 32 && separator !== 9) return null; // a space or a tab
+  return authorization.slice(7).trim() || null;
+}
+
 const VERIFIED_CACHE_SIZE = 10_000;
 
 export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: string): TokenIssuer {

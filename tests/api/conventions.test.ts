@@ -29,6 +29,23 @@ test("[conventions] security headers are set", async () => {
   assert.equal(response.headers.get("cache-control"), "no-store");
 });
 
+test("[conventions] Authorization: the Bearer scheme in any case, a space or a tab; anything else signs no one in", async () => {
+  const member = await signInAs(t, "MEMBER");
+  const sessionWith = async (authorization: string) => {
+    const response = await t.request("GET", "/api/auth/session", { headers: { authorization } });
+    return (await expectJson<{ user: { id: string } | null }>(response, 200)).user?.id ?? null;
+  };
+  const token = member.accessToken;
+  for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER\t${token}`]) {
+    assert.equal(await sessionWith(header), member.user.id, JSON.stringify(header.slice(0, 7)));
+  }
+  for (
+    const header of [`Bearer${token}`, `Basic ${token}`, "Bearer ", `Bearer ${token}x`, token]
+  ) {
+    assert.equal(await sessionWith(header), null, JSON.stringify(header.slice(0, 8)));
+  }
+});
+
 test("[conventions] CORS answers allow-listed origins with credentials and ignores others", async () => {
   const allowed = await t.request("OPTIONS", "/api/auth/session", {
     headers: { origin: "http://app.example.test", "access-control-request-method": "POST" },
@@ -97,11 +114,22 @@ test("[conventions] an unexpected error is a bare 500 with the request id logged
   }
 });
 
-test("[conventions] the API is also reachable under /functions/v1 on the stack server", async () => {
-  const { startStackServer } = await import("../../stack/server.ts");
+test("[conventions] the stack server sends /api and /functions/v1/api to the API, and only those", async () => {
+  const { isApiPath, startStackServer } = await import("../../stack/server.ts");
+  for (const path of ["/api", "/api/", "/api/auth/session", "/api?x=1", "/api#top"]) {
+    assert.ok(isApiPath(`http://127.0.0.1:54321${path}`), path);
+  }
+  for (const path of ["/", "/apis", "/apiary/x", "/x/api/y", "/functions/v1/api/x", "/health"]) {
+    assert.ok(!isApiPath(`http://127.0.0.1:54321${path}`), path);
+  }
   const server = startStackServer(t.deps, { port: 0 });
   try {
     const base = `http://127.0.0.1:${server.port}`;
+    const direct = await fetch(`${base}/api/auth/session?from=test`);
+    assert.deepEqual(await expectJson(direct, 200), { user: null, expiresAt: null });
+    const notApi = await fetch(`${base}/apis/auth/session`, { headers: { accept: "text/html" } });
+    assert.notEqual(notApi.headers.get("content-type"), "application/json", "the web client's");
+    await notApi.body?.cancel();
     const viaFunctions = await fetch(`${base}/functions/v1/api/auth/session`);
     assert.deepEqual(await expectJson(viaFunctions, 200), { user: null, expiresAt: null });
     const health = await fetch(`${base}/health`);

@@ -20,6 +20,8 @@ import {
 import { loadSessionUser, refreshOrThrow } from "../auth/sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
 import { claimsOf } from "../session-claims.ts";
+import { bearerToken } from "../../_shared/jwt.ts";
+import { rateRecorder } from "../rate-headers.ts";
 
 /** The caller of this request: the user, their database claims, how they came and until when. */
 function setCaller(
@@ -33,15 +35,14 @@ function setCaller(
   c.set("authVia", via);
   c.set("accessExpiresAt", accessExpiresAt);
 }
-import { rateRecorder } from "../rate-headers.ts";
 
 export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
     const authorization = c.req.header("authorization");
     if (authorization !== undefined) {
-      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-      const claims = match ? await deps.tokens.verify(match[1]) : null;
+      const token = bearerToken(authorization);
+      const claims = token ? await deps.tokens.verify(token) : null;
       if (claims) {
         const user = await loadSessionUser(deps, claims.session_id, claims.sub);
         if (user) setCaller(c, user, "bearer", claims.exp);

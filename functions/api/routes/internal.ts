@@ -14,6 +14,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { errors, json, router } from "../openapi.ts";
 import { forbidden, unauthenticated } from "../../_shared/errors.ts";
+import { bearerToken } from "../../_shared/jwt.ts";
 import { drain } from "../jobs/queue.ts";
 import { appJobs } from "../jobs/registry.ts";
 
@@ -31,8 +32,8 @@ internal.openAPIRegistry.registerComponent("securitySchemes", "serviceRole", {
 /** 401 without one of our JWTs, 403 for one of another role. */
 function serviceRoleOnly(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
-    const role = match ? await c.get("deps").tokens.roleOf(match[1]) : null;
+    const token = bearerToken(c.req.header("authorization"));
+    const role = token ? await c.get("deps").tokens.roleOf(token) : null;
     if (role === null) throw unauthenticated("Send the service role key as a Bearer token.");
     if (role !== "service_role") throw forbidden("This needs the service role key.");
     await next();
