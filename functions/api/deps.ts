@@ -23,11 +23,13 @@ import { keyringFromSettings } from "./wallet/keys.ts";
 
 /**
  * Session check queries running at once; checks that arrive meanwhile share the next query
- * (auth/session-lookup.ts). Two: one can be on its way while the other's answer is handled. More
- * only splits the waiting checks into smaller batches (measured with `npm run bench -- auth`:
- * 1 and 2 gave the same throughput, 3 and 5 each less); each query takes any number of sessions.
+ * (auth/session-lookup.ts). One: the checks that arrive during a query's round trip all go in the
+ * next one. More only splits them into smaller batches, and each query costs the server's one
+ * JavaScript thread far more than a session in it (measured with `npm run bench -- auth` and 32
+ * connections: 14 checks a query with 1, 8.5 with 2, and about 5 µs less CPU per request with 1);
+ * each query takes any number of sessions.
  */
-const SESSION_CHECKS_IN_FLIGHT = 2;
+const SESSION_CHECKS_IN_FLIGHT = 1;
 
 export function createDeps(settings: Settings): Deps {
   const sql = createPool(settings.databaseUrl, settings.dbPoolSize);

@@ -74,6 +74,19 @@ test("[session-lookup] a role change committed before a check is in its answer",
   assert.equal((await lookup(session.sessionId, session.userId))?.role, "MEMBER");
 });
 
+test("[session-lookup] ids in capitals are the same ids; a live session with another user's id is none", async () => {
+  const lookup = createSessionLookup(t.deps.sql, 1);
+  const [a, b] = await Promise.all([newSession(), newSession()]);
+  const [upper, swapped, own] = await Promise.all([
+    lookup(a.sessionId.toUpperCase(), a.userId.toUpperCase()),
+    lookup(a.sessionId, b.userId),
+    lookup(b.sessionId, b.userId),
+  ]);
+  assert.equal(upper?.id, a.userId);
+  assert.equal(swapped, null);
+  assert.equal(own?.id, b.userId);
+});
+
 test("[session-lookup] ids that are not UUIDs are no session, without a query", async () => {
   let queries = 0;
   const counting = new Proxy(t.deps.sql, {
