@@ -18,7 +18,6 @@ import { sessionMiddleware } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
 import { featureGate } from "./middleware/features.ts";
 import { withJsonBodyErrors } from "./openapi.ts";
-import { securityHeaders } from "./middleware/security-headers.ts";
 import { auth } from "./routes/auth.ts";
 import { admin } from "./routes/admin/index.ts";
 import { publicConfig } from "./routes/public-config.ts";
@@ -39,7 +38,6 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use("*", requestContext(deps));
-  app.use("*", securityHeaders());
   const corsPolicy = cors({
     origin: (origin) => (deps.settings.allowedOrigins.includes(origin) ? origin : null),
     credentials: true,

@@ -1,10 +1,11 @@
 /**
- * First middleware: request id, client IP, timing, the structured request log line and the
- * access-log entry (queued, written off the request path).
+ * First middleware: request id, client IP, timing, the security headers, the structured request
+ * log line and the access-log entry (queued, written off the request path).
  */
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv, Deps } from "../context.ts";
+import { prepareSecurityHeaders } from "./security-headers.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -38,9 +39,10 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("authVia", null);
     c.set("accessExpiresAt", null);
     c.set("refreshed", null);
-    // Set before the response exists, so it is part of the one Response the handler builds
-    // (a header added afterwards makes Hono copy the whole response).
+    // Set before the response exists, so they are part of the one Response the handler builds
+    // (security-headers.ts says why that matters).
     c.header("X-Request-Id", requestId);
+    prepareSecurityHeaders(c);
     try {
       await next();
     } finally {

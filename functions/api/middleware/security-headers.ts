@@ -3,10 +3,16 @@
  * add their own CSP and disposition), so this is the set that matters for it, after OWASP's REST
  * guidance: HSTS, no MIME sniffing, no framing, no referrer, same-site resource loading. Headers
  * that only concern HTML pages in old browsers are left out. The set never varies, so it is
- * computed once: this runs on every request's path. Handlers answer through the context
- * (`c.json`, `c.body`, `c.newResponse`), which is what carries these prepared headers.
+ * computed once.
+ *
+ * requestContext prepares them on every request, before the handler runs: Hono builds its
+ * response with them (error and 404 answers too), and Deno prepares that response for the wire
+ * as it is built. Adding headers to a response afterwards undoes that preparation, and costs a
+ * signed-in request more than the headers themselves (measured with `npm run bench -- auth`).
+ * Handlers answer through the context (`c.json`, `c.body`, `c.newResponse`), which is what
+ * carries these prepared headers.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "../context.ts";
 
 const HEADERS: [string, string][] = [
@@ -17,11 +23,6 @@ const HEADERS: [string, string][] = [
   ["Cross-Origin-Resource-Policy", "same-site"],
 ];
 
-export function securityHeaders(): MiddlewareHandler<AppEnv> {
-  return (c, next) => {
-    // Prepared before the handler runs: Hono builds its response with them (error and 404
-    // answers too), where setting them afterwards would copy the response.
-    for (const [name, value] of HEADERS) c.header(name, value);
-    return next();
-  };
+export function prepareSecurityHeaders(c: Context<AppEnv>): void {
+  for (const [name, value] of HEADERS) c.header(name, value);
 }
