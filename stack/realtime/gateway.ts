@@ -12,6 +12,7 @@
  */
 import type { Sql } from "../../functions/_shared/db.ts";
 import type { Logger } from "../../functions/_shared/logger.ts";
+import { bearerToken } from "../../functions/_shared/jwt.ts";
 import { type Decisions, type Extension, readDecisions, writeDecisions } from "./authorization.ts";
 import { type PresenceDiff, PresenceStore } from "./presence.ts";
 import {
@@ -682,9 +683,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // --- HTTP broadcast -----------------------------------------------------------------------
 
   async function httpClaims(request: Request): Promise<Claims | null> {
-    const authorization = request.headers.get("authorization");
-    const bearer = authorization && /^bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    const token = bearer || request.headers.get("apikey");
+    const token = bearerToken(request.headers.get("authorization") ?? undefined) ||
+      request.headers.get("apikey");
     if (!token) return null;
     const check = await checkToken(token);
     return check.ok ? check.claims : null;
