@@ -12,8 +12,10 @@ import { ApiError } from "../../_shared/errors.ts";
 
 type Feature = Exclude<keyof ConfigDocument["features"], "signIn">;
 
-/** The sections of /api (first path segment) each feature flag closes, and how the refusal names
- * the feature. */
+/**
+ * The sections of /api (first path segment) each feature flag closes, and how the refusal names
+ * the feature.
+ */
 const GATED: { sections: string[]; feature: Feature; name: string }[] = [
   {
     sections: ["conversations", "messages", "attachments", "realtime"],

@@ -56,12 +56,12 @@ export interface ChainAccess {
 
 const FEE_CACHE_MS = 2_000;
 
-/** True when an error means the node did not answer (connection refused, timeout, HTTP failure). */
 /** A node on this machine (the local stack's anvil): it mines as transactions arrive. */
 export function isLoopbackUrl(url: string | null | undefined): boolean {
   return !!url && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url);
 }
 
+/** True when an error means the node did not answer (connection refused, timeout, HTTP failure). */
 export function isChainDown(err: unknown): boolean {
   if (err instanceof ApiError) return err.code === "chain_unavailable";
   if (err instanceof BaseError) {

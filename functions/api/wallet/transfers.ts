@@ -237,11 +237,6 @@ function expired(): ApiError {
 }
 
 /**
- * Confirms a pending transfer: signed with the wallet's next nonce and queued for broadcast (200,
- * `submitted`). Confirming again answers the transaction as it is now; another user's transfer is
- * 404; an expired one 422; a node that does not answer 503 with nothing written.
- */
-/**
  * The confirm's transaction: the transfer locked and checked again, a nonce from the wallet's
  * counter, the signature, the signed bytes stored with the `wallet.broadcast` job.
  */
@@ -279,6 +274,11 @@ async function signAndSubmit(
   });
 }
 
+/**
+ * Confirms a pending transfer: signed with the wallet's next nonce and queued for broadcast (200,
+ * `submitted`). Confirming again answers the transaction as it is now; another user's transfer is
+ * 404; an expired one 422; a node that does not answer 503 with nothing written.
+ */
 export async function confirmTransfer(
   deps: Deps,
   userId: string,
@@ -446,11 +446,11 @@ export interface TransferJobContext {
 /**
  * `wallet.broadcast`: sends the stored bytes, after the wallet's earlier transactions that are
  * still unsent (so the node receives a wallet's transactions in nonce order). A node that does
- * not answer: retried later with the same bytes. A refusal from the node: if the node already has the transaction (a previous
- * attempt got through, its answer lost) that is success; a nonce already taken by a transaction
- * the platform did not send (the key was exported and used) fails the transfer and moves the
- * wallet's counter past it; any other refusal is retried, and fails the transfer on the last
- * attempt. Then the receipt: settled at once when mined (anvil), otherwise a `wallet.watch` job.
+ * not answer: retried later with the same bytes. A refusal from the node: if the node already
+ * has the transaction (a previous attempt got through, its answer lost) that is success; a nonce
+ * already taken by a transaction the platform did not send (the key was exported and used) fails
+ * the transfer and moves the wallet's counter past it; any other refusal is retried, and fails
+ * the transfer on the last attempt. Then the receipt: settled at once when mined (anvil), otherwise a `wallet.watch` job.
  */
 export async function broadcastTransfer(ctx: TransferJobContext, id: string): Promise<void> {
   const { deps } = ctx;
