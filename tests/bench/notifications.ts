@@ -37,6 +37,7 @@ import {
   type CpuUse,
   cpuUse,
   int,
+  loadResult,
   machineBusyPct,
   ms,
   pct,
@@ -45,6 +46,7 @@ import {
   removeWrkScript,
   sampleCpu,
   signInByMagicLink,
+  startLoadProcess,
   summarize,
   table,
   ticksOf,
@@ -572,15 +574,7 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
     warmupSeconds: opts.warmup,
     seconds: opts.duration,
   };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", new URL("./paced-load.ts", import.meta.url).pathname],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify(config)));
-  await writer.close();
+  const child = await startLoadProcess("paced-load.ts", config);
   await new Promise((resolve) => setTimeout(resolve, opts.warmup * 1000));
   const consumers = {
     server: () => ticksOf("self"),
@@ -590,10 +584,8 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
     load: () => reapedTicksOf("self"),
   };
   const before = sampleCpu(consumers);
-  const output = await child.output();
+  const result = await loadResult<PacedLoadResult>(child);
   say(`${label}: ${cpuLine(before, sampleCpu(consumers))}`);
-  if (!output.success) throw new Error("the paced load generator failed");
-  const result = JSON.parse(new TextDecoder().decode(output.stdout)) as PacedLoadResult;
   const latency = summarize(result.latencies);
   const other = Object.entries(result.counts).filter(([status]) => status !== "200");
   if (!latency || other.length) {

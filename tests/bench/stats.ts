@@ -298,6 +298,37 @@ export function table(rows: string[][]): string {
   ).join("\n");
 }
 
+// Load processes -------------------------------------------------------------------------------
+
+/**
+ * Starts a load generator of tests/bench (`script`, e.g. "store-load.ts") in a process of its own,
+ * so that its CPU is not the server's, and hands it `config` as JSON on stdin. Its answer is one
+ * JSON document on stdout, read by `loadResult` once it exits. Its CPU arrives in the reaped
+ * children's ticks (`reapedTicksOf("self")`) when it has exited.
+ */
+export async function startLoadProcess(
+  script: string,
+  config: unknown,
+): Promise<Deno.ChildProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--quiet", new URL(`./${script}`, import.meta.url).pathname],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify(config)));
+  await writer.close();
+  return child;
+}
+
+/** What a load process (`startLoadProcess`) answered, once it has exited; throws if it failed. */
+export async function loadResult<T>(child: Deno.ChildProcess): Promise<T> {
+  const output = await child.output();
+  if (!output.success) throw new Error(`a load process exited with code ${output.code}`);
+  return JSON.parse(new TextDecoder().decode(output.stdout)) as T;
+}
+
 // wrk ----------------------------------------------------------------------------------------
 
 /** What a wrk run measured. */

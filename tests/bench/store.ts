@@ -34,10 +34,10 @@
  *   --queries 400     search queries measured (each way)
  *   --only checkout|search|settlement   one part only
  */
-import { join } from "node:path";
 import {
   cpuUse,
   int,
+  loadResult,
   machineBusyPct,
   ms,
   pct,
@@ -45,6 +45,7 @@ import {
   reapedTicksOf,
   sampleCpu,
   signInByMagicLink,
+  startLoadProcess,
   summarize,
   table,
   ticksOf,
@@ -54,7 +55,7 @@ import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-ser
 import type { LoadConfig, LoadResult } from "./store-load.ts";
 import { pickItems } from "./store-load.ts";
 import { freePort } from "../../stack/postgres.ts";
-import { ROOT, throwawayCluster } from "../../stack/database.ts";
+import { throwawayCluster } from "../../stack/database.ts";
 import { type DbClaims, withAnon, withUser } from "../../functions/_shared/db.ts";
 import { checkout } from "../../functions/api/store/checkout.ts";
 import { searchProducts, type SearchQuery } from "../../functions/api/queries/store/products.ts";
@@ -234,23 +235,14 @@ async function checkoutFigures(bench: BenchServer, opts: Options, failures: stri
     server: () => ticksOf("self"),
     postgres: () => postgresTicks(bench.postmasterPid),
   };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", join(ROOT, "tests", "bench", "store-load.ts")],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify(config)));
-  await writer.close();
+  const child = await startLoadProcess("store-load.ts", config);
   await new Promise((r) => setTimeout(r, opts.warmup * 1000));
   // The load process's CPU arrives in our reaped children's ticks once it has exited (all of its
   // run, warm-up included: an upper bound).
   const load = () => reapedTicksOf("self");
   const before = sampleCpu({ ...consumers, load });
-  const output = await child.output();
+  const http = await loadResult<LoadResult>(child);
   const use = cpuUse(before, sampleCpu({ ...consumers, load }));
-  const http = JSON.parse(new TextDecoder().decode(output.stdout)) as LoadResult;
   const httpRate = (http.counts["201"] ?? 0) / http.measuredSeconds;
   const httpLatency = summarize(http.latencies);
   for (const sample of http.samples) failures.push(`checkout answered ${sample}`);
