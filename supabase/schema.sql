@@ -5823,20 +5823,33 @@ $$;
 COMMENT ON FUNCTION app_private.in_audience(u app.users, audience jsonb) IS 'Whether a user is in a bulk audience ({ userIds?, roles?, all? }, any of them): active users only, never suspended ones. Inlinable pure SQL (no pinned search_path, see app.notification_json).';
 
 --
--- Name: inbox_page_as(text, app.notification_type, boolean, text, timestamp with time zone, timestamp with time zone, uuid, integer); Type: FUNCTION; Schema: app_private; Owner: -
+-- Name: inbox_page_for_session(uuid, uuid, app.notification_type, boolean, text, timestamp with time zone, timestamp with time zone, uuid, integer); Type: FUNCTION; Schema: app_private; Owner: -
 --
 
-CREATE FUNCTION app_private.inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) RETURNS TABLE(id uuid, type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, read_at text, created_at text, unread integer)
+CREATE FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) RETURNS TABLE(id uuid, type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, read_at text, created_at text, unread integer)
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 #variable_conflict use_column
 declare
+  caller_claims text;
   bound_time timestamptz := coalesce(after_time, 'infinity'::timestamptz);
   bound_id uuid := coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid);
   lower_time timestamptz := coalesce(since, '-infinity'::timestamptz);
 begin
-  perform set_config('request.jwt.claims', claims, true);
+  -- The session middleware's conditions (functions/api/auth/session-lookup.ts), with the pool's
+  -- own rights, before the role changes.
+  select json_build_object('sub', u.id, 'role', 'authenticated', 'session_id', s.id,
+                           'email', coalesce(u.email, ''), 'user_role', u.role)::text
+    into caller_claims
+  from app.sessions s join app.users u on u.id = s.user_id
+  where s.id = caller_session and s.user_id = caller_user
+    and s.revoked_at is null and s.expires_at > now() and u.status = 'active';
+  if caller_claims is null then
+    -- The message is the API's usual 401 (AG codes' messages reach the caller).
+    raise exception 'Sign in to continue.' using errcode = 'AG401';
+  end if;
+  perform set_config('request.jwt.claims', caller_claims, true);
   perform set_config('role', 'authenticated', true);
   if only_type is null and only_unread is null and pattern is null then
     return query
@@ -5862,14 +5875,21 @@ begin
       order by n.created_at desc, n.id desc
       limit page_limit;
   end if;
+  if not found then
+    return query
+      select null::uuid, null::app.notification_type, null::text, null::text, null::jsonb,
+             null::app.notification_priority, null::text, null::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0);
+  end if;
 end;
 $$;
 
 --
--- Name: FUNCTION inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer); Type: COMMENT; Schema: app_private; Owner: -
+-- Name: FUNCTION inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer); Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON FUNCTION app_private.inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path): sets the caller''s role and claims for this statement''s own transaction, then reads under RLS, newest first, with the unread count (app.notification_counters) on every row. One round trip instead of a transaction''s four: measured, the transaction''s statements cost the API more than the page. Only the API''s own role may call it: it trusts the claims it is given.';
+COMMENT ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path), session check included: the session the access token names must be live and its user active (else AG401), the claims are built from those rows, then the page is read under RLS as role authenticated, newest first, with the unread count (app.notification_counters) on every row; an empty page is one row with a null id carrying the count. One round trip instead of two (the session check, then the page): measured, the round trips and the session query cost more than the page. Only the API''s own role may call it, with ids from an access token whose signature it verified.';
 
 --
 -- Name: wallets; Type: TABLE; Schema: app; Owner: -
@@ -12957,10 +12977,10 @@ GRANT UPDATE(status) ON TABLE app.users TO authenticated;
 REVOKE ALL ON FUNCTION app_private.in_audience(u app.users, audience jsonb) FROM PUBLIC;
 
 --
--- Name: FUNCTION inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer); Type: ACL; Schema: app_private; Owner: -
+-- Name: FUNCTION inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer); Type: ACL; Schema: app_private; Owner: -
 --
 
-REVOKE ALL ON FUNCTION app_private.inbox_page_as(claims text, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) FROM PUBLIC;
 
 --
 -- Name: TABLE wallets; Type: ACL; Schema: app; Owner: -

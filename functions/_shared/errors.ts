@@ -86,6 +86,7 @@ export const unprocessable = (message: string, details?: unknown) =>
  */
 const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> = {
   AG400: { code: "invalid_request" },
+  AG401: { code: "unauthenticated" },
   AG403: { code: "forbidden" },
   AG404: { code: "not_found" },
   AG409: { code: "conflict" },

@@ -7,15 +7,17 @@
  * - `asAnonymous(c, tx => …)`: one transaction as role `anon`, whoever is calling: for the public
  *   routes, which answer the same to everyone.
  *
- * The one-statement doors of the hot paths, the send (`app_private.send_message_as`) and the
- * inbox page (`app_private.inbox_page_as`), take the same claims as an argument, from
- * `callerClaims(c)`. What runs with the pool's own rights instead is a short, named list of
- * server paths (docs/authorization.md); those take `deps.sql` and never a handler's context.
+ * The one-statement doors of the send (`app_private.send_message_as`) and the checkout take the
+ * same claims as an argument, from `callerClaims(c)`. The inbox page's statement
+ * (`app_private.inbox_page_for_session`) goes further and checks the session itself:
+ * `asSessionOf(c, caller => …)`. What runs with the pool's own rights instead is a short, named
+ * list of server paths (docs/authorization.md); those take `deps.sql` and never a handler's
+ * context.
  * `withUser` (functions/_shared/db.ts) stays the low-level door for code that has claims but no
  * request: a stream re-checking a session after its request is over.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "./context.ts";
+import type { AppEnv, SessionRef } from "./context.ts";
 import { type DbClaims, type Tx, withAnon, withUser } from "../_shared/db.ts";
 import { unauthenticated } from "../_shared/errors.ts";
 
@@ -49,4 +51,27 @@ export function asUser<T>(c: Context<AppEnv>, fn: (tx: Tx) => Promise<T>): Promi
  */
 export function asAnonymous<T>(c: Context<AppEnv>, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return withAnon(c.get("deps").sql, fn);
+}
+
+/**
+ * Runs `fn`, one statement that checks the caller's session itself (live, not revoked, the user
+ * active; AG401 otherwise), with the session and user to check: the access token's, on a route
+ * marked `sessionCheckedInStatement` (the session middleware left the check to the statement), or
+ * the already checked caller's. Once `fn` succeeds the token's caller counts as signed in (the
+ * access log names them). 401 without either.
+ *
+ * @example
+ * const page = await asSessionOf(c, (caller) => listNotifications(sql, caller, query));
+ */
+export async function asSessionOf<T>(
+  c: Context<AppEnv>,
+  fn: (caller: SessionRef) => Promise<T>,
+): Promise<T> {
+  const user = c.get("user");
+  if (user) return await fn({ sessionId: user.sessionId, userId: user.id });
+  const token = c.get("tokenCaller");
+  if (!token) throw unauthenticated();
+  const result = await fn({ sessionId: token.sessionId, userId: token.userId });
+  token.confirmed = true;
+  return result;
 }

@@ -69,6 +69,16 @@ export interface SessionUser {
   provider: string;
 }
 
+/** A session to check and the user it must belong to, as an access token names them. */
+export interface SessionRef {
+  sessionId: string;
+  userId: string;
+}
+
+export interface TokenCaller extends SessionRef {
+  confirmed: boolean;
+}
+
 export interface AppEnv {
   Variables: {
     deps: Deps;
@@ -77,6 +87,12 @@ export interface AppEnv {
     userAgent: string | null;
     user: SessionUser | null;
     claims: DbClaims | null;
+    /**
+     * The caller an access token names, on a route whose one statement checks the session itself
+     * (`sessionCheckedInStatement`, middleware/session.ts): the token's signature is verified,
+     * the session not yet; `confirmed` once that statement found it live (`asSessionOf`).
+     */
+    tokenCaller: TokenCaller | null;
     /** How the request authenticated; CSRF applies to cookies only. */
     authVia: "cookie" | "bearer" | null;
     /** Access-token expiry (seconds since epoch) of the credentials in use. */

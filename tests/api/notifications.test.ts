@@ -258,6 +258,71 @@ test("[notifications] a VISITOR has an inbox too (their own role change lands th
   assert.equal((await inbox(visitor)).items.length, 1);
 });
 
+test("[notifications] GET /api/notifications checks the session in its own statement: a session ended by signout or suspension, or another user's, reads nothing (401); the access log names the caller", async () => {
+  const member = await signInAs(t, "MEMBER");
+  await notify(member, { title: "Before the end" });
+
+  // A signed-in caller's page carries the request id the access log keeps with the user.
+  const ok = await get("/api/notifications", member);
+  assert.equal((await expectJson(ok, 200)).items.length, 1);
+  const requestId = ok.headers.get("x-request-id");
+  await t.deps.accessLog.flush();
+  const [logged] = await t.deps.sql<{ user_id: string | null; status: number }[]>`
+    select user_id, status from app.access_logs where request_id = ${requestId}`;
+  assert.deepEqual(logged, { user_id: member.user.id, status: 200 });
+
+  // An empty inbox answers its count without a second statement.
+  const empty = await signInAs(t, "SUBSCRIBER");
+  assert.deepEqual(await inbox(empty), { items: [], nextCursor: null, unreadCount: 0 });
+  assert.deepEqual(await inbox(member, "?type=MESSAGE"), {
+    items: [],
+    nextCursor: null,
+    unreadCount: 1,
+  });
+
+  // Signed out: the token is still unexpired and correctly signed, the session is not live.
+  const signedOut = await signInAs(t, "MEMBER");
+  await expectJson(await post("/api/auth/signout", signedOut, {}), 200);
+  const refused = await get("/api/notifications", signedOut);
+  await expectError(refused, 401, "unauthenticated");
+  await t.deps.accessLog.flush();
+  const [refusedLog] = await t.deps.sql<{ user_id: string | null; status: number }[]>`
+    select user_id, status from app.access_logs where request_id = ${
+    refused.headers.get("x-request-id")
+  }`;
+  assert.deepEqual(refusedLog, { user_id: null, status: 401 }, "a refused caller is nobody");
+
+  // Suspended by an ADMIN: every session ends; the same for a direct status change.
+  await expectJson(
+    await put(`/api/admin/users/${member.user.id}/status`, admin, {
+      status: "suspended",
+      reason: "test",
+    }),
+    200,
+  );
+  await expectError(await get("/api/notifications", member), 401, "unauthenticated");
+
+  // A token that names one user with another user's session (as only a forged token could).
+  const other = await signInAs(t, "MEMBER");
+  const [session] = await t.deps.sql<{ id: string }[]>`
+    select id from app.sessions where user_id = ${other.user.id} and revoked_at is null limit 1`;
+  const forged = await t.deps.tokens.issue({
+    userId: empty.user.id,
+    sessionId: session.id,
+    email: empty.user.email,
+    userRole: "SUBSCRIBER",
+    authTime: Math.floor(Date.now() / 1000),
+    provider: "email",
+  });
+  await expectError(
+    await t.request("GET", "/api/notifications", { token: forged.token }),
+    401,
+    "unauthenticated",
+  );
+  // Bad input is still a 400 before any statement.
+  await expectError(await get("/api/notifications?limit=0", other), 400, "invalid_request");
+});
+
 // --- preferences -----------------------------------------------------------------------------
 
 test("[notifications] preferences: defaults from the configuration, partial updates, the whole document back", async () => {

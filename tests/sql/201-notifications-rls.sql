@@ -276,7 +276,7 @@ select is_empty(
 select is_empty(
   $$ select p.oid::regprocedure::text from pg_proc p
      where p.pronamespace = 'app_private'::regnamespace
-       and (p.proname in ('notify', 'notify_many', 'notify_rows', 'claim_message_digest', 'digest_conversation', 'inbox_page_as',
+       and (p.proname in ('notify', 'notify_many', 'notify_rows', 'claim_message_digest', 'digest_conversation', 'inbox_page_for_session',
                           'take_deliveries', 'record_deliveries',
                           'write_notification_batch', 'announce_batch_chunk', 'finish_batch_chunk',
                           'notification_type_defaults'))

@@ -36,6 +36,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("userAgent", c.req.header("user-agent")?.slice(0, 1024) ?? null);
     c.set("user", null);
     c.set("claims", null);
+    c.set("tokenCaller", null);
     c.set("authVia", null);
     c.set("accessExpiresAt", null);
     c.set("refreshed", null);
@@ -51,7 +52,8 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
       const handler = matchedRoutes(c).findLast((r) => r.method !== "ALL");
       const route = handler?.path ?? "(unmatched)";
       const status = c.res.status;
-      const userId = c.get("user")?.id ?? null;
+      const token = c.get("tokenCaller");
+      const userId = c.get("user")?.id ?? (token?.confirmed ? token.userId : null);
       deps.accessLog.push({
         requestId,
         userId,

@@ -6,8 +6,13 @@
  *
  * It also sets, once, the claims every database call of the request runs with (`claims`, read by
  * `asUser` and `callerClaims` in as-user.ts).
+ *
+ * One exception saves the inbox a round trip: a GET route marked `sessionCheckedInStatement`,
+ * called with a bearer token, gets the token's caller (`tokenCaller`, signature verified) and its
+ * one statement checks the session (`asSessionOf`, as-user.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import type { AppEnv, SessionUser } from "../context.ts";
 import {
   ACCESS_COOKIE,
@@ -36,6 +41,22 @@ function setCaller(
   c.set("accessExpiresAt", accessExpiresAt);
 }
 
+/**
+ * Marks a route whose one statement checks the caller's session itself, with the conditions of
+ * the session check (live, not revoked, the user active), so that a bearer request makes one
+ * round trip instead of two: put it in the route's `middleware` (createRoute, as GET
+ * /api/notifications does). The route must be open to every signed-in role (its gate admits the
+ * token's caller: the role is known only to the statement) and reach the database through
+ * `asSessionOf`. Cookie requests keep the usual check, which also clears the cookies of an ended
+ * session.
+ */
+export const sessionCheckedInStatement: MiddlewareHandler<AppEnv> = (_c, next) => next();
+
+function checksSessionInStatement(c: Context<AppEnv>): boolean {
+  return c.req.method === "GET" &&
+    matchedRoutes(c).some((route) => route.handler === sessionCheckedInStatement);
+}
+
 export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
@@ -43,6 +64,16 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
     if (authorization !== undefined) {
       const token = bearerToken(authorization);
       const claims = token ? await deps.tokens.verify(token) : null;
+      if (claims && checksSessionInStatement(c)) {
+        c.set("tokenCaller", {
+          sessionId: claims.session_id,
+          userId: claims.sub,
+          confirmed: false,
+        });
+        c.set("authVia", "bearer");
+        c.set("accessExpiresAt", claims.exp);
+        return next();
+      }
       if (claims) {
         const user = await loadSessionUser(deps, claims.session_id, claims.sub);
         if (user) setCaller(c, user, "bearer", claims.exp);

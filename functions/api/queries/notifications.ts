@@ -1,11 +1,12 @@
 /**
  * Queries of /api/notifications (routes/notifications.ts). The inbox, read marks and deletion run
- * as the caller under RLS (a user reaches only their own inbox): the list in one statement
- * (`app_private.inbox_page_as`, like the one-statement send), the rest through `asUser`;
+ * as the caller under RLS (a user reaches only their own inbox): the list in one statement that
+ * checks the session too (`app_private.inbox_page_for_session`), the rest through `asUser`;
  * creation, preferences, devices, bulk sends and analytics go through the SQL functions that
  * hold their rules (supabase/migrations/*_notifications.sql).
  */
-import { type DbClaims, type Sql, type Tx, withUser } from "../../_shared/db.ts";
+import type { Sql, Tx } from "../../_shared/db.ts";
+import type { SessionRef } from "../context.ts";
 import { notFound } from "../../_shared/errors.ts";
 import { likePattern, pageLimit, slicePage } from "./_helpers.ts";
 
@@ -68,13 +69,14 @@ interface InboxRow {
 }
 
 /**
- * A page of the caller's inbox, newest first, with the unread count, in one statement as the
- * caller (`app_private.inbox_page_as`, the inbox's hot path: see its comment). `after` is the
- * previous page's last [created_at as text, id]. `claims` are the caller's (`callerClaims(c)`).
+ * A page of the caller's inbox, newest first, with the unread count, in one statement that also
+ * checks the caller's session (`app_private.inbox_page_for_session`: AG401, a 401, when it is not
+ * live; see its comment). `caller` comes from `asSessionOf(c, …)`. `after` is the previous page's
+ * last [created_at as text, id].
  */
 export async function listNotifications(
   sql: Sql,
-  claims: DbClaims,
+  caller: SessionRef,
   q: {
     type?: NotificationType;
     unread?: boolean;
@@ -85,13 +87,15 @@ export async function listNotifications(
   },
 ) {
   const rows = await sql<InboxRow[]>`
-    select * from app_private.inbox_page_as(
-      ${JSON.stringify(claims)}, ${q.type ?? null}::app.notification_type,
+    select * from app_private.inbox_page_for_session(
+      ${caller.sessionId}::uuid, ${caller.userId}::uuid, ${q.type ?? null}::app.notification_type,
       ${q.unread ?? null}::boolean, ${likePattern(q.search)}, ${q.since ?? null}::timestamptz,
       ${q.after?.[0] ?? null}::text::timestamptz, ${q.after?.[1] ?? null}::uuid,
       ${pageLimit(q.limit)}
     )`;
-  const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at, r.id]);
+  // An empty page is one row with a null id, there to carry the count.
+  const found = rows[0].id === null ? [] : rows;
+  const { rows: page, nextCursor } = slicePage(found, q.limit, (r) => [r.created_at, r.id]);
   return {
     items: page.map((r): NotificationJson => ({
       id: r.id,
@@ -104,8 +108,7 @@ export async function listNotifications(
       createdAt: isoMicros(r.created_at),
     })),
     nextCursor,
-    // An empty page has no row to carry the count.
-    unreadCount: rows.length ? rows[0].unread : await withUser(sql, claims, unreadCount),
+    unreadCount: rows[0].unread,
   };
 }
 

@@ -19,7 +19,8 @@ import {
 } from "../openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
-import { asUser, callerClaims } from "../as-user.ts";
+import { asSessionOf, asUser } from "../as-user.ts";
+import { sessionCheckedInStatement } from "../middleware/session.ts";
 import { adminGate, requireRole } from "../middleware/roles.ts";
 import {
   batchProgress,
@@ -83,6 +84,8 @@ notifications.openapi(
       "and `search` (title and body) narrow it. `unreadCount` counts every unread notification " +
       "of the caller, whatever the filters.",
     security: signedIn,
+    // Its one statement checks the session (asSessionOf below): one round trip for a bearer call.
+    middleware: [sessionCheckedInStatement] as const,
     request: {
       query: z.object({
         type: type.optional(),
@@ -106,15 +109,16 @@ notifications.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const after = timeIdCursor(q.cursor);
-    // The hot path: one statement as the caller (queries/notifications.ts says why).
-    const page = await listNotifications(c.get("deps").sql, callerClaims(c), {
-      type: q.type,
-      unread: q.unread === undefined ? undefined : q.unread === "true",
-      search: q.search,
-      since: q.since,
-      after,
-      limit: q.limit,
-    });
+    // The hot path: one statement, session check included (queries/notifications.ts says why).
+    const page = await asSessionOf(c, (caller) =>
+      listNotifications(c.get("deps").sql, caller, {
+        type: q.type,
+        unread: q.unread === undefined ? undefined : q.unread === "true",
+        search: q.search,
+        since: q.since,
+        after,
+        limit: q.limit,
+      }));
     return c.json(page, 200);
   },
 );
