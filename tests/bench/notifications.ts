@@ -66,6 +66,9 @@ const BULK_TARGET_SECONDS = 10;
 const PUSH_TARGET_PER_SECOND = 1_000;
 const INBOX_TARGET_RPS = 2_000;
 const INBOX_TARGET_P99_MS = 25;
+/** The paced run watches the server's event loop every WATCH_MS and counts delays over STALL_MS. */
+const WATCH_MS = 2;
+const STALL_MS = 5;
 const ADMIN_EMAIL = "admin@example.com";
 
 interface Options {
@@ -584,9 +587,33 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
     load: () => reapedTicksOf("self"),
   };
   const before = sampleCpu(consumers);
+  // The server's event loop, watched from inside: how often it was late, and by how much. A
+  // stall shows here whatever caused it (the server's own work, its garbage collector, the
+  // machine), and every request waiting meanwhile shows it in its latency.
+  const stalls: number[] = [];
+  let tick = performance.now();
+  const watch = setInterval(() => {
+    const now = performance.now();
+    if (now - tick > STALL_MS + WATCH_MS) stalls.push(now - tick - WATCH_MS);
+    tick = now;
+  }, WATCH_MS);
   const result = await loadResult<PacedLoadResult>(child);
+  clearInterval(watch);
+  say(
+    `${label}: the server's event loop was late by more than ${STALL_MS} ms ${stalls.length} times${
+      stalls.length ? ` (longest ${ms(Math.max(...stalls))})` : ""
+    }`,
+  );
   say(`${label}: ${cpuLine(before, sampleCpu(consumers))}`);
   const latency = summarize(result.latencies);
+  const late = summarize(result.sendDelays);
+  if (late) {
+    say(
+      `${label}: sent after their due time by p50 ${ms(late.p50)}, p99 ${ms(late.p99)}, max ${
+        ms(late.max)
+      } (included in the latency)`,
+    );
+  }
   const other = Object.entries(result.counts).filter(([status]) => status !== "200");
   if (!latency || other.length) {
     throw new Error(

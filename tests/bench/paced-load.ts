@@ -29,6 +29,11 @@ export interface PacedLoadResult {
   counts: Record<string, number>;
   /** Milliseconds from when each measured request was due to its last byte. */
   latencies: number[];
+  /**
+   * Milliseconds from when each measured request was due to when it was sent: this process
+   * late (a timer, its own share of the CPU) or the user still waiting for its previous answer.
+   */
+  sendDelays: number[];
   /** Measured requests per second actually completed. */
   achievedRate: number;
   /** Up to five unexpected answers, for the report. */
@@ -97,6 +102,7 @@ function indexOfBlankLine(bytes: Uint8Array, length: number): number {
 async function run(config: PacedLoadConfig): Promise<PacedLoadResult> {
   const counts: Record<string, number> = {};
   const latencies: number[] = [];
+  const sendDelays: number[] = [];
   const samples: string[] = [];
   const users = config.tokens.length;
   const interval = 1000 / config.rate;
@@ -114,12 +120,14 @@ async function run(config: PacedLoadConfig): Promise<PacedLoadResult> {
         if (due >= stopAt) break;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const sent = performance.now();
         const { status, body } = await connection.get();
         const done = performance.now();
         if (due < measureFrom) continue;
         measured++;
         counts[status] = (counts[status] ?? 0) + 1;
         latencies.push(done - due);
+        sendDelays.push(sent - due);
         if (status !== 200 && samples.length < 5) samples.push(`${status} ${body.slice(0, 200)}`);
       }
     } finally {
@@ -130,6 +138,7 @@ async function run(config: PacedLoadConfig): Promise<PacedLoadResult> {
   return {
     counts,
     latencies,
+    sendDelays,
     achievedRate: measured / ((Math.max(lastDone, stopAt) - measureFrom) / 1000),
     samples,
   };

@@ -310,8 +310,12 @@ export async function startLoadProcess(
   script: string,
   config: unknown,
 ): Promise<Deno.ChildProcess> {
+  // Not the server's V8 flags (`DENO_V8_FLAGS=--trace-gc` would write into its answer).
+  const { DENO_V8_FLAGS: _serverFlags, ...env } = Deno.env.toObject();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "--quiet", new URL(`./${script}`, import.meta.url).pathname],
+    clearEnv: true,
+    env,
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
