@@ -192,11 +192,18 @@ test("[wallet] a broadcast sends the wallet's earlier unsent transactions first,
     3,
     "nonces 0 and 1 went out before 2",
   );
-  assert.equal(await statusOf(t.deps, ids[2]), "confirmed", "settled at once, no watch round");
+  // The node mines it as it arrives; its receipt is usually there at once, and then no watch
+  // round is queued. The node may answer the send a moment before it has mined (seen on a busy
+  // machine): then one watch round settles it.
+  const settledAtOnce = await statusOf(t.deps, ids[2]) === "confirmed";
   const [{ watches }] = await t.deps.sql<{ watches: number }[]>`
     select count(*)::int as watches from app_private.jobs
     where kind = 'wallet.watch' and payload ->> 'transactionId' = ${ids[2]}`;
-  assert.equal(watches, 0);
+  assert.equal(
+    watches,
+    settledAtOnce ? 0 : 1,
+    "a watch round only when it was not settled at once",
+  );
   // The earlier ones' own jobs find them known to the node and settle them; nothing twice.
   for (const id of ids) assert.equal(await settle(t.deps, id), "confirmed");
   assert.equal(await chain.getTransactionCount({ address: me.address as Address }), 3);

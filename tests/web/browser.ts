@@ -126,8 +126,9 @@ export async function bearer(stack: WebStack, person: Person): Promise<string> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ token }),
   });
-  assert.equal(verified.status, 200);
-  return (await verified.json()).accessToken;
+  const answer = await verified.text();
+  assert.equal(verified.status, 200, `verify ${person.email}: ${answer}`);
+  return JSON.parse(answer).accessToken;
 }
 
 async function magicToken(stack: WebStack, email: string): Promise<string> {
