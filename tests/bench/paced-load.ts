@@ -59,7 +59,9 @@ class Connection {
   /** Sends the GET and reads its answer: the status and, when it is not 200, the body. */
   async get(): Promise<{ status: number; body: string }> {
     this.#conn ??= await Deno.connect({ hostname: this.url.hostname, port: Number(this.url.port) });
-    await this.#conn.write(this.#request);
+    for (let sent = 0; sent < this.#request.length;) {
+      sent += await this.#conn.write(this.#request.subarray(sent));
+    }
     let filled = 0;
     let headEnd = -1;
     let total = -1;
