@@ -20,6 +20,7 @@ import type { Context } from "hono";
 import type { AppEnv, SessionRef } from "./context.ts";
 import { type DbClaims, type Tx, withAnon, withUser } from "../_shared/db.ts";
 import { unauthenticated } from "../_shared/errors.ts";
+import { clearSessionCookies } from "./auth/cookies.ts";
 
 /**
  * The claims of the signed-in caller, as the session middleware set them (`claimsOf(user)`,
@@ -58,7 +59,8 @@ export function asAnonymous<T>(c: Context<AppEnv>, fn: (tx: Tx) => Promise<T>): 
  * active; AG401 otherwise), with the session and user to check: the access token's, on a route
  * marked `sessionCheckedInStatement` (the session middleware left the check to the statement), or
  * the already checked caller's. Once `fn` succeeds the token's caller counts as signed in (the
- * access log names them). 401 without either.
+ * access log names them); when the statement finds no live session (AG401, a 401) a cookie
+ * caller's cookies are cleared, as the session middleware does. 401 without either.
  *
  * @example
  * const page = await asSessionOf(c, (caller) => listNotifications(sql, caller, query));
@@ -71,7 +73,13 @@ export async function asSessionOf<T>(
   if (user) return await fn({ sessionId: user.sessionId, userId: user.id });
   const token = c.get("tokenCaller");
   if (!token) throw unauthenticated();
-  const result = await fn({ sessionId: token.sessionId, userId: token.userId });
-  token.confirmed = true;
-  return result;
+  try {
+    const result = await fn({ sessionId: token.sessionId, userId: token.userId });
+    token.confirmed = true;
+    return result;
+  } catch (err) {
+    const noSession = (err as { code?: unknown }).code === "AG401";
+    if (noSession && c.get("authVia") === "cookie") clearSessionCookies(c);
+    throw err;
+  }
 }

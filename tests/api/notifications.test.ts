@@ -11,11 +11,14 @@ import {
   createUser,
   expectError,
   expectJson,
+  latestMagicToken,
+  setCookies,
   type SignedIn,
   signIn,
   signInAs,
   test,
   testApp,
+  uniqueEmail,
 } from "../helpers.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
 import { drain } from "../../functions/api/jobs/queue.ts";
@@ -258,7 +261,7 @@ test("[notifications] a VISITOR has an inbox too (their own role change lands th
   assert.equal((await inbox(visitor)).items.length, 1);
 });
 
-test("[notifications] GET /api/notifications checks the session in its own statement: a session ended by signout or suspension, or another user's, reads nothing (401); the access log names the caller", async () => {
+test("[notifications] GET /api/notifications checks the session in its own statement: a session ended by signout or suspension, or another user's, reads nothing (401), by bearer or by cookie (then cleared); the access log names the caller", async () => {
   const member = await signInAs(t, "MEMBER");
   await notify(member, { title: "Before the end" });
 
@@ -301,6 +304,25 @@ test("[notifications] GET /api/notifications checks the session in its own state
     200,
   );
   await expectError(await get("/api/notifications", member), 401, "unauthenticated");
+
+  // By cookie the statement checks the session too; an ended session's cookies are cleared.
+  const email = uniqueEmail("inbox-cookie");
+  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
+  const link = await t.request(
+    "GET",
+    `/api/auth/callback/email?token=${await latestMagicToken(t.deps, email)}`,
+  );
+  const cookies = Object.fromEntries(
+    Object.entries(setCookies(link)).map(([name, cookie]) => [name, cookie.value]),
+  );
+  const byCookie = await expectJson(await t.request("GET", "/api/notifications", { cookies }), 200);
+  assert.equal(byCookie.unreadCount, 0);
+  await t.deps.sql`
+    update app.sessions s set revoked_at = now(), revoked_reason = 'signout'
+    from app.users u where u.id = s.user_id and u.email = ${email}`;
+  const ended = await t.request("GET", "/api/notifications", { cookies });
+  assert.match(setCookies(ended)["agora-access-token"]?.attributes ?? "", /Max-Age=0/i);
+  await expectError(ended, 401, "unauthenticated");
 
   // A token that names one user with another user's session (as only a forged token could).
   const other = await signInAs(t, "MEMBER");

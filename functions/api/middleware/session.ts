@@ -7,11 +7,11 @@
  * It also sets, once, the claims every database call of the request runs with (`claims`, read by
  * `asUser` and `callerClaims` in as-user.ts).
  *
- * One exception saves the inbox a round trip: a GET route marked `sessionCheckedInStatement`,
- * called with a bearer token, gets the token's caller (`tokenCaller`, signature verified) and its
- * one statement checks the session (`asSessionOf`, as-user.ts).
+ * One exception saves the inbox a round trip: a GET route marked `sessionCheckedInStatement`
+ * gets the access token's caller (`tokenCaller`, signature verified, from the bearer token or the
+ * access cookie) and its one statement checks the session (`asSessionOf`, as-user.ts).
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv, SessionUser } from "../context.ts";
 import {
@@ -25,7 +25,7 @@ import {
 import { loadSessionUser, refreshOrThrow } from "../auth/sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
 import { claimsOf } from "../session-claims.ts";
-import { bearerToken } from "../../_shared/jwt.ts";
+import { type AccessClaims, bearerToken } from "../../_shared/jwt.ts";
 import { rateRecorder } from "../rate-headers.ts";
 
 /** The caller of this request: the user, their database claims, how they came and until when. */
@@ -47,14 +47,27 @@ function setCaller(
  * round trip instead of two: put it in the route's `middleware` (createRoute, as GET
  * /api/notifications does). The route must be open to every signed-in role (its gate admits the
  * token's caller: the role is known only to the statement) and reach the database through
- * `asSessionOf`. Cookie requests keep the usual check, which also clears the cookies of an ended
- * session.
+ * `asSessionOf`, which also clears an ended session's cookies. An expired access cookie is
+ * refreshed here as on any route.
  */
 export const sessionCheckedInStatement: MiddlewareHandler<AppEnv> = (_c, next) => next();
 
 function checksSessionInStatement(c: Context<AppEnv>): boolean {
   return c.req.method === "GET" &&
     matchedRoutes(c).some((route) => route.handler === sessionCheckedInStatement);
+}
+
+/** The token's caller, its session to be checked by the route's statement (`asSessionOf`). */
+function leaveToStatement(
+  c: Context<AppEnv>,
+  claims: AccessClaims,
+  via: "cookie" | "bearer",
+  next: Next,
+): Promise<void> {
+  c.set("tokenCaller", { sessionId: claims.session_id, userId: claims.sub, confirmed: false });
+  c.set("authVia", via);
+  c.set("accessExpiresAt", claims.exp);
+  return next();
 }
 
 export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
@@ -64,16 +77,7 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
     if (authorization !== undefined) {
       const token = bearerToken(authorization);
       const claims = token ? await deps.tokens.verify(token) : null;
-      if (claims && checksSessionInStatement(c)) {
-        c.set("tokenCaller", {
-          sessionId: claims.session_id,
-          userId: claims.sub,
-          confirmed: false,
-        });
-        c.set("authVia", "bearer");
-        c.set("accessExpiresAt", claims.exp);
-        return next();
-      }
+      if (claims && checksSessionInStatement(c)) return leaveToStatement(c, claims, "bearer", next);
       if (claims) {
         const user = await loadSessionUser(deps, claims.session_id, claims.sub);
         if (user) setCaller(c, user, "bearer", claims.exp);
@@ -86,6 +90,7 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
     if (!accessCookie && !refreshCookie) return next();
 
     const claims = accessCookie ? await deps.tokens.verify(accessCookie) : null;
+    if (claims && checksSessionInStatement(c)) return leaveToStatement(c, claims, "cookie", next);
     if (claims) {
       const user = await loadSessionUser(deps, claims.session_id, claims.sub);
       if (user) setCaller(c, user, "cookie", claims.exp);
