@@ -196,14 +196,14 @@ function cpuLine(before: CpuSample, after: CpuSample): string {
  * loop): by Little's law they wait on average at least clients / bound.
  */
 function capacityLine(use: CpuUse, requests: number, clients: number): string {
-  const consumers = Object.keys(use.pct);
-  const micros = consumers.map((name) => [name, cpuMicrosPer(use, name, requests)] as const);
-  const irq = use.irq / 100 * use.seconds * 1e6 / requests;
-  const total = micros.reduce((sum, [, us]) => sum + us, irq);
+  const micros = [
+    ...Object.keys(use.pct).map((name) => [name, cpuMicrosPer(use, name, requests)] as const),
+    ["irq", cpuMicrosPer({ ...use, pct: { irq: use.irq } }, "irq", requests)] as const,
+  ];
+  const total = micros.reduce((sum, [, us]) => sum + us, 0);
   const bound = navigator.hardwareConcurrency * 1e6 / total;
-  return `CPU per request ${micros.map(([name, us]) => `${name} ${int(us)} µs`).join(", ")}, irq ${
-    int(irq)
-  } µs; all ${navigator.hardwareConcurrency} cores busy at this cost: ${int(bound)} req/s, ` +
+  return `CPU per request ${micros.map(([name, us]) => `${name} ${int(us)} µs`).join(", ")}; ` +
+    `all ${navigator.hardwareConcurrency} cores busy at this cost: ${int(bound)} req/s, ` +
     `so ${clients} clients wait on average at least ${ms(clients / bound * 1000)}`;
 }
 

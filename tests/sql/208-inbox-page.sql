@@ -55,10 +55,10 @@ select results_eq(
 select tests.clear_authentication();
 
 select results_eq(
-  format($$ select title from app_private.inbox_page_for_session(%L, %L, null, null, null, null, now(), 'ffffffff-ffff-ffff-ffff-ffffffffffff', 1) $$,
-         :'olive_session', :'olive'),
-  $$ values ('Olive two') $$,
-  'The keyset bound and the limit apply.'
+  format($$ select title from app_private.inbox_page_for_session(%L, %L, null, null, null, null, now(), %L, 51) $$,
+         :'olive_session', :'olive', :'o2'),
+  $$ values ('Olive one') $$,
+  'The keyset bound applies: the page after Olive two starts with the one before it.'
 );
 select tests.clear_authentication();
 

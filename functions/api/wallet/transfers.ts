@@ -450,7 +450,8 @@ export interface TransferJobContext {
  * has the transaction (a previous attempt got through, its answer lost) that is success; a nonce
  * already taken by a transaction the platform did not send (the key was exported and used) fails
  * the transfer and moves the wallet's counter past it; any other refusal is retried, and fails
- * the transfer on the last attempt. Then the receipt: settled at once when mined (anvil), otherwise a `wallet.watch` job.
+ * the transfer on the last attempt. Then the receipt: settled at once when it is there (anvil
+ * mines as transactions arrive), otherwise a `wallet.watch` job.
  */
 export async function broadcastTransfer(ctx: TransferJobContext, id: string): Promise<void> {
   const { deps } = ctx;
