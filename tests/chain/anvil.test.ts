@@ -50,6 +50,12 @@ test("[chain] a chain with a state file keeps balances across a restart", async 
       value: "0x" + parseEther("1.5").toString(16),
     }]);
     assert.match(hash, /^0x[0-9a-f]{64}$/);
+    // anvil mines as transactions arrive, but may answer the send a moment before it has mined.
+    await publicClient(chain.url).waitForTransactionReceipt({
+      hash: hash as `0x${string}`,
+      pollingInterval: 20,
+      timeout: 5_000,
+    });
     assert.equal(
       await publicClient(chain.url).getBalance({ address: recipient }),
       parseEther("1.5"),
