@@ -117,3 +117,45 @@ test("[session-lookup] a failed query fails the checks it carried; the checks wa
   await assert.rejects(first, /connection lost/);
   assert.deepEqual((await Promise.all(behind)).map((u) => u?.id), [b.userId, c.userId]);
 });
+
+/** The lookup's sql with its first query held until `release()`; counts the sessions per query. */
+function holdingFirstQuery() {
+  const sessionsPerQuery: number[] = [];
+  let release!: () => void;
+  const sql = new Proxy(t.deps.sql, {
+    apply(target, self, args) {
+      const ids = args.slice(1).find(Array.isArray) as string[];
+      sessionsPerQuery.push(ids.length);
+      const run = () => Reflect.apply(target, self, args);
+      if (sessionsPerQuery.length > 1) return run();
+      return new Promise((resolve) => release = () => resolve(run()));
+    },
+  });
+  return { sql, sessionsPerQuery, release: () => release() };
+}
+
+test("[session-lookup] checks that arrive while a query runs go together in a query of their own, without waiting for its answer", async () => {
+  const [first, ...rest] = await Promise.all(Array.from({ length: 6 }, () => newSession()));
+  const held = holdingFirstQuery();
+  const lookup = createSessionLookup(held.sql, 2);
+  const firstAnswer = lookup(first.sessionId, first.userId); // sent at once, held
+  const restAnswers = await Promise.all(rest.map((s) => lookup(s.sessionId, s.userId)));
+  assert.deepEqual(restAnswers.map((u) => u?.id), rest.map((s) => s.userId));
+  assert.deepEqual(held.sessionsPerQuery, [1, 5], "one query for the five, beside the held one");
+  held.release();
+  assert.equal((await firstAnswer)?.id, first.userId);
+});
+
+test("[session-lookup] with every query slot taken, checks wait for an answer and then go together", async () => {
+  const [first, ...rest] = await Promise.all(Array.from({ length: 6 }, () => newSession()));
+  const held = holdingFirstQuery();
+  const lookup = createSessionLookup(held.sql, 1);
+  const firstAnswer = lookup(first.sessionId, first.userId);
+  const restAnswers = Promise.all(rest.map((s) => lookup(s.sessionId, s.userId)));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(held.sessionsPerQuery, [1], "nothing sent while the one slot is taken");
+  held.release();
+  assert.equal((await firstAnswer)?.id, first.userId);
+  assert.deepEqual((await restAnswers).map((u) => u?.id), rest.map((s) => s.userId));
+  assert.deepEqual(held.sessionsPerQuery, [1, 5]);
+});
