@@ -61,11 +61,12 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   });
   // CORS only concerns requests that carry an Origin (browsers always send one cross-origin);
   // the rest skip the middleware, which is on every request's path. Responses still say they
-  // vary by Origin, so a cache never serves one origin's answer to another.
-  app.use("/api/*", (c, next) => {
+  // vary by Origin, so a cache never serves one origin's answer to another (added to the built
+  // response, as the security headers are).
+  app.use("/api/*", async (c, next) => {
     if (c.req.header("origin") !== undefined) return corsPolicy(c, next);
-    c.header("Vary", "Origin");
-    return next();
+    await next();
+    c.res.headers.append("Vary", "Origin");
   });
   const jsonBodyLimit = bodyLimit({
     maxSize: deps.settings.maxBodyBytes,

@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv, Deps } from "../context.ts";
-import { prepareSecurityHeaders } from "./security-headers.ts";
+import { addSecurityHeaders } from "./security-headers.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -40,13 +40,13 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("authVia", null);
     c.set("accessExpiresAt", null);
     c.set("refreshed", null);
-    // Set before the response exists, so they are part of the one Response the handler builds
-    // (security-headers.ts says why that matters).
-    c.header("X-Request-Id", requestId);
-    prepareSecurityHeaders(c);
     try {
       await next();
     } finally {
+      // On the response as built (security-headers.ts says why there).
+      const headers = c.res.headers;
+      headers.set("X-Request-Id", requestId);
+      addSecurityHeaders(headers);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       // The matched endpoint's pattern (the last route that is not a "*" middleware).
       const handler = matchedRoutes(c).findLast((r) => r.method !== "ALL");
