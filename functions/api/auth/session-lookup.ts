@@ -73,7 +73,7 @@ export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLooku
       for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(err);
     } finally {
       inFlight--;
-      if (waiting.size && inFlight < maxInFlight) void send();
+      if (waiting.size) void send();
     }
   };
 
