@@ -148,6 +148,29 @@ export function setCookies(
   return out;
 }
 
+/** The cookies a response set, as the next request sends them back: name to value. */
+export function cookieJar(response: Response): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(setCookies(response)).map(([name, cookie]) => [name, cookie.value]),
+  );
+}
+
+/**
+ * A browser's magic-link sign-in: the sign-in request, the dev mailbox, then the link's callback,
+ * which answers 303 with the session cookies: returned as a jar for the next requests
+ * (`cookies`) and with their attributes.
+ */
+export async function browserSignIn(t: TestApp, email = uniqueEmail("browser")) {
+  const sent = await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
+  if (sent.status !== 202) throw new Error(`signin: ${sent.status} ${await sent.text()}`);
+  const token = await latestMagicToken(t.deps, email);
+  const response = await t.request("GET", `/api/auth/callback/email?token=${token}`);
+  if (response.status !== 303) {
+    throw new Error(`callback: ${response.status} ${await response.text()}`);
+  }
+  return { response, cookies: cookieJar(response), attributes: setCookies(response) };
+}
+
 /**
  * Reads a response the one way tests do: the status first, then the body as JSON, which it
  * returns. On a wrong status or a body that is not JSON it throws with the body's text, so a

@@ -194,11 +194,4 @@ export async function signInFlow(
   return { started, back, response };
 }
 
-/** The cookies of a response as a name-value map (for the next request). */
-export function cookieJar(response: Response): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(setCookies(response)).map(([name, cookie]) => [name, cookie.value]),
-  );
-}
-
 export type { Payload };

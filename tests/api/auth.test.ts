@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import {
+  browserSignIn,
   createUser,
   expectError,
   expectJson,
@@ -16,20 +17,6 @@ import { sha256Hex } from "../../functions/_shared/crypto.ts";
 
 const t = testApp();
 const ORIGIN = "http://localhost:54321";
-
-/** Browser sign-in: the magic link's callback sets the cookies. */
-async function browserSignIn(email: string, app = t) {
-  await app.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
-  const token = await latestMagicToken(app.deps, email);
-  const response = await app.request("GET", `/api/auth/callback/email?token=${token}`);
-  assert.equal(response.status, 303);
-  const cookies = setCookies(response);
-  return {
-    response,
-    cookies: Object.fromEntries(Object.entries(cookies).map(([k, v]) => [k, v.value])),
-    attributes: cookies,
-  };
-}
 
 async function csrfFor(cookies: Record<string, string>) {
   const response = await t.request("GET", "/api/auth/csrf", { cookies });
@@ -313,7 +300,7 @@ test("[auth] redirectTo is judged as the browser will follow it: control charact
 // --- cookies ----------------------------------------------------------------------------------
 
 test("[auth] the callback sets httpOnly SameSite=Lax cookies, without Secure on local http", async () => {
-  const { attributes, response } = await browserSignIn(uniqueEmail());
+  const { attributes, response } = await browserSignIn(t);
   assert.equal(response.headers.get("location"), `${ORIGIN}/`);
   for (const name of ["agora-access-token", "agora-refresh-token"]) {
     const cookie = attributes[name];
@@ -341,7 +328,7 @@ test("[auth] cookies are Secure when the site is not local http", async () => {
 
 test("[auth] GET /api/auth/session reads the session from cookies", async () => {
   const email = uniqueEmail();
-  const { cookies } = await browserSignIn(email);
+  const { cookies } = await browserSignIn(t, email);
   const response = await t.request("GET", "/api/auth/session", { cookies });
   const body = await expectJson(response, 200);
   assert.equal(body.user.email, email);
@@ -356,7 +343,7 @@ test("[auth] GET /api/auth/session answers { user: null } when signed out", asyn
 
 test("[auth] an expired access cookie is refreshed by the middleware while the refresh cookie is valid", async () => {
   const email = uniqueEmail();
-  const { cookies } = await browserSignIn(email);
+  const { cookies } = await browserSignIn(t, email);
   const claims = JSON.parse(
     atob(cookies["agora-access-token"].split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
   );
@@ -377,7 +364,7 @@ test("[auth] POST /api/auth/refresh with an expired access cookie refreshes once
   // Without a grace period a second rotation of the same token would count as reuse.
   const strict = testApp({ AGORA_REFRESH_GRACE_SECONDS: "0" });
   const email = uniqueEmail();
-  const { cookies } = await browserSignIn(email, strict);
+  const { cookies } = await browserSignIn(strict, email);
   const csrf = cookies["agora-csrf"];
   const [{ session_id: sessionId }] = await strict.deps.sql<{ session_id: string }[]>`
     select rt.session_id from app_private.refresh_tokens rt
@@ -435,7 +422,7 @@ test("[auth] answers carrying tokens are never stored by caches (RFC 6749 5.1): 
   });
   assert.equal(refresh.status, 200);
   await refresh.body?.cancel();
-  const { response: callback, cookies } = await browserSignIn(uniqueEmail());
+  const { response: callback, cookies } = await browserSignIn(t);
   const csrf = cookies["agora-csrf"];
   const byCookie = await t.request("POST", "/api/auth/refresh", {
     cookies: { "agora-refresh-token": cookies["agora-refresh-token"], "agora-csrf": csrf },
@@ -468,7 +455,7 @@ test("[auth] answers carrying tokens are never stored by caches (RFC 6749 5.1): 
 // --- CSRF -------------------------------------------------------------------------------------
 
 test("[auth] a cookie-authenticated unsafe request without X-CSRF-Token is refused and changes nothing", async () => {
-  const { cookies } = await browserSignIn(uniqueEmail());
+  const { cookies } = await browserSignIn(t);
   const refused = await t.request("POST", "/api/auth/signout", {
     cookies,
     headers: { origin: ORIGIN },
@@ -479,7 +466,7 @@ test("[auth] a cookie-authenticated unsafe request without X-CSRF-Token is refus
 });
 
 test("[auth] a wrong CSRF token or a foreign Origin is refused", async () => {
-  const { cookies } = await browserSignIn(uniqueEmail());
+  const { cookies } = await browserSignIn(t);
   const csrf = await csrfFor(cookies);
   await expectError(
     await t.request("POST", "/api/auth/signout", {
@@ -506,8 +493,8 @@ test("[auth] a wrong CSRF token or a foreign Origin is refused", async () => {
 });
 
 test("[auth] the CSRF token of another session is refused", async () => {
-  const mine = await browserSignIn(uniqueEmail());
-  const theirs = await browserSignIn(uniqueEmail());
+  const mine = await browserSignIn(t);
+  const theirs = await browserSignIn(t);
   const theirCsrf = await csrfFor(theirs.cookies);
   await expectError(
     await t.request("POST", "/api/auth/signout", {
@@ -519,7 +506,7 @@ test("[auth] the CSRF token of another session is refused", async () => {
 });
 
 test("[auth] with the session's CSRF token and an allowed Origin, signout by cookie works and clears cookies", async () => {
-  const { cookies } = await browserSignIn(uniqueEmail());
+  const { cookies } = await browserSignIn(t);
   const csrf = await csrfFor(cookies);
   const response = await t.request("POST", "/api/auth/signout", {
     cookies,
@@ -775,11 +762,11 @@ test("[auth] rate limits hold across instances (they live in Postgres)", async (
 // --- CSRF endpoint and security events --------------------------------------------------------
 
 test("[auth] GET /api/auth/csrf is bound to the session", async () => {
-  const a = await browserSignIn(uniqueEmail());
+  const a = await browserSignIn(t);
   const first = await csrfFor(a.cookies);
   const second = await csrfFor(a.cookies);
   assert.equal(first, second);
-  const b = await browserSignIn(uniqueEmail());
+  const b = await browserSignIn(t);
   assert.notEqual(await csrfFor(b.cookies), first);
 });
 

@@ -8,10 +8,10 @@
  */
 import assert from "node:assert/strict";
 import {
+  browserSignIn,
   createUser,
   expectError,
   expectJson,
-  latestMagicToken,
   setCookies,
   type SignedIn,
   signIn,
@@ -307,14 +307,7 @@ test("[notifications] GET /api/notifications checks the session in its own state
 
   // By cookie the statement checks the session too; an ended session's cookies are cleared.
   const email = uniqueEmail("inbox-cookie");
-  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
-  const link = await t.request(
-    "GET",
-    `/api/auth/callback/email?token=${await latestMagicToken(t.deps, email)}`,
-  );
-  const cookies = Object.fromEntries(
-    Object.entries(setCookies(link)).map(([name, cookie]) => [name, cookie.value]),
-  );
+  const { cookies } = await browserSignIn(t, email);
   const byCookie = await expectJson(await t.request("GET", "/api/notifications", { cookies }), 200);
   assert.equal(byCookie.unreadCount, 0);
   await t.deps.sql`

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import {
+  browserSignIn,
   expectError,
   expectJson,
-  latestMagicToken,
   setCookies,
   signInAs,
   test,
@@ -18,16 +18,10 @@ import {
 const t = testApp();
 const ORIGIN = "http://localhost:54321";
 
-async function browserSignIn(email = uniqueEmail("page")) {
-  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
-  const token = await latestMagicToken(t.deps, email);
-  const response = await t.request("GET", `/api/auth/callback/email?token=${token}`);
-  assert.equal(response.status, 303);
-  const cookies = Object.fromEntries(
-    Object.entries(setCookies(response)).map(([k, v]) => [k, v.value]),
-  );
-  const csrf = cookies["agora-csrf"];
-  return { cookies, csrf };
+/** A page signed in by cookie, with the CSRF token its unsafe requests send. */
+async function signedInPage() {
+  const { cookies } = await browserSignIn(t, uniqueEmail("page"));
+  return { cookies, csrf: cookies["agora-csrf"] };
 }
 
 function claims(token: string) {
@@ -35,7 +29,7 @@ function claims(token: string) {
 }
 
 test("[page token] a cookie session with its CSRF token gets an access token of that session", async () => {
-  const { cookies, csrf } = await browserSignIn();
+  const { cookies, csrf } = await signedInPage();
   const response = await t.request("POST", "/api/auth/token", {
     cookies,
     headers: { origin: ORIGIN, "x-csrf-token": csrf },
@@ -59,7 +53,7 @@ test("[page token] a cookie session with its CSRF token gets an access token of 
 });
 
 test("[page token] without X-CSRF-Token, with a wrong one or from another origin: 403 and no token", async () => {
-  const { cookies, csrf } = await browserSignIn();
+  const { cookies, csrf } = await signedInPage();
   for (
     const headers of [
       { origin: ORIGIN },
@@ -87,7 +81,7 @@ test("[page token] anonymous is 401; a bearer caller (who holds its tokens) is 4
 });
 
 test("[page token] after signout the cookies get no token, and a token handed out before is refused", async () => {
-  const { cookies, csrf } = await browserSignIn();
+  const { cookies, csrf } = await signedInPage();
   const headers = { origin: ORIGIN, "x-csrf-token": csrf };
   const first = await (await t.request("POST", "/api/auth/token", { cookies, headers })).json();
   const out = await t.request("POST", "/api/auth/signout", { cookies, headers });
@@ -105,7 +99,7 @@ test("[page token] after signout the cookies get no token, and a token handed ou
 });
 
 test("[page token] keeps the session's auth_time and amr: asking for a token never makes a sign-in fresh", async () => {
-  const { cookies, csrf } = await browserSignIn();
+  const { cookies, csrf } = await signedInPage();
   const signedIn = claims(cookies["agora-access-token"]);
   // Age the sign-in beyond any freshness window: only the database says when it happened.
   await t.deps.sql`

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import {
+  browserSignIn,
   expectError,
   expectJson,
   latestMagicToken,
@@ -159,15 +160,7 @@ test("[sessions] DELETE /api/auth/sessions?scope=others ends every other session
 });
 
 test("[sessions] ending the current session by cookie clears the cookies", async () => {
-  const email = uniqueEmail("cookie");
-  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
-  const link = await t.request(
-    "GET",
-    `/api/auth/callback/email?token=${await latestMagicToken(t.deps, email)}`,
-  );
-  const cookies = Object.fromEntries(
-    Object.entries(setCookies(link)).map(([k, v]) => [k, v.value]),
-  );
+  const { cookies } = await browserSignIn(t, uniqueEmail("cookie"));
   const me = await expectJson(await t.request("GET", "/api/auth/session", { cookies }), 200);
   const sessionId = decodeJwt(cookies["agora-access-token"]).session_id;
   // By cookie, the CSRF check applies: without the token, refused.

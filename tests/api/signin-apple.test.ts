@@ -7,10 +7,11 @@
 import assert from "node:assert/strict";
 import { decodeJwt, decodeProtectedHeader, importSPKI, jwtVerify } from "jose";
 import {
+  browserSignIn,
+  cookieJar,
   createUser,
   expectError,
   expectJson,
-  latestMagicToken,
   setCookies,
   SITE,
   test,
@@ -24,7 +25,6 @@ import {
   authorizeAtProvider,
   BINDING_COOKIE,
   callback,
-  cookieJar,
   signInFlow,
   startPeers,
   startSignIn,
@@ -136,13 +136,7 @@ test('[apple] email_verified "true" links to the account with that address; "fal
 test("[apple] the callback is exempt from the CSRF check: a cookie-signed-in browser's form post from Apple passes without a token", async () => {
   // A browser already signed in by magic link (session cookies present, no CSRF header: Apple's
   // page cannot add one).
-  const email = uniqueEmail("csrf");
-  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
-  const link = await t.request(
-    "GET",
-    `/api/auth/callback/email?token=${await latestMagicToken(t.deps, email)}`,
-  );
-  const sessionCookies = cookieJar(link);
+  const { cookies: sessionCookies } = await browserSignIn(t, uniqueEmail("csrf"));
   // Another unsafe route with the same cookies and no token is refused by the CSRF check...
   await expectError(
     await t.request("POST", "/api/auth/signout", {

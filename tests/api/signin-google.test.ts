@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import {
+  cookieJar,
   createUser,
   expectError,
   expectJson,
@@ -21,7 +22,6 @@ import {
   authorizeAtProvider,
   BINDING_COOKIE,
   callback,
-  cookieJar,
   GOOGLE_CLIENT_ID,
   signInFlow,
   startPeers,

@@ -15,7 +15,7 @@ import {
   chromium,
   type Page,
 } from "playwright-core";
-import { testEnv } from "../helpers.ts";
+import { expectJson, testEnv } from "../helpers.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
 import type { Deps } from "../../functions/api/context.ts";
@@ -126,9 +126,7 @@ export async function bearer(stack: WebStack, person: Person): Promise<string> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ token }),
   });
-  const answer = await verified.text();
-  assert.equal(verified.status, 200, `verify ${person.email}: ${answer}`);
-  return JSON.parse(answer).accessToken;
+  return (await expectJson<{ accessToken: string }>(verified, 200)).accessToken;
 }
 
 async function magicToken(stack: WebStack, email: string): Promise<string> {
