@@ -47,6 +47,13 @@ export interface TokenIssuer {
   roleOf(token: string): Promise<string | null>;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its text form, in either case: what a token's user and session ids must be. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
 /**
  * The token of an `Authorization: Bearer <token>` header (the scheme in any case, RFC 9110), or
  * null. Only the scheme is parsed: whatever follows is checked by the signature, and this runs
@@ -112,9 +119,11 @@ export function createTokenIssuer(secret: string, ttlSeconds: number, issuer: st
           audience: "authenticated",
           issuer,
         });
+        // The ids name rows: anything but a UUID names none, whatever signed it, so every
+        // caller of a verified token (the session lookup, a statement that checks the session
+        // itself) can take them as UUIDs.
         if (
-          typeof payload.sub !== "string" || typeof payload.session_id !== "string" ||
-          payload.role !== "authenticated"
+          !isUuid(payload.sub) || !isUuid(payload.session_id) || payload.role !== "authenticated"
         ) return null;
         const claims = payload as unknown as AccessClaims;
         if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);

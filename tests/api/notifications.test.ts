@@ -334,6 +334,23 @@ test("[notifications] GET /api/notifications checks the session in its own state
     401,
     "unauthenticated",
   );
+  // A correctly signed token whose ids are not UUIDs names no session: 401, not a failed cast.
+  for (
+    const ids of [{ userId: empty.user.id, sessionId: "x" }, { userId: "x", sessionId: session.id }]
+  ) {
+    const odd = await t.deps.tokens.issue({
+      ...ids,
+      email: null,
+      userRole: "SUBSCRIBER",
+      authTime: Math.floor(Date.now() / 1000),
+      provider: "email",
+    });
+    await expectError(
+      await t.request("GET", "/api/notifications", { token: odd.token }),
+      401,
+      "unauthenticated",
+    );
+  }
   // Bad input is still a 400 before any statement.
   await expectError(await get("/api/notifications?limit=0", other), 400, "invalid_request");
 });

@@ -15,13 +15,11 @@
  */
 import { setImmediate } from "node:timers";
 import type { Sql } from "../../_shared/db.ts";
+import { isUuid } from "../../_shared/jwt.ts";
 import type { SessionUser } from "../context.ts";
 import { SESSION_COLUMNS, type SessionRow, toSessionUser } from "./sessions.ts";
 
 export type SessionLookup = (sessionId: string, userId: string) => Promise<SessionUser | null>;
-
-/** A UUID as Postgres writes it (the ids are lowercased first). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface Waiter {
   /** The user the check's token named: the session must be theirs. */
@@ -81,7 +79,7 @@ export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLooku
     // Ids come from tokens we signed; anything else is no session rather than a failed query.
     const session = sessionId.toLowerCase();
     const user = userId.toLowerCase();
-    if (!UUID.test(session) || !UUID.test(user)) return Promise.resolve(null);
+    if (!isUuid(session) || !isUuid(user)) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
       const waiter = { userId: user, resolve, reject };
       const waiters = waiting.get(session);
