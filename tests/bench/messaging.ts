@@ -165,8 +165,6 @@ function parseOptions(args: string[]): Options {
 interface Bench extends BenchServer {
   /** A connection of the benchmark's own, for its bookkeeping queries (not the app's pool). */
   admin: postgres.Sql;
-  /** Server processes besides this one (--processes), sharing the port. */
-  extra: Deno.ChildProcess[];
 }
 
 async function startBench(
@@ -177,66 +175,16 @@ async function startBench(
 ): Promise<Bench> {
   // 51 sign-ins from one IP, and nothing may throttle the load (startBenchServer); the default
   // heartbeat (15 s) also rechecks the session and topics: keep it, it is real.
-  const bench = await startBenchServer(cluster, port, poolSize, () => ({
-    reusePort: processes > 1,
-  }));
-  const { env, errors } = bench;
-  const extra: Deno.ChildProcess[] = [];
-  for (let i = 1; i < processes; i++) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", "--quiet", join(ROOT, "stack", "cli.ts"), "serve"],
-      // Their logs are JSON lines on stdout: errors only, counted like this process's.
-      env: { ...env, AGORA_LOG_LEVEL: "error", AGORA_PORT: String(port), AGORA_HOST: "127.0.0.1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    extra.push(child);
-    void (async () => {
-      const lines = child.stdout.pipeThrough(new TextDecoderStream());
-      for await (const chunk of lines) {
-        for (const line of chunk.split("\n")) {
-          if (!line.includes('"level":"error"')) continue;
-          errors.count++;
-          if (errors.samples.length < 5) errors.samples.push(`server process ${i + 1}: ${line}`);
-        }
-      }
-    })();
-  }
-  // The kernel spreads new connections over the processes listening on the port: wait until
-  // every one listens, before the senders connect.
-  const deadline = Date.now() + 30_000;
-  while (processes > 1 && listeners(port) < processes) {
-    if (Date.now() > deadline) {
-      throw new Error(`the server processes did not all listen on ${port}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const bench = await startBenchServer(cluster, port, poolSize, undefined, {}, processes);
   const admin = postgres(cluster.cluster.url(), {
     max: 2,
     onnotice: () => {},
     connection: { application_name: "agora-bench" },
   });
-  return { ...bench, admin, extra };
-}
-
-/** Sockets listening on 127.0.0.1:`port` (one per server process with SO_REUSEPORT). */
-function listeners(port: number): number {
-  const hex = `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-  return Deno.readTextFileSync("/proc/net/tcp").split("\n")
-    .filter((line) => line.trim().split(/\s+/)[1] === hex && line.trim().split(/\s+/)[3] === "0A")
-    .length;
+  return { ...bench, admin };
 }
 
 async function stopBench(bench: Bench): Promise<void> {
-  for (const child of bench.extra) {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-  await Promise.all(bench.extra.map((c) => c.status.catch(() => {})));
   await stopBenchServer(bench);
   await bench.admin.end({ timeout: 5 }).catch(() => {});
 }
@@ -286,7 +234,7 @@ async function createGroup(bench: Bench, observer: User, members: User[], title:
  * the bottleneck is.
  */
 function samplePhase(bench: Bench, loadPid: number, subscribersPid: number): CpuSample {
-  const servers = [Deno.pid, ...bench.extra.map((c) => c.pid)];
+  const servers = bench.serverPids;
   return sampleCpu(
     {
       server: () => servers.reduce((n, pid) => n + ticksOf(pid), 0),

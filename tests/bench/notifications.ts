@@ -28,7 +28,10 @@
  * machine lowers every figure; the run waits for a quieter machine before each phase).
  *
  * Options: --users 100000, --pushes 5000, --single-pushes 2000, --inbox-users 50,
- *          --per-user 1000, --inbox-rate 2000, --duration 10, --warmup 3, --skip bulk,push,inbox
+ *          --per-user 1000, --inbox-rate 2000, --duration 10, --warmup 3, --skip bulk,push,inbox,
+ *          --pool 10 (AGORA_DB_POOL_SIZE, per process), --processes 1 (server processes sharing
+ *          the port, as `npm start -- --processes N`; the inbox's ceiling is then `GET /health`,
+ *          a `select 1` through the app, which every process serves)
  */
 import {
   bearerRequests,
@@ -56,6 +59,7 @@ import {
 } from "./stats.ts";
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import type { PacedLoadConfig, PacedLoadResult } from "./paced-load.ts";
+import type { StallProbeConfig, StallProbeResult } from "./stall-probe.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { throwawayCluster } from "../../stack/database.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
@@ -80,6 +84,8 @@ interface Options {
   inboxRate: number;
   duration: number;
   warmup: number;
+  processes: number;
+  pool: number;
   skip: Set<string>;
 }
 
@@ -93,6 +99,8 @@ function parseOptions(args: string[]): Options {
     inboxRate: INBOX_TARGET_RPS,
     duration: 10,
     warmup: 3,
+    processes: 1,
+    pool: 10,
     skip: new Set(),
   };
   for (let i = 0; i < args.length; i++) {
@@ -111,6 +119,8 @@ function parseOptions(args: string[]): Options {
     else if (name === "--inbox-rate") opts.inboxRate = n();
     else if (name === "--duration") opts.duration = n();
     else if (name === "--warmup") opts.warmup = n();
+    else if (name === "--processes") opts.processes = n();
+    else if (name === "--pool") opts.pool = n();
     else if (name === "--skip") opts.skip = new Set(value().split(","));
     else throw new Error(`unknown option ${args[i]} (see tests/bench/notifications.ts)`);
   }
@@ -174,7 +184,7 @@ async function startStandIn(): Promise<StandInProcess> {
 
 function sample(bench: BenchServer, standIn: StandInProcess | null): CpuSample {
   return sampleCpu({
-    server: () => ticksOf("self"),
+    server: () => bench.serverPids.reduce((n, pid) => n + ticksOf(pid), 0),
     postgres: () => postgresTicks(bench.postmasterPid),
     ...(standIn ? { "stand-in": () => ticksOf(standIn.child.pid) } : {}),
     wrk: () => reapedTicksOf("self"),
@@ -533,7 +543,9 @@ async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> 
           `GET /api/notifications, ${opts.inboxUsers} users x ${int(opts.perUser)}`,
           "/api/notifications",
         ],
-        ["GET /_bench/select1 (ceiling: select 1 through the pool)", "/_bench/select1"],
+        opts.processes > 1
+          ? ["GET /health (ceiling: select 1 through the app)", "/health"]
+          : ["GET /_bench/select1 (ceiling: select 1 through the pool)", "/_bench/select1"],
       ] as const
     ) {
       await waitForQuietMachine();
@@ -564,7 +576,13 @@ async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> 
   return figures;
 }
 
-/** The inbox at the target's load: the same users, paced (paced-load.ts), in a process of its own. */
+/**
+ * The inbox at the target's load: the same users, paced (paced-load.ts), in a process of its own.
+ * Beside it an idle process watches its own timer (stall-probe.ts): when it is late, the machine
+ * did not run it (both cores busy, or the host stopped this virtual machine), which a timer in
+ * the server's own event loop cannot tell from the server's own work or its garbage collector.
+ * Both are printed, so a p99 can be read against the stalls it met.
+ */
 async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): Promise<Figure> {
   const label = `GET /api/notifications, ${opts.inboxUsers} users paced at ${
     int(opts.inboxRate)
@@ -577,13 +595,20 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
     warmupSeconds: opts.warmup,
     seconds: opts.duration,
   };
+  const probeConfig: StallProbeConfig = {
+    skipSeconds: opts.warmup,
+    seconds: opts.duration,
+    everyMs: WATCH_MS,
+    stallMs: STALL_MS,
+  };
   const child = await startLoadProcess("paced-load.ts", config);
+  const probe = await startLoadProcess("stall-probe.ts", probeConfig);
   await new Promise((resolve) => setTimeout(resolve, opts.warmup * 1000));
   const consumers = {
-    server: () => ticksOf("self"),
+    server: () => bench.serverPids.reduce((n, pid) => n + ticksOf(pid), 0),
     postgres: () => postgresTicks(bench.postmasterPid),
-    // The load process's CPU arrives in our reaped children's ticks once it has exited (its
-    // whole run, warm-up included: an upper bound).
+    // The load and probe processes' CPU arrives in our reaped children's ticks once they have
+    // exited (their whole run, warm-up included: an upper bound; the probe's is near nothing).
     load: () => reapedTicksOf("self"),
   };
   const before = sampleCpu(consumers);
@@ -597,11 +622,18 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
     if (now - tick > STALL_MS + WATCH_MS) stalls.push(now - tick - WATCH_MS);
     tick = now;
   }, WATCH_MS);
-  const result = await loadResult<PacedLoadResult>(child);
+  const [result, probed] = await Promise.all([
+    loadResult<PacedLoadResult>(child),
+    loadResult<StallProbeResult>(probe),
+  ]);
   clearInterval(watch);
+  const lateLine = (list: number[]) =>
+    `late by more than ${STALL_MS} ms ${list.length} times${
+      list.length ? ` (longest ${ms(Math.max(...list))})` : ""
+    }`;
   say(
-    `${label}: the server's event loop was late by more than ${STALL_MS} ms ${stalls.length} times${
-      stalls.length ? ` (longest ${ms(Math.max(...stalls))})` : ""
+    `${label}: the server's event loop was ${lateLine(stalls)}; an idle process's timer was ${
+      lateLine(probed.stalls)
     }`,
   );
   say(`${label}: ${cpuLine(before, sampleCpu(consumers))}`);
@@ -648,7 +680,7 @@ export async function main(args: string[]): Promise<void> {
     bench = await startBenchServer(
       cluster,
       freePort(),
-      10,
+      opts.pool,
       (deps) => ({
         // The benchmark drains the queue itself, phase by phase.
         jobs: false,
@@ -659,6 +691,7 @@ export async function main(args: string[]): Promise<void> {
         },
       }),
       { AGORA_FCM_SERVICE_ACCOUNT: standIn.serviceAccountJson, AGORA_FCM_API_URL: standIn.url },
+      opts.processes,
     );
     const admin = await adminToken(bench);
     await drainAll(bench); // what the seed queued (its role change's e-mail)
