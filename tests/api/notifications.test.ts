@@ -98,6 +98,52 @@ test("[notifications] POST /api/notifications creates one for oneself; GET lists
   assert.equal(own.userId, me.user.id, "one's own userId is allowed below ADMIN");
 });
 
+test("[notifications] GET /api/notifications writes every character and timestamp as app.notification_json does (the list shapes its rows in TypeScript)", async () => {
+  const me = await signInAs(t, "MEMBER");
+  const texts = [
+    'quote " backslash \\ slash / and \\u0041 as text',
+    "new\nline, tab\t, return\r, backspace\b, form feed\f, bell \u0007, unit \u001f",
+    "accents é, CJK 漢字, emoji 👋🏽, separators \u2028\u2029, DEL \u007f",
+  ];
+  // Fractions as Postgres prints them: none, trimmed, full; read and unread.
+  const times = [
+    ["2026-01-02 03:04:05+00", null],
+    ["2026-01-02 03:04:05.1+00", "2026-01-03 00:00:00.000001+00"],
+    ["2026-01-02 03:04:05.123456+00", "2026-01-03 23:59:59.99+00"],
+  ];
+  for (const [i, text] of texts.entries()) {
+    await t.deps.sql`
+      insert into app.notifications (user_id, type, title, body, data, created_at, read_at)
+      values (${me.user.id}, 'SYSTEM', ${text}, ${texts[(i + 1) % 3]},
+              ${t.deps.sql.json({ text, nested: [{ n: i }, null, true] })},
+              ${times[i][0]}::text::timestamptz, ${times[i][1]}::text::timestamptz)`;
+  }
+  const expected = await t.deps.sql<{ json: Record<string, unknown> }[]>`
+    select app.notification_json(n) as json from app.notifications n
+    where n.user_id = ${me.user.id} order by n.created_at desc, n.id desc`;
+  const page = await inbox(me);
+  assert.deepEqual(page.items, expected.map((r) => r.json));
+  assert.deepEqual(page.items.map((n: { createdAt: string }) => n.createdAt), [
+    "2026-01-02T03:04:05.123456Z",
+    "2026-01-02T03:04:05.100000Z",
+    "2026-01-02T03:04:05.000000Z",
+  ]);
+  assert.equal(page.unreadCount, 1);
+  // A page of one after another, through the cursor, and the empty page after the last.
+  const first = await inbox(me, "?limit=2");
+  assert.equal(first.items.length, 2);
+  const second = await inbox(me, `?limit=2&cursor=${first.nextCursor}`);
+  assert.deepEqual(second, { items: [page.items[2]], nextCursor: null, unreadCount: 1 });
+  const none = await inbox(me, `?since=${encodeURIComponent("2030-01-01T00:00:00Z")}`);
+  assert.deepEqual(none, { items: [], nextCursor: null, unreadCount: 1 });
+  // `since` keeps its microseconds: a notification 56 µs before it is not "since" it.
+  await t.deps.sql`
+    insert into app.notifications (user_id, type, title, body, created_at, read_at)
+    values (${me.user.id}, 'SYSTEM', 'just before', '', '2026-01-02 03:04:05.1234+00', now())`;
+  const since = await inbox(me, `?since=${encodeURIComponent("2026-01-02T03:04:05.123456Z")}`);
+  assert.deepEqual(since.items.map((n: { id: string }) => n.id), [page.items[0].id]);
+});
+
 test("[notifications] POST /api/notifications: below ADMIN only to oneself (403, nothing written); an ADMIN to anyone; an unknown user is 404", async () => {
   const me = await signInAs(t, "CONFIDENTIAL");
   const other = await signInAs(t, "MEMBER");
