@@ -33,9 +33,27 @@ export function createPool(url: string, max: number): Sql {
     connection: { application_name: "agora-api" },
     // Documented ("Custom socket" in postgres.js's README) but missing from its type declarations.
     socket: noDelaySocket,
+    types: { date: TIMES },
   };
   return postgres(url, options);
 }
+
+/**
+ * postgres.js's own handling of dates and times, but for what it sends: a string goes to Postgres
+ * as it is. Its default sends every value of a date or time parameter through a JavaScript
+ * `Date`, which keeps milliseconds only: a cursor's time or a `since` of
+ * `2026-01-02T03:04:05.123456Z` became `.123`, and rows up to a millisecond off were listed or
+ * skipped. Postgres reads the API's ISO strings itself, to the microsecond. Read values are
+ * still `Date`s, as before.
+ */
+const TIMES = {
+  to: 1184,
+  from: [1082, 1114, 1184],
+  serialize: (value: unknown) =>
+    typeof value === "string" ? value : (value instanceof Date ? value : new Date(value as number))
+      .toISOString(),
+  parse: (text: string) => new Date(text),
+};
 
 /**
  * A connection's socket with Nagle's algorithm off. postgres.js leaves it on, so a message

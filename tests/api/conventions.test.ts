@@ -225,3 +225,13 @@ test("[conventions] rate limits are enforced through one helper (functions/api/r
     "counting a hit and recording a refusal happen in one place",
   );
 });
+
+test("[conventions] the pool sends a time given as a string as it is (microseconds kept); a Date as its ISO time", async () => {
+  const [row] = await t.deps.sql<{ given: string; date: string; day: string }[]>`
+    select ${"2026-01-02T03:04:05.123456Z"}::timestamptz::text as given,
+           ${new Date("2026-01-02T03:04:05.123Z")}::timestamptz::text as date,
+           ${"2026-01-02"}::date::text as day`;
+  assert.equal(row.given, "2026-01-02 03:04:05.123456+00");
+  assert.equal(row.date, "2026-01-02 03:04:05.123+00");
+  assert.equal(row.day, "2026-01-02");
+});

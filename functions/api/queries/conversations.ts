@@ -63,9 +63,8 @@ export async function listConversations(
         tx`(lower(coalesce(c.title, '')) like ${p}
             or exists (select 1 from app.conversation_profiles(array[c.id]) pr
                        where pr.user_id <> (select auth.uid()) and lower(pr.name) like ${p}))`),
-      // ::text first: a timestamptz parameter would lose its microseconds through a JS Date.
       ifGiven(opts.after, ([time, id]) =>
-        tx`(c.last_activity_at, c.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+        tx`(c.last_activity_at, c.id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by c.last_activity_at desc, c.id desc

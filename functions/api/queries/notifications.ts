@@ -86,13 +86,11 @@ export async function listNotifications(
     limit: number;
   },
 ) {
-  // Times go as text, cast in SQL: postgres.js sends a timestamptz parameter through a JS Date,
-  // which would cut `since` (and the cursor's time) to milliseconds.
   const rows = await sql<InboxRow[]>`
     select * from app_private.inbox_page_for_session(
       ${caller.sessionId}::uuid, ${caller.userId}::uuid, ${q.type ?? null}::app.notification_type,
-      ${q.unread ?? null}::boolean, ${likePattern(q.search)}, ${q.since ?? null}::text::timestamptz,
-      ${q.after?.[0] ?? null}::text::timestamptz, ${q.after?.[1] ?? null}::uuid,
+      ${q.unread ?? null}::boolean, ${likePattern(q.search)}, ${q.since ?? null}::timestamptz,
+      ${q.after?.[0] ?? null}::timestamptz, ${q.after?.[1] ?? null}::uuid,
       ${pageLimit(q.limit)}
     )`;
   // An empty page is one row with a null id, there to carry the count.

@@ -34,8 +34,7 @@ export async function listOwnSessions(
       tx`user_id = (select auth.uid())`,
       tx`revoked_at is null`,
       tx`expires_at > now()`,
-      ifGiven(q.after, ([time, id]) =>
-        tx`(created_at, id) < (${time}::text::timestamptz, ${id}::uuid)`),
+      ifGiven(q.after, ([time, id]) => tx`(created_at, id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by created_at desc, id desc

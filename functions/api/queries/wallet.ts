@@ -79,7 +79,7 @@ export async function listTransactions(
       ifGiven(q.token, tokenCondition),
       ifGiven(
         q.after,
-        ([created, id]) => tx`(t.created_at, t.id) < (${created}::text::timestamptz, ${id}::uuid)`,
+        ([created, id]) => tx`(t.created_at, t.id) < (${created}::timestamptz, ${id}::uuid)`,
       ),
     ])
   }
@@ -125,7 +125,7 @@ export async function listNfts(
         q.after,
         ([created, contract, tokenId]) =>
           tx`(n.created_at, n.contract, n.token_id) <
-             (${created}::text::timestamptz, ${contract}::text, ${tokenId}::text::numeric)`,
+             (${created}::timestamptz, ${contract}::text, ${tokenId}::text::numeric)`,
       ),
     ])
   }

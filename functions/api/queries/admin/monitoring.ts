@@ -39,10 +39,9 @@ function common(tx: Tx, f: MonitoringFilters) {
     ifGiven(f.ip, (ip) => tx`ip = ${ip}::inet`),
     ifGiven(f.from, (from) => tx`created_at >= ${from}::timestamptz`),
     ifGiven(f.to, (to) => tx`created_at < ${to}::timestamptz`),
-    // ::text first: a timestamptz parameter would lose its microseconds through a JS Date.
     ifGiven(
       f.after,
-      ([time, id]) => tx`(created_at, id) < (${time}::text::timestamptz, ${id}::bigint)`,
+      ([time, id]) => tx`(created_at, id) < (${time}::timestamptz, ${id}::bigint)`,
     ),
   ];
 }

@@ -27,7 +27,7 @@ export async function listSettlements(
       ifGiven(q.vendorId, (id) => tx`s.vendor_id = ${id}::uuid`),
       ifGiven(q.status, (status) => tx`s.status = ${status}::app.settlement_status`),
       ifGiven(q.after, ([time, id]) =>
-        tx`(s.created_at, s.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+        tx`(s.created_at, s.id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by s.created_at desc, s.id desc

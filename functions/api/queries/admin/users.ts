@@ -64,10 +64,7 @@ export async function listUsers(
     ${
     matching([
       ifGiven(q.role, (role) => tx`role = ${role}::app.user_role`),
-      // ::text first: postgres.js would serialize a timestamptz parameter through a JS Date,
-      // dropping the microseconds the keyset needs.
-      ifGiven(q.after, ([time, id]) =>
-        tx`(created_at, id) < (${time}::text::timestamptz, ${id}::uuid)`),
+      ifGiven(q.after, ([time, id]) => tx`(created_at, id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by created_at desc, id desc

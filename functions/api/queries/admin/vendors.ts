@@ -22,7 +22,7 @@ export async function listAdminVendors(
       ifGiven(q.status, (status) => tx`v.status = ${status}::app.vendor_status`),
       ifGiven(pattern, (p) => tx`(lower(v.name) like ${p} or lower(v.contact_email) like ${p})`),
       ifGiven(q.after, ([time, id]) =>
-        tx`(v.created_at, v.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+        tx`(v.created_at, v.id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by v.created_at desc, v.id desc

@@ -38,7 +38,7 @@ export async function listOrders(
         : tx`o.vendor_id in (select app.my_vendor_ids())`,
       ifGiven(q.status, (status) => tx`o.status = ${status}::app.order_status`),
       ifGiven(q.after, ([time, id]) =>
-        tx`(o.created_at, o.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+        tx`(o.created_at, o.id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by o.created_at desc, o.id desc

@@ -106,7 +106,7 @@ export async function ownSettlements(
     where(tx, [
       tx`s.vendor_id in (select app.my_vendor_ids())`,
       ifGiven(q.after, ([time, id]) =>
-        tx`(s.created_at, s.id) < (${time}::text::timestamptz, ${id}::uuid)`),
+        tx`(s.created_at, s.id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
     order by s.created_at desc, s.id desc
