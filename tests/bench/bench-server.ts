@@ -6,7 +6,7 @@
  * their errors counted with this one's.
  */
 import { join } from "node:path";
-import { countingLogger, postmasterPid, UNTHROTTLED_ENV } from "./stats.ts";
+import { countingLogger, postmasterPid, ticksOf, UNTHROTTLED_ENV } from "./stats.ts";
 import { ROOT, stackEnv, type throwawayCluster } from "../../stack/database.ts";
 import { type StackServer, type StackServerOptions, startStackServer } from "../../stack/server.ts";
 import type { Deps } from "../../functions/api/context.ts";
@@ -118,6 +118,11 @@ function listeners(port: number): number {
   return Deno.readTextFileSync("/proc/net/tcp").split("\n")
     .filter((line) => line.trim().split(/\s+/)[1] === hex && line.trim().split(/\s+/)[3] === "0A")
     .length;
+}
+
+/** CPU ticks of every server process so far (`ticksOf` summed over `serverPids`). */
+export function serverTicks(bench: BenchServer): number {
+  return bench.serverPids.reduce((sum, pid) => sum + ticksOf(pid), 0);
 }
 
 export async function stopBenchServer(bench: BenchServer): Promise<void> {

@@ -70,7 +70,12 @@ import {
   ticksOf,
   verdict,
 } from "./stats.ts";
-import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
+import {
+  type BenchServer,
+  serverTicks,
+  startBenchServer,
+  stopBenchServer,
+} from "./bench-server.ts";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Cluster, freePort } from "../../stack/postgres.ts";
@@ -237,7 +242,7 @@ function samplePhase(bench: Bench, loadPid: number, subscribersPid: number): Cpu
   const servers = bench.serverPids;
   return sampleCpu(
     {
-      server: () => servers.reduce((n, pid) => n + ticksOf(pid), 0),
+      server: () => serverTicks(bench),
       postgres: () => postgresTicks(bench.postmasterPid),
       load: () => ticksOf(loadPid),
       subscribers: () => ticksOf(subscribersPid),

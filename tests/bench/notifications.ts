@@ -57,7 +57,12 @@ import {
   wrk,
   wrkScript,
 } from "./stats.ts";
-import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
+import {
+  type BenchServer,
+  serverTicks,
+  startBenchServer,
+  stopBenchServer,
+} from "./bench-server.ts";
 import type { PacedLoadConfig, PacedLoadResult } from "./paced-load.ts";
 import type { StallProbeConfig, StallProbeResult } from "./stall-probe.ts";
 import { freePort } from "../../stack/postgres.ts";
@@ -184,7 +189,7 @@ async function startStandIn(): Promise<StandInProcess> {
 
 function sample(bench: BenchServer, standIn: StandInProcess | null): CpuSample {
   return sampleCpu({
-    server: () => bench.serverPids.reduce((n, pid) => n + ticksOf(pid), 0),
+    server: () => serverTicks(bench),
     postgres: () => postgresTicks(bench.postmasterPid),
     ...(standIn ? { "stand-in": () => ticksOf(standIn.child.pid) } : {}),
     wrk: () => reapedTicksOf("self"),
@@ -605,7 +610,7 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
   const probe = await startLoadProcess("stall-probe.ts", probeConfig);
   await new Promise((resolve) => setTimeout(resolve, opts.warmup * 1000));
   const consumers = {
-    server: () => bench.serverPids.reduce((n, pid) => n + ticksOf(pid), 0),
+    server: () => serverTicks(bench),
     postgres: () => postgresTicks(bench.postmasterPid),
     // The load and probe processes' CPU arrives in our reaped children's ticks once they have
     // exited (their whole run, warm-up included: an upper bound; the probe's is near nothing).
