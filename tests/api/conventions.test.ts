@@ -235,3 +235,17 @@ test("[conventions] the pool sends a time given as a string as it is (microsecon
   assert.equal(row.date, "2026-01-02 03:04:05.123+00");
   assert.equal(row.day, "2026-01-02");
 });
+
+test("[conventions] postgres.js is patched: a query holds no closures of its own (patches/README.md) and still settles both ways", async () => {
+  const ok = t.deps.sql<{ one: number }[]>`select 1 as one`;
+  // Without the patch each query carries two arrow functions capturing it, made in its
+  // constructor: every query's objects then outlived two scavenges (measured in the README).
+  assert.equal(Object.hasOwn(ok, "resolve"), false, "resolve is the prototype's method");
+  assert.equal(Object.hasOwn(ok, "reject"), false, "reject is the prototype's method");
+  const [row] = await ok;
+  assert.equal(row.one, 1);
+  await assert.rejects(
+    t.deps.sql`select 1 / 0`,
+    (error: { code?: string }) => error.code === "22012",
+  );
+});
