@@ -239,7 +239,7 @@ test("[conventions] the pool sends a time given as a string as it is (microsecon
 test("[conventions] postgres.js is patched: a query holds no closures of its own (patches/README.md) and still settles both ways", async () => {
   const ok = t.deps.sql<{ one: number }[]>`select 1 as one`;
   // Without the patch each query carries two arrow functions capturing it, made in its
-  // constructor: every query's objects then outlived two scavenges (measured in the README).
+  // constructor: every query's objects then outlived two scavenges (patches/README.md).
   assert.equal(Object.hasOwn(ok, "resolve"), false, "resolve is the prototype's method");
   assert.equal(Object.hasOwn(ok, "reject"), false, "reject is the prototype's method");
   const [row] = await ok;

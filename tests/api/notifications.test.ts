@@ -116,7 +116,7 @@ test("[notifications] GET /api/notifications writes every character and timestam
       insert into app.notifications (user_id, type, title, body, data, created_at, read_at)
       values (${me.user.id}, 'SYSTEM', ${text}, ${texts[(i + 1) % 3]},
               ${t.deps.sql.json({ text, nested: [{ n: i }, null, true] })},
-              ${times[i][0]}::text::timestamptz, ${times[i][1]}::text::timestamptz)`;
+              ${times[i][0]}::timestamptz, ${times[i][1]}::timestamptz)`;
   }
   const expected = await t.deps.sql<{ json: Record<string, unknown> }[]>`
     select app.notification_json(n) as json from app.notifications n
