@@ -292,7 +292,7 @@ async function test(args: string[]): Promise<void> {
         "postgres",
         "-d",
         "postgres",
-        "tests/sql/",
+        ...await pgTapFiles(),
       ], {
         ...baseEnv,
         PGPASSWORD: secrets.AGORA_DB_PASSWORD,
@@ -334,6 +334,27 @@ async function test(args: string[]): Promise<void> {
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
   console.log(`\nsummary: ${passed} passed, ${failed} failed`);
   Deno.exit(failed ? 1 : 0);
+}
+
+/**
+ * The pgTAP files of every domain (`tests/<domain>/sql/*.sql`), in the order of their numbers
+ * (001 the schema's conventions first), whichever folder holds them.
+ */
+async function pgTapFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for await (const domain of Deno.readDir(join(ROOT, "tests"))) {
+    if (!domain.isDirectory) continue;
+    const dir = join("tests", domain.name, "sql");
+    try {
+      for await (const entry of Deno.readDir(join(ROOT, dir))) {
+        if (entry.isFile && entry.name.endsWith(".sql")) files.push(join(dir, entry.name));
+      }
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+  }
+  const name = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+  return files.sort((a, b) => name(a).localeCompare(name(b)));
 }
 
 /** The web client, built before the tests that drive it in a browser (fast when current). */

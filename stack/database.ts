@@ -50,7 +50,7 @@ export async function throwawayCluster(): Promise<
     await cluster.start();
     await prepareDatabase(cluster, true);
     await cluster.psql("create extension if not exists pgtap with schema extensions");
-    await cluster.psqlFile(join(ROOT, "tests", "sql", "support", "helpers.sql"));
+    await cluster.psqlFile(join(ROOT, "tests", "support", "pgtap-helpers.sql"));
   } catch (err) {
     await dispose();
     throw err;

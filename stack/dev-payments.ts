@@ -14,7 +14,7 @@
  * The webhook's job then reads the object again from the dev provider and applies it.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv, Deps } from "../functions/api/context.ts";
+import type { AppEnv, Deps } from "../functions/api/core/context.ts";
 import type { DevPaymentProvider } from "../functions/api/store/dev-provider.ts";
 import { PaymentProviderRefused, signWebhook } from "../functions/api/store/payments.ts";
 

@@ -7,9 +7,9 @@
  * `/` and every other page path (stack/web-static.ts).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv, Deps } from "../functions/api/context.ts";
+import type { AppEnv, Deps } from "../functions/api/core/context.ts";
 import { createApp } from "../functions/api/app.ts";
-import type { JobRegistry } from "../functions/api/jobs/queue.ts";
+import type { JobRegistry } from "../functions/api/core/job-queue.ts";
 import { appJobs } from "../functions/api/jobs/registry.ts";
 import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts";
 import { type ChainFollower, startChainFollower } from "../functions/api/wallet/follower.ts";

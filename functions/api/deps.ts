@@ -2,7 +2,7 @@
  * Builds the app's dependencies from settings. The hosted function and the local stack both
  * call this; tests call it with their own settings.
  */
-import type { Deps } from "./context.ts";
+import type { Deps } from "./core/context.ts";
 import { createAccessLog } from "../_shared/access-log.ts";
 import { hmacSigner } from "../_shared/crypto.ts";
 import { createPool } from "../_shared/db.ts";
@@ -14,7 +14,7 @@ import { createSecurityRecorder } from "../_shared/security-events.ts";
 import type { Settings } from "../_shared/settings.ts";
 import { createStorage } from "../_shared/storage-factory.ts";
 import { createEventHub } from "./realtime/hub.ts";
-import { createConfigCache } from "./config-store.ts";
+import { createConfigCache } from "./core/config-store.ts";
 import { createSessionLookup } from "./auth/session-lookup.ts";
 import { createStripeProvider } from "./store/payments.ts";
 import { createDevProvider } from "./store/dev-provider.ts";

@@ -7,14 +7,14 @@
 import { join } from "node:path";
 import type { Address } from "viem";
 import type { Sql } from "../../functions/_shared/db.ts";
-import type { Deps } from "../../functions/api/context.ts";
+import type { Deps } from "../../functions/api/core/context.ts";
 import { ensureWallet } from "../../functions/api/wallet/wallets.ts";
 import {
   applyPatch,
   type ConfigDocument,
   diffConfig,
 } from "../../functions/_shared/config-document.ts";
-import { currentConfig } from "../../functions/api/config-store.ts";
+import { currentConfig } from "../../functions/api/core/config-store.ts";
 import { type Chain, rpc, startChain } from "./anvil.ts";
 import { deployPlatform, fundAddresses, missingCode, type PlatformContracts } from "./deploy.ts";
 import { compileContracts } from "./compile.ts";

@@ -58,7 +58,7 @@ import {
 import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { throwawayCluster } from "../../stack/database.ts";
-import type { Deps } from "../../functions/api/context.ts";
+import type { Deps } from "../../functions/api/core/context.ts";
 import { loadSessionUser } from "../../functions/api/auth/sessions.ts";
 import { jwtVerify } from "jose";
 import { bearerToken } from "../../functions/_shared/jwt.ts";

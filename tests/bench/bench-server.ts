@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { countingLogger, postmasterPid, ticksOf, UNTHROTTLED_ENV } from "./stats.ts";
 import { ROOT, stackEnv, type throwawayCluster } from "../../stack/database.ts";
 import { type StackServer, type StackServerOptions, startStackServer } from "../../stack/server.ts";
-import type { Deps } from "../../functions/api/context.ts";
+import type { Deps } from "../../functions/api/core/context.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
 

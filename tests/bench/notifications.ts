@@ -68,8 +68,8 @@ import type { StallProbeConfig, StallProbeResult } from "./stall-probe.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { throwawayCluster } from "../../stack/database.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
-import { drain, JobRegistry } from "../../functions/api/jobs/queue.ts";
-import { notificationsBatch } from "../../functions/api/jobs/notifications.ts";
+import { drain, JobRegistry } from "../../functions/api/core/job-queue.ts";
+import { notificationsBatch } from "../../functions/api/notifications/jobs.ts";
 
 const BULK_TARGET_SECONDS = 10;
 const PUSH_TARGET_PER_SECOND = 1_000;

@@ -23,7 +23,7 @@
  */
 import { startStackServer } from "../../stack/server.ts";
 import { encodeUserBroadcast } from "../../stack/realtime/protocol.ts";
-import type { Deps } from "../../functions/api/context.ts";
+import type { Deps } from "../../functions/api/core/context.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
 import type { Logger } from "../../functions/_shared/logger.ts";

@@ -58,7 +58,7 @@ import { freePort } from "../../stack/postgres.ts";
 import { throwawayCluster } from "../../stack/database.ts";
 import { type DbClaims, withAnon, withUser } from "../../functions/_shared/db.ts";
 import { checkout } from "../../functions/api/store/checkout.ts";
-import { searchProducts, type SearchQuery } from "../../functions/api/queries/store/products.ts";
+import { searchProducts, type SearchQuery } from "../../functions/api/store/products.queries.ts";
 import { toApiError } from "../../functions/_shared/errors.ts";
 
 const TARGET_CHECKOUTS_PER_SECOND = 300;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parseEther } from "viem";
 import { DEFAULT_CHAIN_ID, rpc, startChain, throwawayChain } from "../../stack/chain/anvil.ts";
 import { ANVIL_BIN } from "../../stack/chain/paths.ts";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { portOpen, processAlive, publicClient, waitUntil } from "./support.ts";
 
 test("[chain] a throwaway chain starts on 127.0.0.1 with funded accounts and stops with its process gone", async () => {

@@ -16,7 +16,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { compileContracts, CONTRACT_NAMES } from "../../stack/chain/compile.ts";
 import { deployPlatform, fundAddresses, type PlatformContracts } from "../../stack/chain/deploy.ts";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { publicClient, testRpcUrl } from "./support.ts";
 
 let deployed: Promise<PlatformContracts> | null = null;

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage, generateSiweNonce, verifySiweMessage } from "viem/siwe";
 import { compileContracts } from "../../stack/chain/compile.ts";
 import { deployOwnerWallet } from "../../stack/chain/deploy.ts";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { publicClient, testRpcUrl } from "./support.ts";
 
 const owner = privateKeyToAccount(generatePrivateKey());

@@ -16,7 +16,7 @@ import {
 } from "../../stack/chain/local.ts";
 import { compileContracts } from "../../stack/chain/compile.ts";
 import { deployPlatform, missingCode, type PlatformContracts } from "../../stack/chain/deploy.ts";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { testRpcUrl } from "./support.ts";
 
 function database() {

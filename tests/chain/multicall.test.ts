@@ -18,7 +18,7 @@ import type { AbiFunction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { compileContracts } from "../../stack/chain/compile.ts";
 import { deployPlatform, fundAddresses, type PlatformContracts } from "../../stack/chain/deploy.ts";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { testRpcUrl } from "./support.ts";
 
 /** A client that records the JSON-RPC methods it sends and where its calls go. */

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { test, testApp } from "../helpers.ts";
+import { test, testApp } from "../support/helpers.ts";
 import { createEventHub } from "../../functions/api/realtime/hub.ts";
 import type { RealtimeEvent } from "../../functions/api/realtime/events.ts";
 

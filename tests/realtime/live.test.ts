@@ -3,7 +3,14 @@
  * refusals, resume, typing, and closing a stream when access ends.
  */
 import assert from "node:assert/strict";
-import { expectError, expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import {
+  expectError,
+  expectJson,
+  type SignedIn,
+  signInAs,
+  test,
+  testApp,
+} from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse } from "./sse-client.ts";
 

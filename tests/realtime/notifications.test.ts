@@ -4,7 +4,14 @@
  * long-polling; another user cannot subscribe to someone else's inbox.
  */
 import assert from "node:assert/strict";
-import { expectError, expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import {
+  expectError,
+  expectJson,
+  type SignedIn,
+  signInAs,
+  test,
+  testApp,
+} from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse } from "./sse-client.ts";
 

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { decodeJwt, SignJWT } from "jose";
-import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { type StackServer, startStackServer } from "../../stack/server.ts";
 import type { GatewayLimits } from "../../stack/realtime/settings.ts";
 import { RawClient, type RawFrame } from "./raw-client.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { test, testApp } from "../helpers.ts";
+import { test, testApp } from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { freePort } from "../../stack/postgres.ts";
 

@@ -5,7 +5,7 @@
  * the log in the database.
  */
 import assert from "node:assert/strict";
-import { expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse } from "./sse-client.ts";
 

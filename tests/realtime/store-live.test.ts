@@ -6,7 +6,14 @@
  * through the webhook, and the server's own job worker applies them.
  */
 import assert from "node:assert/strict";
-import { expectError, expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import {
+  expectError,
+  expectJson,
+  type SignedIn,
+  signInAs,
+  test,
+  testApp,
+} from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse, type SseStream } from "./sse-client.ts";
 import { approvedVendor, checkout, product } from "../support/store.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createClient, type RealtimeChannel, type SupabaseClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
-import { expectJson, type SignedIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { freePort } from "../../stack/postgres.ts";
 

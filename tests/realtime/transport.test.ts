@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
-import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import {
   createTransport,

@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { type Address, createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../stack/postgres.ts";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { portOpen, stackSettings, startStack, stopStack } from "./stack-process.ts";
 
 interface Recorded {

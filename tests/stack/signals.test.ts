@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../stack/postgres.ts";
-import { expectJson, test } from "../helpers.ts";
+import { expectJson, test } from "../support/helpers.ts";
 import { portOpen } from "./stack-process.ts";
 import { openSse } from "../realtime/sse-client.ts";
 

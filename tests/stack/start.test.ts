@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { freePort } from "../../stack/postgres.ts";
 import postgres from "postgres";
-import { expectJson, setCookies, test } from "../helpers.ts";
+import { expectJson, setCookies, test } from "../support/helpers.ts";
 import { RawClient } from "../realtime/raw-client.ts";
 import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
 import { portOpen, stackSettings, startStack, stopStack } from "./stack-process.ts";

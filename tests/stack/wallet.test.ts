@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { freePort } from "../../stack/postgres.ts";
-import { expectJson, test } from "../helpers.ts";
+import { expectJson, test } from "../support/helpers.ts";
 import { startStack, stopStack } from "./stack-process.ts";
 
 async function until<T>(what: string, fn: () => Promise<T | null>, ms: number): Promise<T> {

@@ -2,10 +2,10 @@
  * Store fixtures for the API tests, each through the real routes: a vendor applied for and
  * approved by an ADMIN, products created by its owner, checkouts, payments and order moves.
  */
-import type { Deps } from "../../functions/api/context.ts";
-import { drain } from "../../functions/api/jobs/queue.ts";
+import type { Deps } from "../../functions/api/core/context.ts";
+import { drain } from "../../functions/api/core/job-queue.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
-import { expectJson, type SignedIn, signInAs, type TestApp } from "../helpers.ts";
+import { expectJson, type SignedIn, signInAs, type TestApp } from "./helpers.ts";
 import { devPayments } from "../../stack/dev-payments.ts";
 
 export interface VendorFixture {

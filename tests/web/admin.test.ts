@@ -7,7 +7,7 @@
  * live), and the settlement run from the page.
  */
 import assert from "node:assert/strict";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import {
   apiCall,
   bearer,

@@ -15,10 +15,10 @@ import {
   chromium,
   type Page,
 } from "playwright-core";
-import { expectJson, testEnv } from "../helpers.ts";
+import { expectJson, testEnv } from "../support/helpers.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { createTokenIssuer } from "../../functions/_shared/jwt.ts";
-import type { Deps } from "../../functions/api/context.ts";
+import type { Deps } from "../../functions/api/core/context.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
 import { type StackServer, startStackServer } from "../../stack/server.ts";
 import { freePort } from "../../stack/postgres.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import {
   apiCall,
   bearer,

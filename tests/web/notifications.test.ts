@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import {
   apiCall,
   bearer,

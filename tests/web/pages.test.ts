@@ -4,8 +4,8 @@
  * Also: the pages work from the keyboard alone, and the white-label shows on every page.
  */
 import assert from "node:assert/strict";
-import { test } from "../helpers.ts";
-import { fund, platform } from "../wallet-support.ts";
+import { test } from "../support/helpers.ts";
+import { fund, platform } from "../support/wallet.ts";
 import { deliveredOrder, nftsIndexed, openShop } from "./scenes.ts";
 import {
   apiCall,

@@ -14,8 +14,8 @@
 import assert from "node:assert/strict";
 import { type Hex, hexToString } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { test } from "../helpers.ts";
-import { startPeers } from "../oidc-peers.ts";
+import { test } from "../support/helpers.ts";
+import { startPeers } from "../support/oidc-peers.ts";
 import {
   bearer,
   createPerson,

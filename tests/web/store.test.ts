@@ -6,7 +6,7 @@
  * cart's stock refusal, and a vendor's application, products and stock.
  */
 import assert from "node:assert/strict";
-import { test } from "../helpers.ts";
+import { test } from "../support/helpers.ts";
 import { openShop } from "./scenes.ts";
 import {
   apiCall,

@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { privateKeyToAccount } from "viem/accounts";
-import { test } from "../helpers.ts";
-import { fund, platform } from "../wallet-support.ts";
+import { test } from "../support/helpers.ts";
+import { fund, platform } from "../support/wallet.ts";
 import {
   createPerson,
   liveOver,

@@ -17,8 +17,8 @@
  * tried once more.
  */
 import type { Tx } from "../../_shared/db.ts";
-import { currentConfig } from "../config-store.ts";
-import type { Deps } from "../context.ts";
+import { currentConfig } from "../core/config-store.ts";
+import type { Deps } from "../core/context.ts";
 
 export interface ProviderIdentity {
   provider: "google" | "apple" | "wallet";

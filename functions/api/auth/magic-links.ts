@@ -6,10 +6,10 @@
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
-import { currentConfig } from "../config-store.ts";
-import type { Deps } from "../context.ts";
+import { currentConfig } from "../core/config-store.ts";
+import type { Deps } from "../core/context.ts";
 import { createSession, type IssuedSession } from "./sessions.ts";
-import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
+import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 
 /** Sends a sign-in link to `email` (rate-limited per IP and per address). */
 export async function sendMagicLink(

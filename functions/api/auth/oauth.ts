@@ -24,8 +24,8 @@
  */
 import { randomToken, sha256Base64url, sha256Hex, timingSafeEqual } from "../../_shared/crypto.ts";
 import { ApiError, badRequest, unauthenticated } from "../../_shared/errors.ts";
-import type { Deps } from "../context.ts";
-import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
+import type { Deps } from "../core/context.ts";
+import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { type AccountFailure, type ProviderIdentity, resolveAccount } from "./accounts.ts";
 import {
   authorizationUrl,

@@ -5,7 +5,7 @@
  * a provider that is off is 400 `provider_disabled`.
  */
 import { ApiError } from "../../_shared/errors.ts";
-import type { Deps } from "../context.ts";
+import type { Deps } from "../core/context.ts";
 
 export const PROVIDERS = ["email", "google", "apple", "wallet"] as const;
 export type ProviderId = typeof PROVIDERS[number];

@@ -16,7 +16,7 @@
 import { setImmediate } from "node:timers";
 import type { Sql } from "../../_shared/db.ts";
 import { isUuid } from "../../_shared/jwt.ts";
-import type { SessionUser } from "../context.ts";
+import type { SessionUser } from "../core/context.ts";
 import { SESSION_COLUMNS, type SessionRow, toSessionUser } from "./sessions.ts";
 
 export type SessionLookup = (sessionId: string, userId: string) => Promise<SessionUser | null>;

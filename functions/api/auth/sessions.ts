@@ -10,8 +10,8 @@
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { unauthenticated } from "../../_shared/errors.ts";
-import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
-import type { Deps, Role, SessionUser } from "../context.ts";
+import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
+import type { Deps, Role, SessionUser } from "../core/context.ts";
 import { ensureWallet } from "../wallet/wallets.ts";
 
 /** A session joined with its user, as the session queries select it. */

@@ -36,8 +36,8 @@ import {
 import { parseSiweMessage, type SiweMessage, verifySiweMessage } from "viem/siwe";
 import { sha256Hex } from "../../_shared/crypto.ts";
 import { ApiError, badRequest, unauthenticated } from "../../_shared/errors.ts";
-import type { Deps } from "../context.ts";
-import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
+import type { Deps } from "../core/context.ts";
+import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { resolveAccount } from "./accounts.ts";
 import { createSession, type IssuedSession } from "./sessions.ts";
 

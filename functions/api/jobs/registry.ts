@@ -3,18 +3,18 @@
  * payload schema and an idempotent handler, queue.ts) added to the list below; the drain route
  * and the local worker claim exactly these kinds.
  */
-import { JobRegistry } from "./queue.ts";
-import { storageDelete } from "./storage-delete.ts";
-import { accountEraseAccessLogs } from "./account-erase-logs.ts";
-import { storeJobs } from "./store.ts";
+import { JobRegistry } from "../core/job-queue.ts";
+import { storageDelete } from "../messaging/jobs.ts";
+import { accountEraseAccessLogs } from "../account/jobs.ts";
+import { storeJobs } from "../store/jobs.ts";
 
-import { walletBroadcast, walletIndex, walletWatch } from "./wallet.ts";
+import { walletBroadcast, walletIndex, walletWatch } from "../wallet/jobs.ts";
 import {
   notificationsBatch,
   notificationsBatchChunk,
   notificationsDeliver,
   notificationsDigest,
-} from "./notifications.ts";
+} from "../notifications/jobs.ts";
 
 export function appJobs(): JobRegistry {
   return new JobRegistry([

@@ -10,8 +10,8 @@
  * of them. `stop()` claims nothing more and waits briefly for the jobs in hand; a job cut off by
  * the process ending is claimed again when its lease runs out.
  */
-import type { Deps } from "../context.ts";
-import { drain, type JobRegistry } from "./queue.ts";
+import type { Deps } from "../core/context.ts";
+import { drain, type JobRegistry } from "../core/job-queue.ts";
 
 export interface JobWorker {
   /** Resolves once the worker listens (and has drained what was due at start). */

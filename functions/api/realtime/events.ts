@@ -6,7 +6,7 @@
  */
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { type Cursor, formatCursor } from "./cursor.ts";
-import { ifGiven, pageLimit, where } from "../queries/_helpers.ts";
+import { ifGiven, pageLimit, where } from "../core/paging.ts";
 
 export interface RealtimeEvent {
   id: string;

@@ -7,11 +7,11 @@
  * intent again. When the provider does not answer, the checkout is cancelled (its stock released)
  * and the key freed, and the caller gets 503 `payment_provider_unavailable`.
  */
-import type { Deps } from "../context.ts";
+import type { Deps } from "../core/context.ts";
 import type { DbClaims, Tx } from "../../_shared/db.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import { abandonCheckout, attachPaymentIntent, createCheckoutAs } from "../queries/store/orders.ts";
-import type { CheckoutJson } from "../routes/store/schemas.ts";
+import { abandonCheckout, attachPaymentIntent, createCheckoutAs } from "./orders.queries.ts";
+import type { CheckoutJson } from "./store.schemas.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
 
 /** Runs a function in a transaction as the caller (the handler's `asUser`). */

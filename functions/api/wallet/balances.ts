@@ -14,7 +14,7 @@ import {
   multicall3Abi,
   toFunctionSelector,
 } from "viem";
-import type { Deps } from "../context.ts";
+import type { Deps } from "../core/context.ts";
 import { onChain } from "./chain.ts";
 import { type Token, walletNotConfigured } from "./tokens.ts";
 

@@ -8,8 +8,8 @@
  */
 import { CompactEncrypt, importJWK, type JWK } from "jose";
 import { badRequest, notFound } from "../../_shared/errors.ts";
-import type { Deps, SessionUser } from "../context.ts";
-import { enforceRateLimit, type RateContext } from "../rate-limits.ts";
+import type { Deps, SessionUser } from "../core/context.ts";
+import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { withPrivateKey } from "./keys.ts";
 import { sealedKeyOf, walletOf, walletsDisabled } from "./wallets.ts";
 

@@ -8,7 +8,7 @@
  * Every `intervalMs` it indexes up to the chain's head. When the node does not answer it says so
  * once (and once when it is back), and keeps trying.
  */
-import type { Deps } from "../context.ts";
+import type { Deps } from "../core/context.ts";
 import { isChainDown } from "./chain.ts";
 import { followChain } from "./indexer.ts";
 

@@ -30,7 +30,7 @@ import {
   toEventSelector,
 } from "viem";
 import type { Tx } from "../../_shared/db.ts";
-import type { Deps } from "../context.ts";
+import type { Deps } from "../core/context.ts";
 import { type ChainClient, erc1155UriAbi, platformContracts } from "./chain.ts";
 import { erc1155Uri, metadataFromUri } from "./nft-metadata.ts";
 import { platformTokens, type TokenKind } from "./tokens.ts";

@@ -7,7 +7,7 @@ import { type Address, erc20Abi, getAddress, isAddress, zeroAddress } from "viem
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { ApiError, badRequest, conflict } from "../../_shared/errors.ts";
 import type { ConfigDocument } from "../../_shared/config-document.ts";
-import type { Deps } from "../context.ts";
+import type { Deps } from "../core/context.ts";
 import { type ChainClient, onChain, platformContracts } from "./chain.ts";
 
 export type TokenKind = "native" | "utility" | "governance" | "staking" | "custom";

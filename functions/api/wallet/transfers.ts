@@ -32,8 +32,8 @@ import {
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { ApiError, conflict, notFound, unprocessable } from "../../_shared/errors.ts";
-import type { Deps } from "../context.ts";
-import { RetryJobAfter } from "../jobs/queue.ts";
+import type { Deps } from "../core/context.ts";
+import { RetryJobAfter } from "../core/job-queue.ts";
 import {
   type ChainClient,
   type FeeQuote,

@@ -6,8 +6,8 @@
  */
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import { roleAtLeast } from "../context.ts";
-import type { Deps, Role } from "../context.ts";
+import { roleAtLeast } from "../core/context.ts";
+import type { Deps, Role } from "../core/context.ts";
 import { addressOf, newPrivateKey, type SealedKey, sealPrivateKey } from "./keys.ts";
 
 /** A wallet as the API shows it. */

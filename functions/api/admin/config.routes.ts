@@ -1,0 +1,108 @@
+/**
+ * /api/admin/config: the versioned system configuration. ADMIN only (the gate is on the admin
+ * router, routes/admin/index.ts). Queries: queries/admin/config.ts.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";
+import { conflict } from "../../_shared/errors.ts";
+import {
+  applyPatch,
+  configDocument,
+  configPatch,
+  diffConfig,
+} from "../../_shared/config-document.ts";
+import { asUser } from "../core/doors.ts";
+import { currentConfig, insertConfigVersion } from "./config.queries.ts";
+
+export const adminConfig = router();
+
+const configSchema = configDocument.openapi("SystemConfig");
+
+adminConfig.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "getConfig",
+    summary: "The current configuration and its version",
+    security: signedIn,
+    responses: {
+      200: json(z.object({ version: z.number().int(), config: configSchema }), "The configuration"),
+      ...errors(401, 403, 429),
+    },
+  }),
+  async (c) => {
+    const current = await asUser(c, (tx) => currentConfig(tx));
+    return c.json(current, 200);
+  },
+);
+
+adminConfig.openapi(
+  createRoute({
+    method: "put",
+    path: "/",
+    operationId: "updateConfig",
+    summary: "Change part of the configuration",
+    description: "`config` is a partial document (unknown keys are refused). A new version is " +
+      "written with the reason; the answer holds the diff. With `expectedVersion`, a stale " +
+      "version is refused with 409; without it, two concurrent writers still cannot both win.",
+    security: signedIn,
+    request: {
+      body: jsonBody(z.object({
+        config: configPatch,
+        reason: z.string().trim().min(1).max(500),
+        expectedVersion: z.number().int().positive().optional(),
+      })),
+    },
+    responses: {
+      200: json(
+        z.object({
+          version: z.number().int(),
+          config: configSchema,
+          diff: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
+        }),
+        "The new version",
+      ),
+      ...errors(400, 401, 403, 409, 429),
+    },
+  }),
+  async (c) => {
+    const { config: patch, reason, expectedVersion } = c.req.valid("json");
+    const user = c.get("user")!;
+    const deps = c.get("deps");
+    const result = await asUser(c, async (tx) => {
+      const current = await currentConfig(tx);
+      if (expectedVersion !== undefined && expectedVersion !== current.version) {
+        throw conflict("The configuration has changed since you read it.", {
+          expectedVersion,
+          currentVersion: current.version,
+        });
+      }
+      const next = applyPatch(current.config, patch);
+      const diff = diffConfig(current.config, next);
+      const version = current.version + 1;
+      const saved = await insertConfigVersion(tx, {
+        version,
+        config: next,
+        diff,
+        reason,
+        changedBy: user.id,
+      });
+      if (!saved) {
+        throw conflict("Another change was saved at the same time; reload and try again.", {
+          currentVersion: version,
+        });
+      }
+      return { version, config: next, diff };
+    });
+    deps.config.invalidate();
+    await deps.security({
+      type: "admin.config_changed",
+      severity: "warning",
+      userId: user.id,
+      ip: c.get("ip"),
+      userAgent: c.get("userAgent"),
+      details: { version: result.version, keys: Object.keys(result.diff), reason },
+    });
+    return c.json(result, 200);
+  },
+);

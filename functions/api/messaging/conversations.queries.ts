@@ -1,0 +1,151 @@
+/**
+ * Queries of /api/conversations (routes/conversations.ts), run as the caller: RLS decides what
+ * exists. Messages of a conversation are in queries/messages.ts.
+ */
+import type { Tx } from "../../_shared/db.ts";
+import type { Role } from "../core/context.ts";
+import type { MessageJson } from "./message.schemas.ts";
+import { ifGiven, likePattern, pageLimit, slicePage, where } from "../core/paging.ts";
+
+interface ConversationRow {
+  id: string;
+  type: "direct" | "group";
+  title: string | null;
+  created_by: string | null;
+  created_at: Date;
+  last_activity_at: Date;
+  /** last_activity_at with its microseconds (a JS Date drops them), for the cursor. */
+  activity_key: string;
+  last_message: MessageJson | null;
+  unread_count: number;
+}
+
+interface ProfileRow {
+  conversation_id: string;
+  user_id: string;
+  name: string;
+  image: string | null;
+  role: Role;
+}
+
+/**
+ * The caller's conversations, newest activity first, as list items. `ids` narrows to given
+ * conversations (the create route reads back the one it made).
+ */
+export async function listConversations(
+  tx: Tx,
+  opts: {
+    ids?: string[];
+    type?: "direct" | "group";
+    search?: string;
+    /** The last row of the previous page: [last activity as text, id]. */
+    after?: [string, string] | null;
+    limit: number;
+  },
+) {
+  const pattern = likePattern(opts.search);
+  const rows = await tx<ConversationRow[]>`
+    select c.id, c.type, c.title, c.created_by, c.created_at, c.last_activity_at,
+           c.last_activity_at::text as activity_key,
+           (select app.message_json(m) from app.messages m
+             where m.conversation_id = c.id order by m.seq desc limit 1) as last_message,
+           (select count(*)::int from app.messages m
+             where m.conversation_id = c.id and m.seq > p.last_read_seq and m.deleted_at is null
+               and m.sender_id is distinct from p.user_id) as unread_count
+    from app.conversation_participants p
+    join app.conversations c on c.id = p.conversation_id
+    ${
+    where(tx, [
+      tx`p.user_id = (select auth.uid())`,
+      ifGiven(opts.ids, (ids) => tx`c.id = any(${ids}::uuid[])`),
+      ifGiven(opts.type, (type) => tx`c.type = ${type}::app.conversation_type`),
+      ifGiven(pattern, (p) =>
+        tx`(lower(coalesce(c.title, '')) like ${p}
+            or exists (select 1 from app.conversation_profiles(array[c.id]) pr
+                       where pr.user_id <> (select auth.uid()) and lower(pr.name) like ${p}))`),
+      ifGiven(opts.after, ([time, id]) =>
+        tx`(c.last_activity_at, c.id) < (${time}::timestamptz, ${id}::uuid)`),
+    ])
+  }
+    order by c.last_activity_at desc, c.id desc
+    limit ${pageLimit(opts.limit)}`;
+  const { rows: page, nextCursor } = slicePage(
+    rows,
+    opts.limit,
+    (r) => [r.activity_key, r.id],
+  );
+  const profiles = page.length
+    ? await tx<ProfileRow[]>`
+      select * from app.conversation_profiles(${page.map((r) => r.id)}::uuid[])`
+    : [];
+  const items = page.map((row) => ({
+    id: row.id,
+    type: row.type,
+    title: row.title,
+    createdBy: row.created_by,
+    participants: profiles
+      .filter((p) => p.conversation_id === row.id)
+      .map((p) => ({ userId: p.user_id, name: p.name, image: p.image, role: p.role })),
+    lastMessage: row.last_message
+      ? {
+        id: row.last_message.id,
+        senderId: row.last_message.senderId,
+        content: row.last_message.content.slice(0, 280),
+        attachmentCount: row.last_message.attachments.length,
+        createdAt: row.last_message.createdAt,
+        deletedAt: row.last_message.deletedAt,
+      }
+      : null,
+    unreadCount: row.unread_count,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.last_activity_at.toISOString(),
+  }));
+  return { items, nextCursor };
+}
+
+/**
+ * Creates a conversation (`app.create_conversation` checks the rules; a direct pair that exists
+ * is returned, `created: false`) and reads it back as a list item.
+ */
+export async function createConversation(
+  tx: Tx,
+  input: { type: "direct" | "group"; participantIds: string[]; title: string | null },
+) {
+  const [made] = await tx<{ conversation_id: string; created: boolean }[]>`
+    select * from app.create_conversation(
+      ${input.type}, ${input.participantIds}::uuid[], ${input.title})`;
+  const { items } = await listConversations(tx, { ids: [made.conversation_id], limit: 1 });
+  return { conversation: items[0], created: made.created };
+}
+
+/** Sends a typing signal, throttled per user and conversation; false when it was dropped. */
+export async function sendTyping(
+  tx: Tx,
+  conversationId: string,
+  isTyping: boolean,
+  throttleMs: number,
+): Promise<boolean> {
+  const [row] = await tx<{ sent: boolean }[]>`
+    select app.send_typing(${conversationId}, ${isTyping}, ${throttleMs}) as sent`;
+  return row.sent;
+}
+
+/** Adds people to a group (its creator only); the ids of those who were not in yet. */
+export async function addParticipants(
+  tx: Tx,
+  conversationId: string,
+  userIds: string[],
+): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select x as id from app.add_participants(${conversationId}, ${userIds}::uuid[]) x`;
+  return rows.map((r) => r.id);
+}
+
+/** Removes someone from a group (its creator), or the caller themselves. */
+export async function removeParticipant(
+  tx: Tx,
+  conversationId: string,
+  userId: string,
+): Promise<void> {
+  await tx`select app.remove_participant(${conversationId}, ${userId})`;
+}

@@ -1,0 +1,105 @@
+/**
+ * Queries of messages: the list and the send under /api/conversations/:id/messages
+ * (routes/conversations.ts), and edits, deletes and read marks under /api/messages/:id
+ * (routes/messages.ts). All run as the caller; the send through its one-statement door.
+ */
+import type { DbClaims, Sql, Tx } from "../../_shared/db.ts";
+import { notFound } from "../../_shared/errors.ts";
+import type { MessageJson } from "./message.schemas.ts";
+import { ifGiven, pageLimit, slicePage, where } from "../core/paging.ts";
+
+/** Cursor kinds: older pages (newest first) and catch-up pages (`after`, oldest first). */
+export type MessageCursor = ["before" | "after", number];
+
+/**
+ * A page of a conversation's messages: newest first (older pages by cursor), or, from an
+ * `after` message or an "after" cursor, the newer ones oldest first. 404 when the caller is not
+ * a participant (RLS hides the conversation) or `after` is not one of its messages.
+ */
+export async function listMessages(
+  tx: Tx,
+  conversationId: string,
+  q: { cursor: MessageCursor | null; after?: string; limit: number },
+) {
+  const [conversation] = await tx`select id from app.conversations where id = ${conversationId}`;
+  if (!conversation) throw notFound("Conversation not found.");
+  let cursor = q.cursor;
+  if (!cursor && q.after) {
+    const [anchor] = await tx<{ seq: number }[]>`
+      select seq::int from app.messages where id = ${q.after} and conversation_id = ${conversationId}`;
+    if (!anchor) throw notFound("The `after` message is not in this conversation.");
+    cursor = ["after", anchor.seq];
+  }
+  const forward = cursor?.[0] === "after";
+  const bound = cursor?.[1];
+  const rows = await tx<{ json: MessageJson; seq: number }[]>`
+    select app.message_json(m) as json, m.seq::int as seq from app.messages m
+    ${
+    where(tx, [
+      tx`m.conversation_id = ${conversationId}`,
+      ifGiven(bound, (seq) => forward ? tx`m.seq > ${seq}::bigint` : tx`m.seq < ${seq}::bigint`),
+    ])
+  }
+    order by ${forward ? tx`m.seq asc` : tx`m.seq desc`}
+    limit ${pageLimit(q.limit)}`;
+  const { rows: page, nextCursor } = slicePage(
+    rows,
+    q.limit,
+    (last) => [forward ? "after" : "before", last.seq],
+  );
+  return { items: page.map((r) => r.json), nextCursor };
+}
+
+/**
+ * The whole send in one statement (`app_private.send_message_as`, see its comment): it sets the
+ * role and `claims` for its own transaction, then `app.send_message` does participation,
+ * idempotency, the length limit, the insert and the attachments under RLS as the caller. One
+ * statement, so one round trip and a commit right on the server: the hot path of messaging.
+ * `claims` are the caller's (`callerClaims(c)`), as `asUser` would set them.
+ */
+export async function sendMessageAs(
+  sql: Sql,
+  claims: DbClaims,
+  input: {
+    conversationId: string;
+    content: string;
+    replyToId: string | null;
+    attachmentIds: string[];
+    idempotencyKey: string | null;
+    requestHash: string | null;
+  },
+): Promise<MessageJson> {
+  const [{ message }] = await sql<{ message: MessageJson }[]>`
+    select app_private.send_message_as(
+      ${JSON.stringify(claims)}, ${input.conversationId}, ${input.content},
+      ${input.replyToId}, ${input.attachmentIds}::uuid[], ${input.idempotencyKey},
+      ${input.requestHash}) as message`;
+  return message;
+}
+
+/** Edits a message (its author, within the edit window and length; `app.edit_message` checks). */
+export async function editMessage(tx: Tx, id: string, content: string): Promise<MessageJson> {
+  const [row] = await tx<{ json: MessageJson }[]>`
+    select app.edit_message(${id}, ${content}) as json`;
+  return row.json;
+}
+
+/** Deletes a message, leaving a tombstone (its files' removal is queued by the database). */
+export async function deleteMessage(tx: Tx, id: string) {
+  const [row] = await tx<{ deleted_at: Date }[]>`
+    select * from app.delete_message(${id})`;
+  return row;
+}
+
+/** Moves the caller's read watermark up to this message (never back). */
+export async function markRead(tx: Tx, id: string) {
+  const [row] = await tx<
+    { conversation_id: string; last_read_message_id: string; unread_count: number }[]
+  >`
+    select conversation_id, last_read_message_id, unread_count::int from app.mark_read(${id})`;
+  return {
+    conversationId: row.conversation_id,
+    lastReadMessageId: row.last_read_message_id,
+    unreadCount: row.unread_count,
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * The notifications' jobs: sending push and e-mail deliveries, and bulk batches.
+ *
+ * - `notifications.deliver` { notificationIds }: queued by `app_private.notify_many` for each new
+ *   notification with deliveries (due when its quiet hours end), and by `take_deliveries` for
+ *   rows that quiet hours held back again.
+ * - `notifications.batch` { batchId }: queued by `app.create_notification_batch`; writes the
+ *   batch's inbox in one statement and queues one chunk job per range of recipients.
+ * - `notifications.batch_chunk` { batchId, chunk }: the chunk's live events (once) and its
+ *   deliveries.
+ * - `notifications.digest` { conversationId }: queued (a second later) by the first message of a
+ *   quiet conversation; tells the other participants of every message since the last digest
+ *   (`app_private.claim_message_digest`, then `app_private.digest_conversation`).
+ *
+ * Never twice: every delivery is a row keyed by notification and device (or notification, for
+ * e-mail). `take_deliveries` claims the due rows of one attempt before anything is sent; a row
+ * a crashed attempt left claimed is never sent again (it fails as `outcome_unknown`), a sent row
+ * is never taken again. 429 and 5xx put the row back for later, and the job is retried after
+ * FCM's Retry-After (or the queue's backoff).
+ */
+import { z } from "zod";
+import type { Deps } from "../core/context.ts";
+import { defineJob, RetryJobAfter } from "../core/job-queue.ts";
+import type { PushResult } from "../../_shared/push.ts";
+
+interface DeliveryRow {
+  delivery_id: string;
+  attempt_token: string;
+  channel: "push" | "email";
+  device_token: string | null;
+  platform: "web" | "ios" | "android" | null;
+  email: string;
+  notification: {
+    id: string;
+    type: string;
+    title: string;
+    body: string;
+    data: Record<string, unknown>;
+    priority: "low" | "normal" | "high" | "critical";
+  };
+  collapse_key: string | null;
+}
+
+interface Outcome {
+  id: string;
+  token: string;
+  outcome: "sent" | "failed" | "pruned" | "retry";
+  code?: string;
+  message?: string;
+  providerId?: string;
+  retryAfter?: number | null;
+}
+
+/** What one round of deliveries left to do. */
+export interface DeliveryRound {
+  taken: number;
+  sent: number;
+  /** Rows put back for a retry; `retryAfter` is the longest delay FCM asked for, if any. */
+  retries: number;
+  retryAfter: number | null;
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time, in order of completion. */
+async function eachLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+async function sendOne(deps: Deps, row: DeliveryRow, signal: AbortSignal): Promise<Outcome> {
+  const base = { id: row.delivery_id, token: row.attempt_token };
+  if (signal.aborted) {
+    // Claimed but not sent: put back, so the next attempt sends it.
+    return { ...base, outcome: "retry", code: "stopped", message: "the worker stopped first" };
+  }
+  const n = row.notification;
+  if (row.channel === "email") {
+    try {
+      await deps.mailer.send({
+        to: row.email,
+        subject: n.title,
+        text: n.body ? `${n.body}\n\n${deps.settings.siteUrl}/` : `${deps.settings.siteUrl}/`,
+        links: [`${deps.settings.siteUrl}/`],
+      });
+      return { ...base, outcome: "sent" };
+    } catch (err) {
+      return { ...base, outcome: "retry", code: "mail_error", message: String(err).slice(0, 500) };
+    }
+  }
+  if (!deps.push) {
+    return {
+      ...base,
+      outcome: "failed",
+      code: "push_not_configured",
+      message: "push is off: AGORA_FCM_SERVICE_ACCOUNT is not set",
+    };
+  }
+  if (!row.device_token || !row.platform) {
+    return { ...base, outcome: "failed", code: "device_gone", message: "the device was removed" };
+  }
+  const result: PushResult = await deps.push.send({
+    token: row.device_token,
+    platform: row.platform,
+    title: n.title,
+    body: n.body,
+    data: { notificationId: n.id, type: n.type, data: JSON.stringify(n.data) },
+    priority: n.priority,
+    collapseKey: row.collapse_key,
+  });
+  switch (result.outcome) {
+    case "sent":
+      return { ...base, outcome: "sent", providerId: result.messageId };
+    case "retry":
+      return {
+        ...base,
+        outcome: "retry",
+        code: result.code,
+        message: result.message,
+        retryAfter: result.retryAfterSeconds,
+      };
+    default:
+      return { ...base, outcome: result.outcome, code: result.code, message: result.message };
+  }
+}
+
+/**
+ * One round for some notifications: take their due deliveries (claimed for this attempt), send
+ * them `pushConcurrency` at a time, record every outcome in one statement.
+ */
+export async function deliverNotifications(
+  deps: Deps,
+  notificationIds: string[],
+  signal: AbortSignal,
+): Promise<DeliveryRound> {
+  const round: DeliveryRound = { taken: 0, sent: 0, retries: 0, retryAfter: null };
+  if (!notificationIds.length) return round;
+  const rows = await deps.sql<DeliveryRow[]>`
+    select delivery_id::text, attempt_token::text, channel::text, device_token, platform::text,
+           email, notification, collapse_key
+    from app_private.take_deliveries(${notificationIds}::uuid[])`;
+  round.taken = rows.length;
+  if (!rows.length) return round;
+  const outcomes = await eachLimited(
+    rows,
+    deps.settings.pushConcurrency,
+    (row) => sendOne(deps, row, signal),
+  );
+  await deps.sql`select app_private.record_deliveries(${deps.sql.json(outcomes as never)}::jsonb)`;
+  for (const o of outcomes) {
+    if (o.outcome === "sent") round.sent++;
+    if (o.outcome === "retry") {
+      round.retries++;
+      if (o.retryAfter !== undefined && o.retryAfter !== null) {
+        round.retryAfter = Math.max(round.retryAfter ?? 0, o.retryAfter);
+      }
+    }
+  }
+  return round;
+}
+
+/** Ends a job whose round put rows back: after FCM's Retry-After, else the queue's backoff. */
+function retryIfNeeded(rounds: DeliveryRound[]): void {
+  const retries = rounds.reduce((n, r) => n + r.retries, 0);
+  if (!retries) return;
+  const delays = rounds.map((r) => r.retryAfter).filter((d): d is number => d !== null);
+  if (delays.length) {
+    throw new RetryJobAfter(Math.max(...delays), `${retries} deliveries to retry (Retry-After)`);
+  }
+  throw new Error(`${retries} deliveries to retry`);
+}
+
+const uuid = z.uuid();
+
+export const notificationsDeliver = defineJob({
+  kind: "notifications.deliver",
+  payload: z.object({ notificationIds: z.array(uuid).min(1).max(1000) }),
+  leaseSeconds: 120,
+  maxAttempts: 12,
+  async run({ notificationIds }, { deps, signal }) {
+    retryIfNeeded([await deliverNotifications(deps, notificationIds, signal)]);
+  },
+});
+
+export const notificationsDigest = defineJob({
+  kind: "notifications.digest",
+  payload: z.object({ conversationId: uuid }),
+  async run({ conversationId }, { deps }) {
+    // Two statements, two transactions: the claim holds the conversation row (senders wait for
+    // it) only as long as it takes to take the mark away. A crash between them leaves the job to
+    // run again; the digest then covers what the first claim did (digested_seq says how far).
+    const [{ upto }] = await deps.sql<{ upto: string | null }[]>`
+      select app_private.claim_message_digest(${conversationId}::uuid)::text as upto`;
+    await deps.sql`
+      select app_private.digest_conversation(${conversationId}::uuid, ${upto}::bigint)`;
+  },
+});
+
+/** Recipients per chunk job (events and deliveries). */
+export const BATCH_CHUNK_SIZE = 1000;
+/** Notifications per delivery round inside a chunk. */
+const ROUND_SIZE = 500;
+
+export const notificationsBatch = defineJob({
+  kind: "notifications.batch",
+  payload: z.object({ batchId: uuid }),
+  leaseSeconds: 300,
+  maxAttempts: 5,
+  async run({ batchId }, { deps }) {
+    await deps
+      .sql`select app_private.write_notification_batch(${batchId}::uuid, ${BATCH_CHUNK_SIZE})`;
+  },
+});
+
+export const notificationsBatchChunk = defineJob({
+  kind: "notifications.batch_chunk",
+  payload: z.object({ batchId: uuid, chunk: z.number().int().min(0) }),
+  leaseSeconds: 300,
+  maxAttempts: 12,
+  async run({ batchId, chunk }, { deps, signal }) {
+    const [{ ids }] = await deps.sql<{ ids: string[] }[]>`
+      select app_private.announce_batch_chunk(${batchId}::uuid, ${chunk})::text[] as ids`;
+    const rounds: DeliveryRound[] = [];
+    for (let i = 0; i < ids.length; i += ROUND_SIZE) {
+      rounds.push(await deliverNotifications(deps, ids.slice(i, i + ROUND_SIZE), signal));
+    }
+    retryIfNeeded(rounds);
+    await deps.sql`select app_private.finish_batch_chunk(${batchId}::uuid, ${chunk})`;
+  },
+});

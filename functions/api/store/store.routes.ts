@@ -1,0 +1,18 @@
+/**
+ * /api/store: the multi-vendor store. Each resource declares its lowest role itself: the catalog
+ * and the vendor list are public; orders need SUBSCRIBER; vendor writes need SUBSCRIBER; the
+ * webhook is authenticated by its signature. `features.store` off turns the store's routes off
+ * (403) except the webhook (middleware/features.ts).
+ */
+import { router } from "../core/openapi.ts";
+import { products } from "./products.routes.ts";
+import { orders } from "./orders.routes.ts";
+import { vendors } from "./vendors.routes.ts";
+import { webhooks } from "./webhooks.routes.ts";
+
+export const store = router();
+
+store.route("/products", products);
+store.route("/orders", orders);
+store.route("/vendors", vendors);
+store.route("/webhooks", webhooks);

@@ -1,0 +1,376 @@
+/**
+ * Bad input over every route: the route list comes from the OpenAPI document, so a new route is
+ * covered the day it is added. Each case must give a 4xx in the contract's error shape (never a
+ * 500) that the document describes (status, content type and schema), and the whole suite must
+ * write nothing.
+ */
+import assert from "node:assert/strict";
+import { expectJson, signInAs, test, testApp } from "../support/helpers.ts";
+import { encodeCursor } from "../../functions/api/core/openapi.ts";
+import { responseValidator } from "../support/openapi-validator.ts";
+
+const t = testApp({ AGORA_MAX_BODY_BYTES: "4096" });
+const admin = await signInAs(t, "ADMIN");
+
+interface Operation {
+  method: string;
+  path: string;
+  hasBody: boolean;
+  bodyProps: Record<string, { enum?: unknown[] }>;
+  queryParams: string[];
+  /** Query parameters that take any text (a search term): any value is valid for them. */
+  freeText: string[];
+}
+
+const doc = await expectJson(await t.request("GET", "/api/openapi.json"), 200);
+const validator = responseValidator(doc);
+
+function operations(): Operation[] {
+  const out: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      const operation = op as {
+        requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> };
+        parameters?: { in: string; name: string; schema?: Record<string, unknown> }[];
+      };
+      const schema = operation.requestBody?.content?.["application/json"]?.schema ?? {};
+      const resolved = resolve(schema);
+      const variants = (resolved.oneOf ?? resolved.anyOf ?? [resolved]) as Record<
+        string,
+        unknown
+      >[];
+      const bodyProps: Record<string, { enum?: unknown[] }> = {};
+      for (const variant of variants) {
+        Object.assign(
+          bodyProps,
+          (resolve(variant).properties ?? {}) as Record<string, { enum?: unknown[] }>,
+        );
+      }
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        hasBody: !!operation.requestBody,
+        bodyProps,
+        queryParams: (operation.parameters ?? []).filter((p) => p.in === "query").map((p) =>
+          p.name
+        ),
+        freeText: (operation.parameters ?? [])
+          .filter((p) =>
+            p.in === "query" && p.schema?.type === "string" && !p.schema.enum &&
+            !p.schema.format && !p.schema.pattern
+          )
+          .map((p) => p.name),
+      });
+    }
+  }
+  return out;
+}
+
+function resolve(schema: Record<string, unknown>): Record<string, unknown> {
+  const ref = schema.$ref as string | undefined;
+  if (!ref) return schema;
+  return doc.components.schemas[ref.replace("#/components/schemas/", "")];
+}
+
+/** Path parameters filled with a value that is wrong for any id. */
+function fill(path: string, value: string) {
+  return path.replace(/\{[^}]+\}/g, encodeURIComponent(value));
+}
+
+async function counts() {
+  const [row] = await t.deps.sql`
+    select (select count(*) from app.users)::int as users,
+           (select count(*) from app.sessions)::int as sessions,
+           (select count(*) from app.identities)::int as identities,
+           (select count(*) from app.config_versions)::int as config_versions,
+           (select count(*) from app.role_changes)::int as role_changes,
+           (select count(*) from app_private.magic_links)::int as magic_links,
+           (select count(*) from app_private.refresh_tokens)::int as refresh_tokens,
+           (select count(*) from app_private.oauth_flows)::int as oauth_flows,
+           (select count(*) from app.status_changes)::int as status_changes,
+           (select count(*) from dev.mail)::int as mail,
+           (select count(*) from app.vendors)::int as vendors,
+           (select count(*) from app.vendor_decisions)::int as vendor_decisions,
+           (select count(*) from app.products)::int as products,
+           (select count(*) from app.checkouts)::int as checkouts,
+           (select count(*) from app.orders)::int as orders,
+           (select count(*) from app.order_history)::int as order_history,
+           (select count(*) from app.refunds)::int as refunds,
+           (select count(*) from app.settlement_runs)::int as settlement_runs,
+           (select count(*) from app_private.stripe_events)::int as payment_events,
+           (select count(*) from app.wallets)::int as wallets,
+           (select count(*) from app.wallet_tokens)::int as wallet_tokens,
+           (select count(*) from app.wallet_transactions)::int as wallet_transactions,
+           (select count(*) from app_private.wallet_signed_transactions)::int as signed,
+           (select count(*) from app.notifications)::int as notifications,
+           (select count(*) from app.notification_preferences)::int as notification_preferences,
+           (select count(*) from app.push_devices)::int as push_devices,
+           (select count(*) from app.notification_batches)::int as notification_batches`;
+  return row;
+}
+
+type Case = {
+  name: string;
+  method: string;
+  /** The operation's path as the document writes it. */
+  operation: string;
+  path: string;
+  headers?: Record<string, string>;
+  raw?: string;
+  /** Free-text input may also succeed; it must still never be a 500. */
+  mayPass?: boolean;
+};
+
+function cases(): Case[] {
+  const list: Case[] = [];
+  for (const op of operations()) {
+    const base = fill(op.path, crypto.randomUUID());
+    for (const bad of ["not-a-uuid", "../../etc/passwd", "x".repeat(300), "%00"]) {
+      if (op.path.includes("{")) {
+        list.push({
+          name: `path ${bad.slice(0, 12)}`,
+          method: op.method,
+          operation: op.path,
+          path: fill(op.path, bad),
+        });
+      }
+    }
+    if (op.hasBody) {
+      const json = { "content-type": "application/json" };
+      list.push({
+        name: "malformed JSON",
+        method: op.method,
+        operation: op.path,
+        path: base,
+        headers: json,
+        raw: '{"a":',
+      });
+      list.push({
+        name: "empty body",
+        method: op.method,
+        operation: op.path,
+        path: base,
+        headers: json,
+        raw: "",
+      });
+      for (const raw of ["[]", "42", '"text"', "null", "true"]) {
+        list.push({
+          name: `JSON ${raw}`,
+          method: op.method,
+          operation: op.path,
+          path: base,
+          headers: json,
+          raw,
+        });
+      }
+      list.push({
+        name: "text/plain",
+        method: op.method,
+        operation: op.path,
+        path: base,
+        headers: { "content-type": "text/plain" },
+        raw: "hello",
+      });
+      list.push({
+        name: "oversized",
+        method: op.method,
+        operation: op.path,
+        path: base,
+        headers: json,
+        raw: JSON.stringify({ pad: "x".repeat(10_000) }),
+      });
+      const props = Object.keys(op.bodyProps);
+      if (props.length) {
+        const wrongTypes = Object.fromEntries(props.map((p) => [p, { nested: [1, 2] }]));
+        list.push({
+          name: "wrong types",
+          method: op.method,
+          operation: op.path,
+          path: base,
+          headers: json,
+          raw: JSON.stringify(wrongTypes),
+        });
+        const numbers = Object.fromEntries(props.map((p) => [p, 12345]));
+        list.push({
+          name: "numbers everywhere",
+          method: op.method,
+          operation: op.path,
+          path: base,
+          headers: json,
+          raw: JSON.stringify(numbers),
+        });
+        for (const [prop, schema] of Object.entries(op.bodyProps)) {
+          if (schema.enum) {
+            list.push({
+              name: `unknown enum ${prop}`,
+              method: op.method,
+              operation: op.path,
+              path: base,
+              headers: json,
+              raw: JSON.stringify({
+                ...Object.fromEntries(props.map((p) => [p, "x"])),
+                [prop]: "NOT_A_VALUE",
+              }),
+            });
+          }
+        }
+      }
+    }
+    for (const param of op.queryParams) {
+      const mayPass = op.freeText.includes(param);
+      const values = [
+        "-1",
+        "abc",
+        "99999999999999999999",
+        "2026-13-45T99:99:99Z",
+        "NOT_A_VALUE",
+        "'; drop table app.users; --",
+        // Cursors of the right shape (two strings) holding what the list's key cannot be.
+        encodeCursor(["not a time", "00000000-0000-0000-0000-000000000000"]),
+        encodeCursor(["2026-01-01T00:00:00Z", "not a uuid"]),
+      ];
+      for (const value of values) {
+        const q = `${param}=${encodeURIComponent(value)}`;
+        const path = base.includes("?") ? `${base}&${q}` : `${base}?${q}`;
+        list.push({
+          name: `query ${param}=${value}`,
+          method: op.method,
+          operation: op.path,
+          path,
+          mayPass,
+        });
+      }
+      // A NUL byte, which Postgres refuses in text.
+      list.push({
+        name: `query ${param}=NUL`,
+        method: op.method,
+        operation: op.path,
+        path: `${base}?${param}=a%00b`,
+        mayPass,
+      });
+      list.push({
+        name: `query ${param} twice`,
+        method: op.method,
+        operation: op.path,
+        path: `${base}?${param}=a&${param}=b`,
+        mayPass,
+      });
+    }
+  }
+  return list;
+}
+
+test("[input] the OpenAPI document lists every route of the contract", () => {
+  const listed = operations().map((o) => `${o.method} ${o.path}`);
+  for (
+    const route of [
+      "POST /api/auth/signin",
+      "POST /api/auth/signout",
+      "GET /api/auth/session",
+      "GET /api/auth/callback/{provider}",
+      "POST /api/auth/verify",
+      "POST /api/auth/refresh",
+      "GET /api/auth/csrf",
+      "GET /api/admin/users",
+      "PUT /api/admin/users/{id}/role",
+      "GET /api/admin/analytics",
+      "GET /api/admin/config",
+      "PUT /api/admin/config",
+      "GET /api/admin/security-events",
+      "GET /api/admin/access-logs",
+      "GET /api/config/public",
+      "GET /api/auth/providers",
+      "GET /api/auth/nonce",
+      "POST /api/auth/callback/apple",
+      "GET /api/auth/sessions",
+      "DELETE /api/auth/sessions/{id}",
+      "DELETE /api/auth/sessions",
+      "GET /api/account/export",
+      "DELETE /api/account",
+      "PUT /api/admin/users/{id}/status",
+      "POST /api/admin/users/{id}/signout",
+      "GET /api/notifications",
+      "POST /api/notifications",
+      "PUT /api/notifications/{id}/read",
+      "PUT /api/notifications/read-all",
+      "DELETE /api/notifications/{id}",
+      "GET /api/notifications/preferences",
+      "PUT /api/notifications/preferences",
+      "POST /api/notifications/fcm/register",
+      "DELETE /api/notifications/fcm/register",
+      "POST /api/notifications/bulk",
+      "GET /api/notifications/bulk/{id}",
+      "GET /api/notifications/analytics",
+    ]
+  ) assert.ok(listed.includes(route), `${route} is in the OpenAPI document`);
+  assert.equal(doc.openapi, "3.1.0");
+});
+
+test("[input] malformed input on every route, anonymous and as ADMIN: a documented 4xx in the error shape, never a 500, nothing written", async () => {
+  const before = await counts();
+  const all = cases();
+  assert.ok(all.length > 150, `enough cases (${all.length})`);
+  const failures: string[] = [];
+  for (const c of all) {
+    for (const token of [undefined, admin.accessToken]) {
+      const response = await t.request(c.method, c.path, {
+        token,
+        headers: c.headers,
+        rawBody: c.raw,
+      });
+      for (const problem of await validator.check(c.method, c.operation, response)) {
+        failures.push(`${token ? "admin" : "anon"} [${c.name}] ${problem}`);
+      }
+      const text = await response.text();
+      let shaped = false;
+      try {
+        const body = JSON.parse(text);
+        shaped = typeof body.error?.code === "string" && typeof body.error?.message === "string";
+      } catch {
+        shaped = false;
+      }
+      const acceptable = c.mayPass && response.status < 300
+        ? true
+        : response.status >= 400 && response.status < 500 && shaped;
+      if (!acceptable) {
+        failures.push(
+          `${token ? "admin" : "anon"} ${c.method} ${
+            c.path.slice(0, 80)
+          } [${c.name}] -> ${response.status} ${text.slice(0, 120)}`,
+        );
+      }
+    }
+  }
+  assert.deepEqual(failures, []);
+  assert.deepEqual(await counts(), before, "nothing was written");
+});
+
+test("[input] an oversized body is 413 payload_too_large", async () => {
+  const response = await t.request("POST", "/api/auth/signin", {
+    headers: { "content-type": "application/json" },
+    rawBody: JSON.stringify({ provider: "email", email: "a@b.test", pad: "x".repeat(10_000) }),
+  });
+  assert.equal((await expectJson(response, 413)).error.code, "payload_too_large");
+});
+
+test("[input] field errors name the field", async () => {
+  const response = await t.request("POST", "/api/auth/signin", {
+    body: { provider: "email", email: "nope" },
+  });
+  const body = await expectJson(response, 400);
+  assert.equal(body.error.code, "invalid_request");
+  assert.ok(body.error.details.some((d: { path: string }) => d.path === "email"));
+});
+
+test("[input] an unknown route is a 404 in the error shape", async () => {
+  const response = await t.request("GET", "/api/nope");
+  assert.equal((await expectJson(response, 404)).error.code, "not_found");
+});
+
+test("[input] a JSON route given another content type is 415 in the error shape", async () => {
+  const response = await t.request("POST", "/api/auth/signin", {
+    headers: { "content-type": "text/plain" },
+    rawBody: JSON.stringify({ provider: "email", email: "a@b.test" }),
+  });
+  assert.equal((await expectJson(response, 415)).error.code, "unsupported_media_type");
+});
