@@ -1764,7 +1764,7 @@ $_$;
 -- Name: FUNCTION has_fresh_sign_in(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/auth/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
+COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/core/middleware/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
 
 --
 -- Name: has_role(app.user_role); Type: FUNCTION; Schema: app; Owner: -
@@ -8492,7 +8492,7 @@ CREATE TABLE app_private.account_export_parts (
 -- Name: TABLE account_export_parts; Type: COMMENT; Schema: app_private; Owner: -
 --
 
-COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
+COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/account/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
 
 --
 -- Name: catalog_counts; Type: TABLE; Schema: app_private; Owner: -

@@ -6,7 +6,7 @@
  *
  * The admin lists are newest first by time (then id), as the server writes them: so history is
  * always in the past, and access-log rows and security events are inserted in time order, their
- * ids following their times (tests/sql/012-seed.sql).
+ * ids following their times (tests/core/sql/012-seed.sql).
  */
 
 insert into app.users (id, email, name, role, created_at, last_sign_in_at) values

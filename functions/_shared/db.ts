@@ -2,7 +2,7 @@
  * Database access. One pool per process; user requests reach the database only through
  * `withUser` (role `authenticated` and the JWT claims, set for the transaction only, so RLS
  * decides) or `withAnon`. Handlers call them through `asUser` and `asAnonymous`
- * (functions/api/as-user.ts), which take the claims the session middleware set; `withUser`
+ * (functions/api/core/doors.ts), which take the claims the session middleware set; `withUser`
  * directly is for code that has claims but no request. The pool's own rights are used only by
  * the named server paths listed in docs/authorization.md (sign-in, session checks, rate limits,
  * security events, access logs).

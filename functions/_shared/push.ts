@@ -23,7 +23,7 @@
  * and connection resets on its own (up to 4 times, sleeping up to 60 s inside one call), which
  * would hide Retry-After from the queue and could send a message twice after a reset. Its retry
  * configuration is not an option, so it is switched off on the messaging client's HTTP client
- * (`retry = null`, an internal of 14.5.1, pinned in package.json; tests/api/notifications-push
+ * (`retry = null`, an internal of 14.5.1, pinned in package.json; tests/notifications/push
  * fails if it stops working: a 503 must reach the stand-in exactly once per attempt).
  */
 import https from "node:https";

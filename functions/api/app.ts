@@ -5,7 +5,7 @@
  *
  * Role gates are not here: each resource router declares its lowest role where its routes are
  * (`conversations.use("*", requireRole("SUBSCRIBER"))`; the admin resources share the admin
- * gate of routes/admin/index.ts). They run after the middleware below, before validation.
+ * gate of admin/admin.routes.ts). They run after the middleware below, before validation.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
@@ -77,7 +77,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       );
     },
   });
-  // Uploads have their own, configurable limit (routes/attachments.ts). GET and HEAD routes
+  // Uploads have their own, configurable limit (messaging/attachments.routes.ts). GET and HEAD routes
   // never read a body, so they skip the check.
   app.use(
     "/api/*",

@@ -1,5 +1,5 @@
 /**
- * Rate limits on the new sign-in routes (one helper, functions/api/rate-limits.ts): starting a
+ * Rate limits on the new sign-in routes (one helper, functions/api/core/rate-limits.ts): starting a
  * Google or Apple sign-in and a wallet sign-in count per IP (`signin_ip`), wallet sign-ins also
  * per address (`signin_wallet`), nonces per IP (`nonce_ip`), the callbacks and the code exchange
  * per IP (`verify_ip`). A refusal is 429 with Retry-After and the RateLimit headers, recorded as

@@ -2,7 +2,7 @@
  * `npm run bench -- auth [options]`: how fast a signed-in request is, measured end to end.
  *
  * Every request of a signed-in user verifies the JWT and then reads the session row and the user
- * from Postgres (functions/api/middleware/session.ts), so that signout, suspension and role
+ * from Postgres (functions/api/auth/session.middleware.ts), so that signout, suspension and role
  * changes count at once. This benchmark measures what that costs, against a real local stack
  * over loopback, and checks that the speed was not bought by giving up revocation:
  *

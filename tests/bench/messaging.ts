@@ -102,7 +102,7 @@ const LIGHT_RATE = 20;
 const LIGHT_SECONDS = 15; // 300 light messages: p99 is then the 3rd slowest, not a single one
 const SETTLE_MS = 2_000;
 const DRAIN_MS = 15_000;
-const MAX_TOPICS = 20; // per SSE or long-poll connection (functions/api/routes/realtime.ts)
+const MAX_TOPICS = 20; // per SSE or long-poll connection (functions/api/realtime/realtime.routes.ts)
 /** Other work on the machine above this share of one core makes the figures unreliable. */
 const BUSY_MACHINE_PCT = 15;
 

@@ -204,7 +204,7 @@ test("[conventions] a custom SQLSTATE names a specific code in its HINT and carr
   assert.equal(standard?.details, undefined);
 });
 
-test("[conventions] rate limits are enforced through one helper (functions/api/rate-limits.ts)", async () => {
+test("[conventions] rate limits are enforced through one helper (functions/api/core/rate-limits.ts)", async () => {
   const root = new URL("../../functions/", import.meta.url);
   const callers: string[] = [];
   const walk = async (dir: URL, prefix: string) => {
@@ -221,7 +221,7 @@ test("[conventions] rate limits are enforced through one helper (functions/api/r
   await walk(root, "functions/");
   assert.deepEqual(
     callers.sort(),
-    ["functions/_shared/rate-limit.ts", "functions/api/rate-limits.ts"],
+    ["functions/_shared/rate-limit.ts", "functions/api/core/rate-limits.ts"],
     "counting a hit and recording a refusal happen in one place",
   );
 });

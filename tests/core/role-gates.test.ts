@@ -58,7 +58,7 @@ const routes: Route[] = Object.entries(
     // Path parameters that no route accepts: a gate that ran after validation would answer 400.
     path: path.replace(/\{[^}]+\}/g, "not-an-id"),
     // Signed in by a user's session (bearer or cookie); service-key routes (the job drain) have
-    // their own gate and tests (tests/api/jobs.test.ts).
+    // their own gate and tests (tests/jobs/queue-drain.test.ts).
     signedIn: (op.security ?? []).some((s) =>
       "bearer" in (s as object) || "cookie" in (s as object)
     ),

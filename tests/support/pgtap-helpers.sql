@@ -119,7 +119,7 @@ $$;
 grant execute on all functions in schema tests to anon, authenticated;
 
 -- ---------------------------------------------------------------------------------------------
--- Messaging (tests/sql/101-*.sql and on)
+-- Messaging (tests/messaging/sql/, tests/realtime/sql/)
 -- ---------------------------------------------------------------------------------------------
 
 /*
@@ -173,7 +173,7 @@ grant execute on function tests.create_conversation(uuid, app.conversation_type,
 grant execute on function tests.insert_message(uuid, uuid, text, timestamptz) to anon, authenticated;
 
 -- ---------------------------------------------------------------------------------------------
--- Store (tests/sql/3xx-*.sql)
+-- Store (tests/store/sql/)
 -- ---------------------------------------------------------------------------------------------
 
 /* A vendor written on a trusted path (any status), for fixtures. Tests only. */
@@ -276,7 +276,7 @@ $$;
 grant execute on function tests.catalog_counts_drift() to anon, authenticated;
 
 -- ---------------------------------------------------------------------------------------------
--- Wallet (tests/sql/500-*.sql and on)
+-- Wallet (tests/wallet/sql/)
 -- ---------------------------------------------------------------------------------------------
 
 /*

@@ -2,7 +2,7 @@
  * Key custody: keys are sealed under the master key's id, bound to their wallet (a sealed key
  * moved to another wallet's row does not open), and the rotation command re-seals every data key
  * under a new master key (the old key only needed meanwhile), after which the platform signs and
- * exports with the new key alone. No API role can read the sealed keys (tests/sql/501-*).
+ * exports with the new key alone. No API role can read the sealed keys (tests/wallet/sql/501-*).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  *   does), signing with a viem local account in the test through `page.exposeFunction`; the page
  *   builds the EIP-4361 message from GET /api/auth/nonce, asks `personal_sign`, and signs in;
  *   a declined request and a wallet on another chain are explained;
- * - Google and Apple against real OpenID Connect servers (oauth2-mock-server, tests/oidc-peers.ts):
+ * - Google and Apple against real OpenID Connect servers (oauth2-mock-server, tests/support/oidc-peers.ts):
  *   the browser follows the authorization redirect and comes back through the callback (Apple's
  *   `form_post` is rendered the way Apple's page does it: a form that posts itself);
  * - the account page: sessions listed, "sign out everywhere else" (the other browser is signed

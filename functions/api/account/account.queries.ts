@@ -1,5 +1,5 @@
 /**
- * Queries of /api/account (routes/account.ts), run as the caller. Both are SQL functions that
+ * Queries of /api/account (account/account.routes.ts), run as the caller. Both are SQL functions that
  * check the caller themselves (docs/account.md): `app.export_account()` composes the export from
  * the parts each domain registers; `app.delete_account()` erases the account (it checks the
  * fresh sign-in again). The security event of each is written in the same transaction.

@@ -1,7 +1,7 @@
 /**
  * /api/account: the caller's data, exported as one JSON document, and deleting the account. Any
  * signed-in user (declared on this router). What is exported, erased and kept, and why:
- * docs/account.md. Queries: queries/account.ts.
+ * docs/account.md. Queries: account/account.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";

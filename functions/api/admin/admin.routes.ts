@@ -2,7 +2,7 @@
  * /api/admin: every admin resource, behind one gate. The gate is declared here, on the router
  * all of them are mounted on, so a new admin resource (a file in this folder, mounted below) is
  * ADMIN only without a line elsewhere: no session is 401, a user below ADMIN is 403 and recorded
- * as `admin.access_denied`, an ADMIN is rate-limited per user (middleware/roles.ts). It covers
+ * as `admin.access_denied`, an ADMIN is rate-limited per user (core/middleware/roles.ts). It covers
  * every path under /api/admin, unknown ones too.
  */
 import { router } from "../core/openapi.ts";

@@ -1,5 +1,5 @@
 /**
- * Queries of /api/admin/analytics (routes/admin/analytics.ts): platform figures from real data,
+ * Queries of /api/admin/analytics (admin/analytics.routes.ts): platform figures from real data,
  * run as the ADMIN (RLS lets an ADMIN read users, sessions, security events and the access log;
  * messaging goes through the ADMIN-checked `app.admin_messaging_stats`).
  */

@@ -1,6 +1,6 @@
 /**
  * /api/admin/analytics: platform figures from real data. ADMIN only (the gate is on the admin
- * router, routes/admin/index.ts). Queries: queries/admin/analytics.ts.
+ * router, admin/admin.routes.ts). Queries: admin/analytics.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, router, signedIn } from "../core/openapi.ts";

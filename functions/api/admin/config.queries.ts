@@ -1,6 +1,6 @@
 /**
- * Queries of /api/admin/config (routes/admin/config.ts), run as the ADMIN. Reading the current
- * version is `currentConfig` (config-store.ts), shared with the configuration cache.
+ * Queries of /api/admin/config (admin/config.routes.ts), run as the ADMIN. Reading the current
+ * version is `currentConfig` (core/config-store.ts), shared with the configuration cache.
  */
 import type { Tx } from "../../_shared/db.ts";
 import type { ConfigDocument } from "../../_shared/config-document.ts";

@@ -1,6 +1,6 @@
 /**
  * /api/admin/config: the versioned system configuration. ADMIN only (the gate is on the admin
- * router, routes/admin/index.ts). Queries: queries/admin/config.ts.
+ * router, admin/admin.routes.ts). Queries: admin/config.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";

@@ -1,5 +1,5 @@
 /**
- * Queries of /api/admin/security-events and /api/admin/access-logs (routes/admin/monitoring.ts).
+ * Queries of /api/admin/security-events and /api/admin/access-logs (admin/monitoring.routes.ts).
  * Both lists are newest first by `created_at`, then `id` (the index `<table>_created_at_idx` is
  * on exactly that), and the cursor is that pair, so paging reaches every row once. The order
  * names the table's columns (`e.id`): a bare `id` there would be the `id::text` of the select

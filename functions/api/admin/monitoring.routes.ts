@@ -2,8 +2,8 @@
  * Security monitoring: /api/admin/security-events and /api/admin/access-logs, newest first by
  * `createdAt` (then `id`), keyset-paginated, filterable by type, user, ip and time (the access
  * log's type is the class of its status; it also filters by route, method and status).
- * ADMIN only (the gate is on the admin router, routes/admin/index.ts). Queries:
- * queries/admin/monitoring.ts.
+ * ADMIN only (the gate is on the admin router, admin/admin.routes.ts). Queries:
+ * admin/monitoring.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {

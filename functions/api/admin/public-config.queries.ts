@@ -1,4 +1,4 @@
-/** Queries of /api/config/public (routes/public-config.ts), run as `anon`. */
+/** Queries of /api/config/public (admin/public-config.routes.ts), run as `anon`. */
 import type { Tx } from "../../_shared/db.ts";
 
 /**

@@ -1,6 +1,6 @@
 /**
  * /api/config/public: what a web client needs before sign-in. No secrets. Public: it runs as
- * `anon` whoever calls. Queries: queries/public-config.ts.
+ * `anon` whoever calls. Queries: admin/public-config.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { anyone, json, router } from "../core/openapi.ts";

@@ -1,5 +1,5 @@
 /**
- * Queries of /api/admin/settlements (routes/admin/settlements.ts), run as the ADMIN: RLS
+ * Queries of /api/admin/settlements (admin/settlements.routes.ts), run as the ADMIN: RLS
  * (`settlements_select_admin`) shows every settlement; a run goes through the ADMIN-checked
  * `app.run_settlements`, the same settlement the daily job makes.
  */

@@ -1,6 +1,6 @@
 /**
  * /api/admin/settlements: every settlement, and the daily settlement run now. ADMIN only (the
- * gate of routes/admin/index.ts). Queries: queries/admin/settlements.ts.
+ * gate of admin/admin.routes.ts). Queries: admin/settlements.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {

@@ -1,7 +1,7 @@
 /**
  * /api/admin/users: the user list with counts, role changes, suspension and reactivation, and
  * ending every session of a user. ADMIN only (the gate is on the admin router,
- * routes/admin/index.ts). Queries: queries/admin/users.ts.
+ * admin/admin.routes.ts). Queries: admin/users.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../core/context.ts";

@@ -1,5 +1,5 @@
 /**
- * Queries of /api/admin/vendors (routes/admin/vendors.ts), run as the ADMIN: RLS
+ * Queries of /api/admin/vendors (admin/vendors.routes.ts), run as the ADMIN: RLS
  * (`vendors_select_admin`) shows every vendor; decisions go through `app.set_vendor_status`.
  */
 import type { Tx } from "../../_shared/db.ts";

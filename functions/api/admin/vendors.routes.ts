@@ -1,7 +1,7 @@
 /**
  * /api/admin/vendors: every vendor application and vendor, and the ADMIN's decisions (approve,
- * reject, suspend, reinstate, commission). ADMIN only (the gate of routes/admin/index.ts).
- * Queries: queries/admin/vendors.ts.
+ * reject, suspend, reinstate, commission). ADMIN only (the gate of admin/admin.routes.ts).
+ * Queries: admin/vendors.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {

@@ -1,7 +1,7 @@
 /**
  * /api/auth/identities: how the caller signs in (e-mail, Google, Apple, wallets), and unlinking
  * one. Linking is signing in with `link: true` (POST /api/auth/signin). Any signed-in user
- * (declared on this router). Queries: queries/sessions.ts.
+ * (declared on this router). Queries: auth/sessions.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, router, signedIn } from "../core/openapi.ts";

@@ -5,11 +5,11 @@
  * so signout, suspension and role changes count at once.
  *
  * It also sets, once, the claims every database call of the request runs with (`claims`, read by
- * `asUser` and `callerClaims` in as-user.ts).
+ * `asUser` and `callerClaims` in core/doors.ts).
  *
  * One exception saves the inbox a round trip: a GET route marked `sessionCheckedInStatement`
  * gets the access token's caller (`tokenCaller`, signature verified, from the bearer token or the
- * access cookie) and its one statement checks the session (`asSessionOf`, as-user.ts).
+ * access cookie) and its one statement checks the session (`asSessionOf`, core/doors.ts).
  */
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { matchedRoutes } from "hono/route";

@@ -2,7 +2,7 @@
  * /api/auth/sessions: the caller's live sessions, and ending them (one, or all but the current
  * one), effective at once: every request reads its session row, the topic rule reads live
  * sessions only, and open SSE streams re-check theirs at each heartbeat (ASVS 7.5.2). Any
- * signed-in user (declared on this router). Queries: queries/sessions.ts.
+ * signed-in user (declared on this router). Queries: auth/sessions.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {

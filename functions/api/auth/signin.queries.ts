@@ -1,5 +1,5 @@
 /**
- * Queries of /api/auth (routes/auth.ts) that run as the caller. Sign-in, refresh and the session
+ * Queries of /api/auth (auth/signin.routes.ts) that run as the caller. Sign-in, refresh and the session
  * checks establish who the caller is, so they are server paths with the pool's own rights
  * (auth/sessions.ts, auth/magic-links.ts), not queries run through a door.
  */

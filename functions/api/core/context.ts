@@ -89,7 +89,7 @@ export interface AppEnv {
     claims: DbClaims | null;
     /**
      * The caller an access token names, on a route whose one statement checks the session itself
-     * (`sessionCheckedInStatement`, middleware/session.ts): the token's signature is verified,
+     * (`sessionCheckedInStatement`, auth/session.middleware.ts): the token's signature is verified,
      * the session not yet; `confirmed` once that statement found it live (`asSessionOf`).
      */
     tokenCaller: TokenCaller | null;

@@ -24,7 +24,7 @@ import { clearSessionCookies } from "./cookies.ts";
 
 /**
  * The claims of the signed-in caller, as the session middleware set them (`claimsOf(user)`,
- * session-claims.ts); 401 without a session.
+ * core/claims.ts); 401 without a session.
  */
 export function callerClaims(c: Context<AppEnv>): DbClaims {
   const claims = c.get("claims");

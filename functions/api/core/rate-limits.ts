@@ -1,7 +1,7 @@
 /**
  * The one way a request is counted against a rate limit (sign-in, verification, refresh, the
  * admin API): count the hit in Postgres, report the decision (the RateLimit headers of the
- * answer, rate-headers.ts), and on refusal record a `rate_limit.exceeded` security event and throw
+ * answer, core/rate-headers.ts), and on refusal record a `rate_limit.exceeded` security event and throw
  * 429 with Retry-After.
  */
 import type { Deps } from "./context.ts";

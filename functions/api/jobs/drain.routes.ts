@@ -6,7 +6,7 @@
  * before the session, CSRF and feature middleware (app.ts), which concern users: the drain runs
  * in maintenance mode too, since the work it does was accepted before.
  *
- * POST /api/internal/jobs/drain runs due jobs (functions/api/jobs/queue.ts). Hosted, pg_cron
+ * POST /api/internal/jobs/drain runs due jobs (functions/api/core/job-queue.ts). Hosted, pg_cron
  * calls it every few seconds through pg_net (docs/operations.md).
  */
 import { createRoute, z } from "@hono/zod-openapi";

@@ -1,4 +1,4 @@
-/** Queries of /api/attachments (routes/attachments.ts), run as the caller (RLS decides). */
+/** Queries of /api/attachments (messaging/attachments.routes.ts), run as the caller (RLS decides). */
 import type { Tx } from "../../_shared/db.ts";
 
 /** The configured largest upload (`limits.attachmentMaxBytes`, default filled in by SQL). */

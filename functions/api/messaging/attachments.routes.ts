@@ -1,6 +1,6 @@
 /**
  * /api/attachments: uploads and downloads. SUBSCRIBER and above (the gate below). Queries:
- * queries/attachments.ts.
+ * messaging/attachments.queries.ts.
  *
  * An upload is stored under a server-made key, then recorded as the uploader's row (RLS decides);
  * it is attached later, once, by its uploader's message (POST /api/conversations/:id/messages).

@@ -1,6 +1,6 @@
 /**
- * Queries of /api/conversations (routes/conversations.ts), run as the caller: RLS decides what
- * exists. Messages of a conversation are in queries/messages.ts.
+ * Queries of /api/conversations (messaging/conversations.routes.ts), run as the caller: RLS decides what
+ * exists. Messages of a conversation are in messaging/messages.queries.ts.
  */
 import type { Tx } from "../../_shared/db.ts";
 import type { Role } from "../core/context.ts";

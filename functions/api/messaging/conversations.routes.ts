@@ -2,7 +2,7 @@
  * /api/conversations: list and create conversations, read and send messages, typing, and the
  * group creator's participant changes. SUBSCRIBER and above (the gate below); every query runs
  * as the user, so RLS decides what exists: a conversation the caller is not in is a 404.
- * Queries: queries/conversations.ts and queries/messages.ts.
+ * Queries: messaging/conversations.queries.ts and messaging/messages.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../core/context.ts";
@@ -218,7 +218,7 @@ conversations.openapi(
     const hash = key
       ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
       : null;
-    // The hot path: one statement as the caller (queries/messages.ts says why).
+    // The hot path: one statement as the caller (messaging/messages.queries.ts says why).
     const message = await sendMessageAs(c.get("deps").sql, callerClaims(c), {
       conversationId: id,
       content: body.content,

@@ -1,7 +1,7 @@
 /**
  * Queries of messages: the list and the send under /api/conversations/:id/messages
- * (routes/conversations.ts), and edits, deletes and read marks under /api/messages/:id
- * (routes/messages.ts). All run as the caller; the send through its one-statement door.
+ * (messaging/conversations.routes.ts), and edits, deletes and read marks under /api/messages/:id
+ * (messaging/messages.routes.ts). All run as the caller; the send through its one-statement door.
  */
 import type { DbClaims, Sql, Tx } from "../../_shared/db.ts";
 import { notFound } from "../../_shared/errors.ts";

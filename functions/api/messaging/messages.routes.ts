@@ -1,7 +1,7 @@
 /**
  * /api/messages/:id: edit (author, within the edit window), delete (author, group creator or
  * ADMIN; a tombstone stays) and read marks. SUBSCRIBER and above (the gate below). Queries:
- * queries/messages.ts.
+ * messaging/messages.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";

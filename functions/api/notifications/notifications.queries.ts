@@ -1,5 +1,5 @@
 /**
- * Queries of /api/notifications (routes/notifications.ts). The inbox, read marks and deletion run
+ * Queries of /api/notifications (notifications/notifications.routes.ts). The inbox, read marks and deletion run
  * as the caller under RLS (a user reaches only their own inbox): the list in one statement that
  * checks the session too (`app_private.inbox_page_for_session`), the rest through `asUser`;
  * creation, preferences, devices, bulk sends and analytics go through the SQL functions that

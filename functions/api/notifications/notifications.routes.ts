@@ -3,7 +3,7 @@
  * push devices; bulk sends and analytics for ADMINs. Any signed-in user has an inbox (the gate
  * below: a VISITOR too, who is told of their own role change there); bulk and analytics are
  * ADMIN only (the admin gate on their routers). Everything runs as the caller: RLS and the SQL
- * functions decide, and another user's notification is a 404. Queries: queries/notifications.ts.
+ * functions decide, and another user's notification is a 404. Queries: notifications/notifications.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../core/context.ts";
@@ -109,7 +109,7 @@ notifications.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const after = timeIdCursor(q.cursor);
-    // The hot path: one statement, session check included (queries/notifications.ts says why).
+    // The hot path: one statement, session check included (notifications/notifications.queries.ts says why).
     const page = await asSessionOf(c, (caller) =>
       listNotifications(c.get("deps").sql, caller, {
         type: q.type,

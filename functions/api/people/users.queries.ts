@@ -1,4 +1,4 @@
-/** Queries of /api/users (routes/users.ts), run as the caller: the people directory. */
+/** Queries of /api/users (people/users.routes.ts), run as the caller: the people directory. */
 import type { Tx } from "../../_shared/db.ts";
 import type { Role } from "../core/context.ts";
 import { pageLimit, slicePage } from "../core/paging.ts";

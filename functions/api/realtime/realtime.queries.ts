@@ -1,5 +1,5 @@
 /**
- * Queries of /api/realtime (routes/realtime.ts), run as the caller. Reading the event log itself
+ * Queries of /api/realtime (realtime/realtime.routes.ts), run as the caller. Reading the event log itself
  * is realtime/events.ts (`readEvents`, `currentCursor`), shared with the event hub.
  */
 import type { Tx } from "../../_shared/db.ts";

@@ -4,7 +4,7 @@
  * the caller may not read is 403. Both transports deliver in log order, once: history is read
  * through RLS from the caller's cursor, live events come from the process's event hub, and the
  * overlap between the two is dropped by cursor order. Any signed-in user (the gate below); the
- * topic rule decides the rest. Queries: queries/realtime.ts and realtime/events.ts.
+ * topic rule decides the rest. Queries: realtime/realtime.queries.ts and realtime/events.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";

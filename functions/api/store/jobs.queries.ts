@@ -1,5 +1,5 @@
 /**
- * The SQL of the store's background jobs (jobs/store.ts), server paths on the pool's own
+ * The SQL of the store's background jobs (store/jobs.ts), server paths on the pool's own
  * connection: they act for the payment provider or the schedule, never for a user, and what they
  * call lives in `app_private` (no API role may).
  */

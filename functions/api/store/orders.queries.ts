@@ -1,5 +1,5 @@
 /**
- * Queries of /api/store/orders (routes/store/orders.ts), run as the caller: RLS shows an order
+ * Queries of /api/store/orders (store/orders.routes.ts), run as the caller: RLS shows an order
  * to its buyer, its vendor's owner and ADMINs; every change goes through a function that checks
  * its own rules (`app.create_checkout`, `app.attach_payment_intent`, `app.abandon_checkout`,
  * `app.change_order_status`); the checkout itself is one statement with the caller's claims

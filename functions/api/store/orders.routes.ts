@@ -2,7 +2,7 @@
  * /api/store/orders: checkout (one order per vendor, server prices, stock reserved, a payment
  * intent), the caller's orders as buyer or vendor, one order, and the state machine's moves.
  * SUBSCRIBER and above (the gate below); RLS shows an order to its buyer, its vendor's owner and
- * ADMINs (404 for everyone else). Queries: queries/store/orders.ts; the checkout around the
+ * ADMINs (404 for everyone else). Queries: store/orders.queries.ts; the checkout around the
  * payment provider: store/checkout.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";

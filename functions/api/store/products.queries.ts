@@ -1,5 +1,5 @@
 /**
- * Queries of /api/store/products (routes/store/products.ts). The catalog is read through
+ * Queries of /api/store/products (store/products.routes.ts). The catalog is read through
  * `app.search_products` and `app.get_product` (visitors hold no privilege on app tables; the
  * functions decide visibility); vendors write their products under RLS (`products_insert_vendor`,
  * `products_update_vendor`: the owner of an approved vendor).

@@ -2,7 +2,7 @@
  * /api/store/products: the public catalog (search, filters, sorts, facets, keyset cursors) and
  * vendors' products. Reads are public (anonymous callers run as `anon`; a signed-in caller as
  * themselves, so a vendor sees its own drafts with `vendorId` = its own); writes need SUBSCRIBER
- * and the ownership of an approved vendor (403 otherwise). Queries: queries/store/products.ts.
+ * and the ownership of an approved vendor (403 otherwise). Queries: store/products.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";

@@ -2,7 +2,7 @@
  * /api/store: the multi-vendor store. Each resource declares its lowest role itself: the catalog
  * and the vendor list are public; orders need SUBSCRIBER; vendor writes need SUBSCRIBER; the
  * webhook is authenticated by its signature. `features.store` off turns the store's routes off
- * (403) except the webhook (middleware/features.ts).
+ * (403) except the webhook (core/middleware/features.ts).
  */
 import { router } from "../core/openapi.ts";
 import { products } from "./products.routes.ts";

@@ -1,5 +1,5 @@
 /**
- * Queries of /api/store/vendors (routes/store/vendors.ts). The public list runs as `anon`
+ * Queries of /api/store/vendors (store/vendors.routes.ts). The public list runs as `anon`
  * through `app.list_vendors` (approved vendors, public fields); the caller's own vendor, its
  * balances and settlements are read as the caller under RLS (owner policies); applying goes
  * through `app.apply_for_vendor`. `setPayoutAccount` is a server path (the provider's account id

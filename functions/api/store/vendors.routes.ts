@@ -1,7 +1,7 @@
 /**
  * /api/store/vendors: the public list of approved vendors; applying (SUBSCRIBER and up, one live
  * application per user); the caller's own vendor with its balances, its settlements and the
- * payout account's onboarding link. Queries: queries/store/vendors.ts.
+ * payout account's onboarding link. Queries: store/vendors.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {

@@ -1,5 +1,5 @@
 /**
- * The webhook's one write (routes/store/webhooks.ts), a server path: the caller is the payment
+ * The webhook's one write (store/webhooks.routes.ts), a server path: the caller is the payment
  * provider, authenticated by the signature, not a user; `app_private` has no grants.
  */
 import type { Sql } from "../../_shared/db.ts";

@@ -3,7 +3,7 @@
  * over the raw body is the authentication (verified with the SDK's `constructEventAsync` and the
  * webhook secret; the `dev` provider signs with its own). A verified event is stored once under
  * its id and its work queued (a store.stripe_event job), so the answer is fast and a replay does
- * nothing. Queries: queries/store/webhooks.ts (a server path).
+ * nothing. Queries: store/webhooks.queries.ts (a server path).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { anyone, errors, json, router } from "../core/openapi.ts";

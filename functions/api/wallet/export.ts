@@ -2,7 +2,7 @@
  * Key export (docs/wallet.md, "Export"): a named server path. The private key leaves only inside
  * a compact JWE (`alg: ECDH-ES`, `enc: A256GCM`, made by jose) encrypted to a one-time P-256 key
  * the client generated and sent as a JWK; only that client's private half opens it. The route
- * checks the fresh sign-in first (auth/freshness.ts); this counts against `wallet.exportsPerDay`, sets `exported_at`, records the security event
+ * checks the fresh sign-in first (core/middleware/freshness.ts); this counts against `wallet.exportsPerDay`, sets `exported_at`, records the security event
  * `wallet.key_exported` and notifies the owner with a critical SYSTEM notification (critical:
  * preferences and quiet hours do not hold it back).
  */

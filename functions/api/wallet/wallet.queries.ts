@@ -1,5 +1,5 @@
 /**
- * Queries of /api/wallet (routes/wallet.ts) that run as the caller: RLS shows each user their own
+ * Queries of /api/wallet (wallet/wallet.routes.ts) that run as the caller: RLS shows each user their own
  * wallet, history and NFTs. The writes are server paths in functions/api/wallet/.
  */
 import type { Tx } from "../../_shared/db.ts";

@@ -1,6 +1,6 @@
 /**
  * /api/wallet: the custodial wallet. SUBSCRIBER and above (declared on this router). Reads run as
- * the caller (queries/wallet.ts, RLS: one's own wallet, history and NFTs); what creates keys,
+ * the caller (wallet/wallet.queries.ts, RLS: one's own wallet, history and NFTs); what creates keys,
  * reads the chain to decide, signs or exports is a named server path in functions/api/wallet/
  * (docs/authorization.md).
  */

@@ -278,7 +278,7 @@ select is_empty(
 select isnt(
   (select deleted_at from app.delete_message(:'alice_message')),
   null,
-  'An ADMIN deletes the message (its file''s removal is queued as a storage.delete job, tests/sql/020-jobs.sql).'
+  'An ADMIN deletes the message (its file''s removal is queued as a storage.delete job, tests/jobs/sql/020-jobs.sql).'
 );
 
 select tests.authenticate_as(tests.user_id('att.paul@example.test'));

@@ -38,7 +38,7 @@ export function requireSignIn(): MiddlewareHandler<AppEnv> {
 
 /**
  * ADMIN only, rate-limited per admin; refused attempts are security events. Declared once, on
- * the admin router (routes/admin/index.ts).
+ * the admin router (admin/admin.routes.ts).
  */
 export function adminGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
