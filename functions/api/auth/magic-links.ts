@@ -8,7 +8,8 @@ import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
 import { currentConfig } from "../core/config-store.ts";
 import type { Deps } from "../core/context.ts";
-import { createSession, type IssuedSession } from "./sessions.ts";
+import { createSession } from "./sessions.ts";
+import type { IssuedSession } from "../core/context.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 
 /** Sends a sign-in link to `email` (rate-limited per IP and per address). */

@@ -24,7 +24,9 @@
  */
 import { randomToken, sha256Base64url, sha256Hex, timingSafeEqual } from "../../_shared/crypto.ts";
 import { ApiError, badRequest, unauthenticated } from "../../_shared/errors.ts";
-import type { Deps } from "../core/context.ts";
+import type { Context } from "hono";
+import { setCookie } from "hono/cookie";
+import type { AppEnv, Deps, IssuedSession } from "../core/context.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { type AccountFailure, type ProviderIdentity, resolveAccount } from "./accounts.ts";
 import {
@@ -38,7 +40,7 @@ import {
 } from "./oidc.ts";
 import { providerStates } from "./providers.ts";
 import { safeRedirect } from "./redirects.ts";
-import { createSession, type IssuedSession } from "./sessions.ts";
+import { createSession } from "./sessions.ts";
 
 /** The browser-binding cookie of the flows this browser started. */
 export const BINDING_COOKIE = "agora-oauth-binding";
@@ -391,4 +393,21 @@ function appleName(user: string | undefined): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The OAuth flow's browser binding (oauth.ts): HttpOnly, `SameSite=None` so that it comes along
+ * with Apple's cross-site form post to the callback (a Lax cookie would not), therefore always
+ * `Secure` (browsers refuse `SameSite=None` without it, and treat http://localhost as secure),
+ * sent only to the callbacks, for as long as a flow lives. It authenticates nothing by itself: it
+ * only has to match the hash stored with the flow's state.
+ */
+export function setBindingCookie(c: Context<AppEnv>, value: string): void {
+  setCookie(c, BINDING_COOKIE, value, {
+    httpOnly: true,
+    sameSite: "None",
+    secure: true,
+    path: bindingCookiePath(c.get("deps")),
+    maxAge: FLOW_TTL_SECONDS,
+  });
 }

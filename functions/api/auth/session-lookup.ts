@@ -16,10 +16,8 @@
 import { setImmediate } from "node:timers";
 import type { Sql } from "../../_shared/db.ts";
 import { isUuid } from "../../_shared/jwt.ts";
-import type { SessionUser } from "../core/context.ts";
+import type { SessionLookup, SessionUser } from "../core/context.ts";
 import { SESSION_COLUMNS, type SessionRow, toSessionUser } from "./sessions.ts";
-
-export type SessionLookup = (sessionId: string, userId: string) => Promise<SessionUser | null>;
 
 interface Waiter {
   /** The user the check's token named: the session must be theirs. */

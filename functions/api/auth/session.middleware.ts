@@ -24,7 +24,7 @@ import {
 } from "../core/cookies.ts";
 import { loadSessionUser, refreshOrThrow } from "./sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import { claimsOf } from "../core/claims.ts";
+import { claimsOf } from "../core/doors.ts";
 import { type AccessClaims, bearerToken } from "../../_shared/jwt.ts";
 import { rateRecorder } from "../core/rate-headers.ts";
 

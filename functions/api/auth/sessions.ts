@@ -11,7 +11,7 @@ import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { unauthenticated } from "../../_shared/errors.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
-import type { Deps, Role, SessionUser } from "../core/context.ts";
+import type { Deps, IssuedSession, Role, SessionUser } from "../core/context.ts";
 import { ensureWallet } from "../wallet/wallets.ts";
 
 /** A session joined with its user, as the session queries select it. */
@@ -61,14 +61,6 @@ export function loadSessionUser(
   userId: string,
 ): Promise<SessionUser | null> {
   return deps.sessions(sessionId, userId);
-}
-
-export interface IssuedSession {
-  user: SessionUser;
-  accessToken: string;
-  refreshToken: string;
-  /** Access-token expiry, seconds since epoch. */
-  expiresAt: number;
 }
 
 async function issueAccess(

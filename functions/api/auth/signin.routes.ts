@@ -14,18 +14,19 @@ import { asUser } from "../core/doors.ts";
 import { requireSignIn } from "../core/middleware/roles.ts";
 import { revokeOwnSession } from "./signin.queries.ts";
 import { sendMagicLink, signInWithMagicLink } from "./magic-links.ts";
-import { accessTokenFor, type IssuedSession, refreshOrThrow } from "./sessions.ts";
+import { accessTokenFor, refreshOrThrow } from "./sessions.ts";
+import type { IssuedSession } from "../core/context.ts";
 import {
   clearSessionCookies,
   noStore,
   readCookie,
   REFRESH_COOKIE,
-  setBindingCookie,
   setCsrfCookie,
   setSessionCookies,
 } from "../core/cookies.ts";
 import { csrfTokenFor, requestOrigin } from "../core/middleware/csrf.ts";
 import { safeRedirect } from "./redirects.ts";
+import { setBindingCookie } from "./oauth.ts";
 import { rateRecorder } from "../core/rate-headers.ts";
 import { enforceRateLimit } from "../core/rate-limits.ts";
 import { PROVIDERS, providerStates, requireProvider } from "./providers.ts";

@@ -39,7 +39,8 @@ import { ApiError, badRequest, unauthenticated } from "../../_shared/errors.ts";
 import type { Deps } from "../core/context.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { resolveAccount } from "./accounts.ts";
-import { createSession, type IssuedSession } from "./sessions.ts";
+import { createSession } from "./sessions.ts";
+import type { IssuedSession } from "../core/context.ts";
 
 export const NONCE_TTL_SECONDS = 600;
 const NONCE_LENGTH = 32;

@@ -1,6 +1,11 @@
 /**
  * What every handler can reach: the process-wide dependencies and the per-request facts the
  * middleware establishes (request id, client IP, the signed-in user read from the database).
+ *
+ * The core names no domain. The services a domain owns add themselves to `Deps` where they are
+ * defined (TypeScript declaration merging: `declare module "../core/context.ts"`):
+ * `realtime/hub.ts` adds `hub`, `store/payments.ts` `payments`, `wallet/chain.ts` `chain`,
+ * `wallet/keys.ts` `walletKeys`. `functions/api/deps.ts` builds them all.
  */
 import type { AccessLog } from "../../_shared/access-log.ts";
 import type { DbClaims, Sql } from "../../_shared/db.ts";
@@ -11,13 +16,7 @@ import type { PushSender } from "../../_shared/push.ts";
 import type { SecurityRecorder } from "../../_shared/security-events.ts";
 import type { Settings } from "../../_shared/settings.ts";
 import type { Storage } from "../../_shared/storage.ts";
-import type { EventHub } from "../realtime/hub.ts";
 import type { ConfigCache } from "./config-store.ts";
-import type { SessionLookup } from "../auth/session-lookup.ts";
-import type { PaymentProvider } from "../store/payments.ts";
-import type { IssuedSession } from "../auth/sessions.ts";
-import type { ChainAccess } from "../wallet/chain.ts";
-import type { WalletKeyring } from "../wallet/keys.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -36,18 +35,10 @@ export interface Deps {
   signRefresh: (message: string) => Promise<string>;
   /** Attachment files. */
   storage: Storage;
-  /** Live delivery of the event log to this process's SSE and long-poll subscribers. */
-  hub: EventHub;
   /** The configuration, cached briefly (flags, maintenance, sign-up rules). */
   config: ConfigCache;
   /** The live session and user behind a token, read from the database on every call. */
   sessions: SessionLookup;
-  /** The store's payment provider: Stripe with AGORA_STRIPE_SECRET_KEY, else `dev`. */
-  payments: PaymentProvider;
-  /** The EVM node (`AGORA_RPC_URL`) through viem. */
-  chain: ChainAccess;
-  /** The wallet master keys (`AGORA_WALLET_MASTER_KEY`); null when none is set (local mode only). */
-  walletKeys: Promise<WalletKeyring> | null;
   /** Push through FCM; null when AGORA_FCM_SERVICE_ACCOUNT is not set (push is off). */
   push: PushSender | null;
 }
@@ -67,6 +58,21 @@ export interface SessionUser {
   authTime: Date;
   /** The provider that opened it: email, google, apple or wallet (`amr`). */
   provider: string;
+}
+
+/**
+ * The live session and user behind a token, read from the database on every call (null when the
+ * session ended or the user may not sign in): auth/session-lookup.ts.
+ */
+export type SessionLookup = (sessionId: string, userId: string) => Promise<SessionUser | null>;
+
+/** A session just opened or refreshed: its user and the tokens that carry it. */
+export interface IssuedSession {
+  user: SessionUser;
+  accessToken: string;
+  refreshToken: string;
+  /** Access-token expiry, seconds since epoch. */
+  expiresAt: number;
 }
 
 /** A session to check and the user it must belong to, as an access token names them. */

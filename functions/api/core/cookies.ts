@@ -1,13 +1,11 @@
 /**
  * Session cookies for browsers: httpOnly access and refresh tokens (SameSite=Lax; Secure except
- * on plain-http localhost) and a script-readable CSRF cookie; and the binding cookie of OAuth
- * sign-ins (oauth.ts).
+ * on plain-http localhost) and a script-readable CSRF cookie. (The binding cookie of OAuth
+ * sign-ins is auth/oauth.ts's.)
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { AppEnv } from "./context.ts";
-import type { IssuedSession } from "../auth/sessions.ts";
-import { BINDING_COOKIE, bindingCookiePath, FLOW_TTL_SECONDS } from "../auth/oauth.ts";
+import type { AppEnv, IssuedSession } from "./context.ts";
 
 export const ACCESS_COOKIE = "agora-access-token";
 export const REFRESH_COOKIE = "agora-refresh-token";
@@ -72,21 +70,4 @@ export function clearSessionCookies(c: Context<AppEnv>): void {
 
 export function readCookie(c: Context<AppEnv>, name: string): string | undefined {
   return getCookie(c, name) || undefined;
-}
-
-/**
- * The OAuth flow's browser binding (oauth.ts): HttpOnly, `SameSite=None` so that it comes along
- * with Apple's cross-site form post to the callback (a Lax cookie would not), therefore always
- * `Secure` (browsers refuse `SameSite=None` without it, and treat http://localhost as secure),
- * sent only to the callbacks, for as long as a flow lives. It authenticates nothing by itself: it
- * only has to match the hash stored with the flow's state.
- */
-export function setBindingCookie(c: Context<AppEnv>, value: string): void {
-  setCookie(c, BINDING_COOKIE, value, {
-    httpOnly: true,
-    sameSite: "None",
-    secure: true,
-    path: bindingCookiePath(c.get("deps")),
-    maxAge: FLOW_TTL_SECONDS,
-  });
 }

@@ -14,6 +14,13 @@ import type { Logger } from "../../_shared/logger.ts";
 import { compareCursors, type Cursor } from "./cursor.ts";
 import { currentCursor, readEvents, type RealtimeEvent } from "./events.ts";
 
+declare module "../core/context.ts" {
+  interface Deps {
+    /** Live delivery of the event log to this process's SSE and long-poll subscribers. */
+    hub: EventHub;
+  }
+}
+
 export interface HubSubscriber {
   topics: ReadonlySet<string>;
   /** A durable event, in log order, with its cursor. */

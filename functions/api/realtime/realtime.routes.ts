@@ -10,12 +10,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv, SessionUser } from "../core/context.ts";
 import { errors, json, router, signedIn } from "../core/openapi.ts";
-import { withUser } from "../../_shared/db.ts";
 import { badRequest, forbidden } from "../../_shared/errors.ts";
-import { asUser } from "../core/doors.ts";
 import { requireSignIn } from "../core/middleware/roles.ts";
 import { refusedTopics } from "./realtime.queries.ts";
-import { claimsOf } from "../core/claims.ts";
+import { asClaims, asUser, claimsOf } from "../core/doors.ts";
 import { compareCursors, type Cursor, formatCursor, parseCursor } from "./cursor.ts";
 import { currentCursor, readEvents, type RealtimeEvent } from "./events.ts";
 import type { HubSubscriber } from "./hub.ts";
@@ -152,7 +150,7 @@ realtime.openapi(
           try {
             const alive = await loadSessionUser(deps, user.sessionId, user.id);
             const refused = alive
-              ? await withUser(deps.sql, claimsOf(alive), (tx) => refusedTopics(tx, topics))
+              ? await asClaims(deps.sql, claimsOf(alive), (tx) => refusedTopics(tx, topics))
               : topics;
             if (refused.length) close();
           } catch {

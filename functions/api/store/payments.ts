@@ -15,6 +15,13 @@
 import Stripe from "stripe";
 import type { Settings } from "../../_shared/settings.ts";
 
+declare module "../core/context.ts" {
+  interface Deps {
+    /** The store's payment provider: Stripe with AGORA_STRIPE_SECRET_KEY, else `dev`. */
+    payments: PaymentProvider;
+  }
+}
+
 export class PaymentProviderUnavailable extends Error {
   constructor(message: string, readonly retryAfterSeconds: number | null = null) {
     super(message);

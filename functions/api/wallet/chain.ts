@@ -22,6 +22,13 @@ import {
 import { ApiError } from "../../_shared/errors.ts";
 import type { ConfigDocument } from "../../_shared/config-document.ts";
 
+declare module "../core/context.ts" {
+  interface Deps {
+    /** The EVM node (`AGORA_RPC_URL`) through viem. */
+    chain: ChainAccess;
+  }
+}
+
 /** Multicall3 functions the wallet uses (contracts/Multicall3.sol, the canonical interface). */
 export const multicallAbi = parseAbi([
   "function getEthBalance(address addr) view returns (uint256 balance)",

@@ -19,6 +19,13 @@ import { getAddress, type Hex, toHex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import type { Settings } from "../../_shared/settings.ts";
 
+declare module "../core/context.ts" {
+  interface Deps {
+    /** The wallet master keys (`AGORA_WALLET_MASTER_KEY`); null when none is set (local mode only). */
+    walletKeys: Promise<WalletKeyring> | null;
+  }
+}
+
 export const SCHEME = "v1";
 
 export interface MasterKey {

@@ -34,6 +34,7 @@ import type { Sql, Tx } from "../../_shared/db.ts";
 import { ApiError, conflict, notFound, unprocessable } from "../../_shared/errors.ts";
 import type { Deps } from "../core/context.ts";
 import { RetryJobAfter } from "../core/job-queue.ts";
+import { asServer } from "../core/doors.ts";
 import {
   type ChainClient,
   type FeeQuote,
@@ -171,9 +172,8 @@ export async function createTransfer(
   // these balances against the transfers still in flight. One wallet's creates queue in this
   // process first (wallet-queue.ts).
   return await inWalletQueue(wallet.id, () =>
-    deps.sql.begin(async (tx) => {
-      // The idempotency functions act for `auth.uid()`: the caller, in this transaction only.
-      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: userId })}, true)`;
+    // The idempotency functions act for `auth.uid()`: the caller, in this transaction only.
+    asServer(deps.sql, { actingFor: userId }, async (tx) => {
       if (idempotency) {
         const [{ claimed }] = await tx<
           { claimed: { conflict?: boolean; response?: unknown } | null }[]
