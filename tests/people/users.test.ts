@@ -102,3 +102,28 @@ test("[people] GET /api/users refuses a bad limit or cursor with 400", async () 
     );
   }
 });
+
+test("[people] GET /api/users pages past names in any script: a page may end on 李娜 or 🦊 Fox", async () => {
+  const scriptTag = `Quokka${crypto.randomUUID().slice(0, 6)}`;
+  const names = ["Ärger", "李娜", "Zoë", "🦊 Fox"];
+  const ids: string[] = [];
+  for (const name of names) {
+    const user = await createUser(t.deps, "SUBSCRIBER");
+    await t.deps.sql`update app.users set name = ${`${scriptTag} ${name}`} where id = ${user.id}`;
+    ids.push(user.id);
+  }
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const query: string = `search=${scriptTag}&limit=1${cursor ? `&cursor=${cursor}` : ""}`;
+    const response = await t.request("GET", `/api/users?${query}`, { token: caller.accessToken });
+    assert.equal(response.status, 200, `page ${pages + 1}`);
+    const body: { items: { id: string }[]; nextCursor: string | null } = await response.json();
+    seen.push(...body.items.map((p) => p.id));
+    cursor = body.nextCursor;
+    pages++;
+  } while (cursor && pages < 10);
+  assert.deepEqual(seen.toSorted(), ids.toSorted(), "each person once, whatever the script");
+  assert.equal(pages, 4);
+});

@@ -95,14 +95,21 @@ export const signedIn: Record<string, string[]>[] = [{ bearer: [] }, { cookie: [
 /** No session needed (`security: []`): the operation answers anyone. */
 export const anyone: Record<string, string[]>[] = [];
 
-/** Opaque keyset cursors: base64url JSON of the last row's sort key. */
+/**
+ * Opaque keyset cursors: base64url of the UTF-8 JSON of the last row's sort key. (UTF-8 first:
+ * `btoa` takes only Latin-1, and a sort key can be a name in any script.)
+ */
 export function encodeCursor(key: unknown[]): string {
-  return btoa(JSON.stringify(key)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const bytes = new TextEncoder().encode(JSON.stringify(key));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export function decodeCursor(cursor: string, shape: ("string" | "number")[]): unknown[] {
   try {
-    const text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    const text = new TextDecoder("utf-8", { fatal: true })
+      .decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
     const key = JSON.parse(text);
     if (
       Array.isArray(key) && key.length === shape.length &&
