@@ -16,7 +16,7 @@ import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { userEvents } from "../../lib/user-events.ts";
 import { Pill } from "../../components/Pill.tsx";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { type Checkout, type Order, ORDER_STATUS, statusTone, storeApi } from "./api.ts";
 import { forgetCheckout, recallCheckout } from "./checkouts.ts";
 import { StoreFrame } from "./common.tsx";

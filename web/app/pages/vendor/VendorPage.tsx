@@ -13,7 +13,7 @@ import { setTitle } from "../../lib/config.ts";
 import { subscribe } from "../../lib/live.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { type Order, type OwnVendor, storeApi } from "../store/api.ts";
 import { mergeOrder } from "../store/Checkout.tsx";
 import { ApplyForm, Overview } from "./Overview.tsx";

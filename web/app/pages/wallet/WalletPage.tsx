@@ -10,7 +10,7 @@ import { ApiError, describeError } from "../../lib/api.ts";
 import { setTitle } from "../../lib/config.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { type Balance, type Transaction, type Wallet, walletApi } from "./api.ts";
 import { Overview } from "./Overview.tsx";
 import { Send } from "./Send.tsx";
