@@ -15,7 +15,7 @@ import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
 import type { PageProps } from "../../lib/page.ts";
 import { type Order, type OwnVendor, storeApi } from "../store/api.ts";
-import { mergeOrder } from "../store/Checkout.tsx";
+import { mergeOrder } from "../store/live-orders.ts";
 import { ApplyForm, Overview } from "./Overview.tsx";
 import { VendorProducts } from "./Products.tsx";
 import { VendorOrders } from "./Orders.tsx";
