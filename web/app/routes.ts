@@ -11,15 +11,10 @@
 import type { ComponentType } from "preact";
 import type { Features } from "./lib/config.ts";
 import type { Role } from "./lib/session.ts";
+import type { Page } from "./lib/page.ts";
 import { SignInPage } from "./pages/SignIn.tsx";
 import { ChatPage } from "./pages/chat/ChatPage.tsx";
 import { Bell } from "./components/Bell.tsx";
-
-export interface PageProps {
-  params: Record<string, string>;
-}
-
-export type Page = ComponentType<PageProps>;
 
 export interface RouteDef {
   /** `/chat/:id`; a trailing `?` makes a part optional. */

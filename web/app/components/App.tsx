@@ -12,7 +12,8 @@ import { currentLocation, matchPath, navigate, onNavigate } from "../lib/router.
 import { loadSession, roleAtLeast, session } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
 import { describeError } from "../lib/api.ts";
-import { HOME, type Page, type RouteDef, routes } from "../routes.ts";
+import type { Page } from "../lib/page.ts";
+import { HOME, type RouteDef, routes } from "../routes.ts";
 import { Shell } from "./Shell.tsx";
 import { userEvents } from "../lib/user-events.ts";
 // The cart empties itself at sign-out, whichever page is open.

@@ -9,30 +9,8 @@ import { currentLocation, Link, navigate } from "../lib/router.tsx";
 import { roleAtLeast, session, signOut } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
 import { headerWidgets, HOME, routes } from "../routes.ts";
+import { Brand } from "./Brand.tsx";
 import { LiveIndicator } from "./LiveIndicator.tsx";
-
-export function Brand() {
-  const cfg = useStore(config);
-  const wl = cfg?.whiteLabel;
-  const [logoFailed, setLogoFailed] = useState(false);
-  return (
-    <span class="brand">
-      {wl?.logoUrl && !logoFailed
-        ? (
-          <img
-            class="brand-logo"
-            src={wl.logoUrl}
-            alt=""
-            width={28}
-            height={28}
-            onError={() => setLogoFailed(true)}
-          />
-        )
-        : <span class="brand-mark" aria-hidden="true">{(wl?.brandName ?? "A").slice(0, 1)}</span>}
-      <span class="brand-name" data-testid="brand-name">{wl?.brandName ?? "Agora"}</span>
-    </span>
-  );
-}
 
 export function Shell({ children, bare }: { children: ComponentChildren; bare?: boolean }) {
   const state = useStore(session);

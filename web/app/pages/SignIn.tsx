@@ -15,7 +15,7 @@ import { config } from "../lib/config.ts";
 import { currentLocation } from "../lib/router.tsx";
 import { session, signedOutBecause } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
-import { Brand } from "../components/Shell.tsx";
+import { Brand } from "../components/Brand.tsx";
 import {
   AppleButton,
   GoogleButton,

@@ -12,7 +12,7 @@ import { useEffect, useState } from "preact/hooks";
 import { subscribe } from "../../lib/live.ts";
 import { Link } from "../../lib/router.tsx";
 import { setTitle } from "../../lib/config.ts";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { UsersSection } from "./Users.tsx";
 import { ConfigSection } from "./Config.tsx";
 import { AnalyticsSection } from "./Analytics.tsx";

@@ -19,7 +19,7 @@ import { navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { userEvents } from "../../lib/user-events.ts";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { chatApi, type Conversation } from "./api.ts";
 import { ConversationList } from "./ConversationList.tsx";
 import { ConversationView } from "./ConversationView.tsx";

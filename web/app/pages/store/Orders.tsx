@@ -11,10 +11,10 @@ import { describeError } from "../../lib/api.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { type Order, ORDER_STATUS, type OrderStatus, statusTone, storeApi } from "./api.ts";
-import { useLiveOrders } from "./Checkout.tsx";
 import { StoreFrame } from "./common.tsx";
+import { useLiveOrders } from "./live-orders.ts";
 
 export function OrdersPage({ params }: PageProps) {
   return params.orderId ? <OrderDetail id={params.orderId} /> : <OrderList />;

@@ -5,7 +5,7 @@ import { money } from "../../lib/format.ts";
 import { addToCart } from "../../lib/cart.ts";
 import { setTitle } from "../../lib/config.ts";
 import { Link } from "../../lib/router.tsx";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { type Product, storeApi } from "./api.ts";
 import { cartLine } from "./Catalog.tsx";
 import { ProductImage, StoreFrame } from "./common.tsx";

@@ -17,7 +17,7 @@ import {
   statusTone,
   storeApi,
 } from "../store/api.ts";
-import { mergeInto, mergeOrder } from "../store/Checkout.tsx";
+import { mergeInto, mergeOrder } from "../store/live-orders.ts";
 import { OrderView } from "../store/Orders.tsx";
 
 const FILTERS: [string, string][] = [

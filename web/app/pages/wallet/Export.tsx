@@ -9,9 +9,9 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
 import { navigate } from "../../lib/router.tsx";
+import { CopyButton } from "../../components/CopyButton.tsx";
 import { type Wallet, walletApi } from "./api.ts";
 import { decryptCompactJwe, oneTimeKey } from "./jwe.ts";
-import { CopyButton } from "./Overview.tsx";
 
 export function Export({ wallet }: { wallet: Wallet }) {
   const [understood, setUnderstood] = useState(false);

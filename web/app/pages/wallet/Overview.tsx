@@ -3,34 +3,12 @@ import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { fullTime, shortHex } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
+import { CopyButton } from "../../components/CopyButton.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
 import type { Transaction } from "./api.ts";
 import { displayAmount } from "./units.ts";
-import type { WalletState } from "./WalletPage.tsx";
-
-export function CopyButton({ text, label }: { text: string; label: string }) {
-  const [done, setDone] = useState<string | null>(null);
-  return (
-    <>
-      <button
-        type="button"
-        class="secondary small"
-        onClick={async () => {
-          try {
-            await navigator.clipboard.writeText(text);
-            setDone("Copied.");
-          } catch {
-            setDone("Copying is not allowed here: select the text and copy it.");
-          }
-        }}
-      >
-        {label}
-      </button>
-      <span class="small muted" role="status">{done}</span>
-    </>
-  );
-}
+import type { WalletState } from "./wallet-state.ts";
 
 export function Overview({ state }: { state: WalletState }) {
   const { wallet, balances } = state;

@@ -12,7 +12,7 @@ import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
 import { type Balance, tokenRef, type Transaction, walletApi } from "./api.ts";
 import { displayAmount, parseUnits } from "./units.ts";
-import type { WalletState } from "./WalletPage.tsx";
+import type { WalletState } from "./wallet-state.ts";
 
 interface Person {
   id: string;

@@ -2,7 +2,7 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { type Token, walletApi } from "./api.ts";
-import type { WalletState } from "./WalletPage.tsx";
+import type { WalletState } from "./wallet-state.ts";
 
 const KINDS: Record<Token["kind"], string> = {
   native: "Native currency",

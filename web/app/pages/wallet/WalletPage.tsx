@@ -10,13 +10,14 @@ import { ApiError, describeError } from "../../lib/api.ts";
 import { setTitle } from "../../lib/config.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
-import type { PageProps } from "../../routes.ts";
+import type { PageProps } from "../../lib/page.ts";
 import { type Balance, type Transaction, type Wallet, walletApi } from "./api.ts";
 import { Overview } from "./Overview.tsx";
 import { Send } from "./Send.tsx";
 import { Nfts } from "./Nfts.tsx";
 import { Tokens } from "./Tokens.tsx";
 import { Export } from "./Export.tsx";
+import type { WalletState } from "./wallet-state.ts";
 
 const SECTIONS = [
   { id: "overview", label: "Balances and history" },
@@ -25,20 +26,6 @@ const SECTIONS = [
   { id: "tokens", label: "Tokens" },
   { id: "export", label: "Export key" },
 ] as const;
-
-export interface WalletState {
-  wallet: Wallet;
-  balances: Balance[] | null;
-  blockNumber: number | null;
-  balanceError: string | null;
-  /** The history as read, with live updates merged in (newest first). */
-  transactions: Transaction[] | null;
-  nextCursor: string | null;
-  reloadBalances(): void;
-  loadTransactions(filters: Record<string, string>, more?: boolean): Promise<void>;
-  /** A transaction this page made or confirmed, merged in. */
-  upsert(t: Transaction): void;
-}
 
 /** The transaction merged in (newest first), unless ours is further along. */
 function upsertInto(list: Transaction[] | null, t: Transaction): Transaction[] {
