@@ -1,7 +1,7 @@
 /**
  * Local secrets: generated on first start into `.local/agora.env` (or `$AGORA_LOCAL_DIR/agora.env`) (git-ignored, mode 0600), read
  * on every start after. Nothing secret is committed. Values already in the process environment
- * win, so any setting in the README table can be overridden per run.
+ * win, so any setting in docs/configuration.md can be overridden per run.
  */
 import { join } from "node:path";
 import { randomToken } from "../functions/_shared/crypto.ts";

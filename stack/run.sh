@@ -38,8 +38,8 @@ stamp=node_modules/.agora-lock-hash
 lock_hash=$(cat package-lock.json patches/* | sha256sum | cut -d' ' -f1)
 if [ ! -x node_modules/.bin/deno ] || [ "$(cat "$stamp" 2>/dev/null)" != "$lock_hash" ]; then
   echo "[setup] installing npm dependencies"
-  # `npm ci` refuses this lock file: the registry here has only the linux build of deno's
-  # optional platform packages, so the lock cannot list the others. `npm install` honours the lock.
+  # The lock lists every platform's optional deno and anvil package (as npm writes it), so
+  # `npm install` installs this machine's and leaves package-lock.json as committed.
   npm install --no-audit --no-fund --loglevel=error
   echo "$lock_hash" > "$stamp"
 fi

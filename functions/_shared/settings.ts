@@ -1,7 +1,7 @@
 /**
  * Process settings: secrets and deployment facts read once from the environment. Everything an
  * admin may change at run time lives in the versioned system configuration instead
- * (see config-document.ts). Every variable and its default is listed in the README.
+ * (see config-document.ts). Every variable and its default is listed in .env.example and docs/configuration.md.
  */
 import { z } from "zod";
 

@@ -1,4 +1,4 @@
-/** The local gateway's limits, from the environment (see the README's settings table). */
+/** The local gateway's limits, from the environment (see docs/configuration.md). */
 import { z } from "zod";
 
 const schema = z.object({

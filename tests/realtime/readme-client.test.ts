@@ -1,7 +1,7 @@
 /**
- * The README's Node.js Realtime client, run as written with this machine's Node.js against a real
- * stack server: with Node 22 or newer as is, with Node 20 with the flag the README names. It must
- * print its own broadcast back and exit.
+ * The Node.js Realtime client of docs/realtime.md ("A client in Node.js"), run as written with this
+ * machine's Node.js against a real stack server: with Node 22 or newer as is, with Node 20 with the
+ * flag the page names. It must print its own broadcast back and exit.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,9 +13,9 @@ import { freePort } from "../../stack/postgres.ts";
 const ROOT = join(fileURLToPath(new URL("../..", import.meta.url)));
 
 test("[readme] the Node.js client example connects with createClient(realtime.url, anonKey) and gets its broadcast", async () => {
-  const readme = await Deno.readTextFile(join(ROOT, "README.md"));
-  const block = /```js\n(\/\/ client\.mjs[^\n]*\n[\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(block, "the README shows a Node.js client (client.mjs)");
+  const page = await Deno.readTextFile(join(ROOT, "docs", "realtime.md"));
+  const block = /```js\n(\/\/ client\.mjs[^\n]*\n[\s\S]*?)```/.exec(page)?.[1];
+  assert.ok(block, "docs/realtime.md shows a Node.js client (client.mjs)");
   assert.match(block, /Node 22\+/, "it names Node 22");
   assert.match(block, /--experimental-websocket/, "and the flag Node 20 needs");
 
