@@ -1,3 +1,9 @@
+-- Replaces functions of other domains:
+--   app_private.prune_auth_state (foundation), app_private.guard_read_mark (conversations),
+--   app_private.guard_message_update (messages).
+-- (Their current bodies are in supabase/schema/<that domain>.sql, marked "last changed in" this
+-- migration. This comment was added after the migration was applied: `supabase db push` tracks
+-- migrations by version only.)
 /*
  * Sign-in providers, sessions a user can see and end, suspension and signout by an ADMIN, and the
  * account's export and deletion.
