@@ -17,7 +17,7 @@ import { Cluster } from "./postgres.ts";
 import { loadLocalEnv } from "./local-env.ts";
 import { startStackServer } from "./server.ts";
 import { prepareDatabase, ROOT, stackEnv, throwawayCluster } from "./database.ts";
-import { dumpSchema, SCHEMA_FILE } from "./schema-dump.ts";
+import { dumpSchema, readMigrations, SCHEMA_DIR, unannouncedReplacements } from "./schema-dump.ts";
 import { closeDeps, createDeps } from "../functions/api/deps.ts";
 import { type Chain, throwawayChain } from "./chain/anvil.ts";
 import {
@@ -370,21 +370,49 @@ async function webBuildStep(): Promise<StepResult> {
 }
 
 /**
- * The readable schema (supabase/schema.sql) regenerated from the freshly migrated database; the
- * step fails when the committed file said something else, so the two never disagree in a commit.
+ * The readable schema (supabase/schema/<domain>.sql) regenerated from the freshly migrated
+ * database; the step fails when a committed file said something else, a file is new or stale, or
+ * a migration that replaces another domain's function does not say so at its top, so the
+ * migrations and the readable schema never disagree in a commit.
  */
 async function schemaStep(cluster: Cluster): Promise<StepResult> {
-  say(`schema: ${SCHEMA_FILE} from the migrated database`);
-  const path = join(ROOT, SCHEMA_FILE);
-  const fresh = await dumpSchema(cluster);
-  const committed = await Deno.readTextFile(path).catch(() => "");
-  if (fresh === committed) return { name: "schema", passed: 1, failed: 0 };
-  await Deno.writeTextFile(path, fresh);
-  console.error(
-    `[agora] ${SCHEMA_FILE} did not match the migrations; it has been rewritten. ` +
-      `Review it (git diff ${SCHEMA_FILE}) and commit it with the migrations.`,
-  );
-  return { name: "schema", passed: 0, failed: 1 };
+  say(`schema: ${SCHEMA_DIR}/<domain>.sql from the migrated database`);
+  const dir = join(ROOT, SCHEMA_DIR);
+  let fresh: Map<string, string>;
+  let unannounced: string[];
+  try {
+    const migrations = await readMigrations(ROOT);
+    unannounced = unannouncedReplacements(migrations);
+    fresh = await dumpSchema(cluster, migrations);
+  } catch (err) {
+    console.error(`[agora] schema: ${err instanceof Error ? err.message : err}`);
+    return { name: "schema", passed: 0, failed: 1 };
+  }
+  await Deno.mkdir(dir, { recursive: true });
+  const changed: string[] = [];
+  for (const entry of [...Deno.readDirSync(dir)]) {
+    if (entry.isFile && entry.name.endsWith(".sql") && !fresh.has(entry.name)) {
+      await Deno.remove(join(dir, entry.name));
+      changed.push(`${SCHEMA_DIR}/${entry.name} (removed: no migration of that domain)`);
+    }
+  }
+  for (const [name, content] of fresh) {
+    const committed = await Deno.readTextFile(join(dir, name)).catch(() => null);
+    if (committed === content) continue;
+    await Deno.writeTextFile(join(dir, name), content);
+    changed.push(`${SCHEMA_DIR}/${name}${committed === null ? " (new)" : ""}`);
+  }
+  for (const line of unannounced) console.error(`[agora] schema: ${line}`);
+  if (changed.length) {
+    console.error(
+      `[agora] the readable schema did not match the migrations; rewritten:\n  ${
+        changed.join("\n  ")
+      }\nReview them (git status ${SCHEMA_DIR}; git diff ${SCHEMA_DIR}) and commit them with ` +
+        "the migrations.",
+    );
+  }
+  const failed = changed.length > 0 || unannounced.length > 0;
+  return { name: "schema", passed: failed ? 0 : 1, failed: failed ? 1 : 0 };
 }
 
 async function bench(args: string[]): Promise<void> {

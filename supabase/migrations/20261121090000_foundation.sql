@@ -8,7 +8,7 @@
  *
  * Relies on what hosted Supabase provides (locally: sql/local/): roles anon/authenticated/
  * service_role, auth.uid(), schema `extensions`. The why of every table and function is in its
- * `comment on`; the current body of every function is in supabase/schema.sql.
+ * `comment on`; the current body of every function is in supabase/schema/<domain>.sql.
  */
 
 create extension if not exists pg_trgm with schema extensions;

@@ -846,7 +846,7 @@ comment on function app_private.digest_conversation(uuid, bigint) is
 
 /*
  * Deliveries, for the `notifications.deliver` and `notifications.batch_chunk` jobs
- * (functions/api/notifications/jobs.ts): take what is due, send it, record each outcome.
+ * (functions/api/jobs/notifications.ts): take what is due, send it, record each outcome.
  */
 create function app_private.take_deliveries(notification_ids uuid[])
 returns table (

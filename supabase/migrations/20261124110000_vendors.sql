@@ -1,3 +1,8 @@
+-- Replaces functions of other domains:
+--   app.readable_topics (events).
+-- (Its current body is in supabase/schema/events.sql, marked "last changed in" this migration.
+-- This comment was added after the migration was applied: `supabase db push` tracks migrations
+-- by version only.)
 /*
  * Vendors of the store: applications (one live application per user), the ADMIN's decisions with
  * reasons and a history, a per-vendor commission override, the payout account (a Stripe Connect

@@ -1,3 +1,9 @@
+-- Replaces functions of other domains:
+--   app_private.prune_auth_state (foundation), app_private.guard_read_mark (conversations),
+--   app_private.guard_message_update (messages).
+-- (Their current bodies are in supabase/schema/<that domain>.sql, marked "last changed in" this
+-- migration. This comment was added after the migration was applied: `supabase db push` tracks
+-- migrations by version only.)
 /*
  * Sign-in providers, sessions a user can see and end, suspension and signout by an ADMIN, and the
  * account's export and deletion.
@@ -15,7 +21,7 @@
  * - The export (app.export_account) is composed of one part per domain, listed in
  *   app_private.account_export_parts; deletion (app.delete_account) runs the erasure steps listed
  *   in app_private.account_erasure_steps, then deletes the user row, whose foreign keys cascade or
- *   set null (tests/account/sql/440-account-foreign-keys.sql checks every one, present and future).
+ *   set null (tests/sql/440-account-foreign-keys.sql checks every one, present and future).
  *
  * Replaces two guards of the messaging migrations so that the foreign keys' own `set null` (an
  * author's or an adder's account deleted) is not refused as a user's edit, and the pruning of
@@ -109,7 +115,7 @@ create table app_private.account_export_parts (
   description text not null check (char_length(description) between 1 and 500)
 );
 comment on table app_private.account_export_parts is
-  'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/account/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
+  'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
 
 /*
  * Deletion: most of it is the foreign keys (every key referencing app.users cascades or sets
@@ -376,7 +382,7 @@ begin
 end;
 $$;
 comment on function app.has_fresh_sign_in() is
-  'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/core/middleware/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
+  'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/auth/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
 
 -- ---------------------------------------------------------------------------------------------
 -- Policies

@@ -294,7 +294,7 @@ select is_empty(
 
 -- ---------------------------------------------------------------------------------------------
 -- Every table and function says why it exists (in its comment, which survives `create or
--- replace` and shows in supabase/schema.sql and Supabase Studio)
+-- replace` and shows in supabase/schema/<domain>.sql and Supabase Studio)
 -- ---------------------------------------------------------------------------------------------
 
 select is_empty(

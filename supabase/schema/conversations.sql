@@ -1,0 +1,438 @@
+-- Agora's schema as it is now, domain conversations: every object its migrations created, with
+-- every later change from any migration applied. Its migrations:
+--   supabase/migrations/20261121100200_conversations.sql
+-- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
+-- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
+-- commit both. docs/conventions.md says how to read it.
+-- Order: schemas, types, tables (each with its sequences, defaults, constraints, indexes,
+-- triggers, row security, policies, comments, grants), views, functions, policies on
+-- realtime.messages, pg_cron jobs; by name within each. Above each object: the migration whose
+-- create statement made it and the last one that replaced or altered it (create or replace,
+-- alter, an index, trigger or policy on a table; comments and grants are not counted).
+
+-- ---------------------------------------------------------------------------------------------
+-- type app.conversation_type
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TYPE app.conversation_type AS ENUM (
+    'direct',
+    'group'
+);
+
+COMMENT ON TYPE app.conversation_type IS 'Direct: exactly two people, one per pair. Group: a titled set with a creator.';
+
+GRANT ALL ON TYPE app.conversation_type TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.conversation_participants
+-- created in 20261121100200_conversations.sql; last changed in 20261124100000_notifications.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.conversation_participants (
+    conversation_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    added_by uuid,
+    joined_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_read_seq bigint DEFAULT 0 NOT NULL,
+    last_read_message_id uuid,
+    last_read_at timestamp with time zone
+);
+
+COMMENT ON TABLE app.conversation_participants IS 'Who takes part in a conversation, and each one''s read watermark (only moves forward).';
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_pkey PRIMARY KEY (conversation_id, user_id);
+
+CREATE INDEX conversation_participants_added_by_idx ON app.conversation_participants USING btree (added_by);
+
+CREATE INDEX conversation_participants_user_id_idx ON app.conversation_participants USING btree (user_id, conversation_id);
+
+CREATE TRIGGER participants_events AFTER INSERT OR DELETE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.participant_events();
+
+CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.guard_read_mark();
+
+CREATE TRIGGER participants_notify AFTER INSERT ON app.conversation_participants REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION app_private.conversation_notifications();
+
+CREATE TRIGGER participants_read_mark_events AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.read_mark_events();
+
+CREATE TRIGGER participants_read_notifications AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW WHEN ((new.last_read_seq > old.last_read_seq)) EXECUTE FUNCTION app_private.conversation_read_notifications();
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_added_by_fkey FOREIGN KEY (added_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.conversation_participants
+    ADD CONSTRAINT conversation_participants_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.conversation_participants ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY participants_select_participant ON app.conversation_participants FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+CREATE POLICY participants_update_self ON app.conversation_participants FOR UPDATE TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.conversation_participants TO authenticated;
+
+GRANT UPDATE(last_read_seq) ON TABLE app.conversation_participants TO authenticated;
+
+GRANT UPDATE(last_read_message_id) ON TABLE app.conversation_participants TO authenticated;
+
+GRANT UPDATE(last_read_at) ON TABLE app.conversation_participants TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.conversations
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.conversations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    type app.conversation_type NOT NULL,
+    title text,
+    created_by uuid,
+    direct_key text,
+    last_seq bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_activity_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT conversations_direct_key CHECK (((type = 'direct'::app.conversation_type) = (direct_key IS NOT NULL))),
+    CONSTRAINT conversations_direct_untitled CHECK (((type = 'group'::app.conversation_type) OR (title IS NULL))),
+    CONSTRAINT conversations_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200)))
+)
+WITH (fillfactor='70');
+
+COMMENT ON TABLE app.conversations IS 'Direct and group conversations. last_seq hands out message numbers under the row''s lock (commit order within a conversation); direct_key keeps one direct conversation per pair. Unindexed activity columns and fillfactor 70 keep the per-message update HOT.';
+
+ALTER TABLE ONLY app.conversations
+    ADD CONSTRAINT conversations_direct_key_key UNIQUE (direct_key);
+
+ALTER TABLE ONLY app.conversations
+    ADD CONSTRAINT conversations_pkey PRIMARY KEY (id);
+
+CREATE INDEX conversations_created_by_idx ON app.conversations USING btree (created_by);
+
+ALTER TABLE ONLY app.conversations
+    ADD CONSTRAINT conversations_created_by_fkey FOREIGN KEY (created_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE app.conversations ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY conversations_select_participant ON app.conversations FOR SELECT TO authenticated USING ((id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+GRANT SELECT ON TABLE app.conversations TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.add_participants
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) RETURNS SETOF uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  conv app.conversations;
+  max_participants integer := app.config_int('limits', 'groupMaxParticipants');
+begin
+  select * into conv from app.conversations c where c.id = target_conversation_id for update;
+  if not found or not exists (
+    select 1 from app.conversation_participants p where p.conversation_id = conv.id and p.user_id = me
+  ) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if conv.type <> 'group' or conv.created_by is distinct from me or not app.has_role('SUBSCRIBER') then
+    raise exception 'only the group''s creator adds people' using errcode = 'AG403';
+  end if;
+  if (select count(*) from app.users u where u.id = any(user_ids) and u.status = 'active' and u.role >= 'SUBSCRIBER')
+     <> (select count(distinct x) from unnest(user_ids) x) then
+    raise exception 'every participant must be an active user who can message' using errcode = 'AG422';
+  end if;
+  if (select count(*) from app.conversation_participants p where p.conversation_id = conv.id)
+     + (select count(distinct x) from unnest(user_ids) x
+        where not exists (select 1 from app.conversation_participants p where p.conversation_id = conv.id and p.user_id = x))
+     > max_participants then
+    raise exception 'a group has at most % participants', max_participants using errcode = 'AG422';
+  end if;
+  return query
+    insert into app.conversation_participants (conversation_id, user_id, added_by)
+    select conv.id, x, me from (select distinct unnest(user_ids) as x) ids
+    on conflict do nothing
+    returning user_id;
+end;
+$$;
+
+COMMENT ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) IS 'The group''s creator adds people (the conversation row lock serializes additions against the size limit). Returns the ids actually added; people already in are skipped. security definer as app.create_conversation.';
+
+REVOKE ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.conversation_profiles
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.conversation_profiles(conversation_ids uuid[]) RETURNS TABLE(conversation_id uuid, user_id uuid, name text, image text, role app.user_role)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select p.conversation_id, u.id, u.name, u.image, u.role
+  from app.conversation_participants p
+  join app.users u on u.id = p.user_id
+  where p.conversation_id = any(conversation_ids)
+    and p.conversation_id in (select app.my_conversation_ids())
+  order by p.conversation_id, p.joined_at, u.id
+$$;
+
+COMMENT ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) IS 'Display profiles (name, image, role; never e-mail) of the people who share a conversation with the caller. security definer: app.users shows a user only their own row.';
+
+REVOKE ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.create_conversation
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text DEFAULT NULL::text) RETURNS TABLE(conversation_id uuid, created boolean)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  others uuid[];
+  max_participants integer := app.config_int('limits', 'groupMaxParticipants');
+  key text;
+  new_id uuid;
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    raise exception 'messaging needs the SUBSCRIBER role' using errcode = 'AG403';
+  end if;
+  select coalesce(array_agg(distinct p), '{}') into others from unnest(participant_ids) as p where p <> me;
+  if (select count(*) from app.users u where u.id = any(others) and u.status = 'active' and u.role >= 'SUBSCRIBER')
+     <> cardinality(others) then
+    raise exception 'every participant must be an active user who can message' using errcode = 'AG422';
+  end if;
+  if conversation_type = 'direct' then
+    if cardinality(others) <> 1 then
+      raise exception 'a direct conversation has exactly two people' using errcode = 'AG400';
+    end if;
+    if conversation_title is not null then
+      raise exception 'a direct conversation has no title' using errcode = 'AG400';
+    end if;
+    key := least(me, others[1])::text || ':' || greatest(me, others[1])::text;
+    insert into app.conversations (type, created_by, direct_key)
+    values ('direct', me, key)
+    on conflict (direct_key) do nothing
+    returning id into new_id;
+    if new_id is null then
+      return query select c.id, false from app.conversations c where c.direct_key = key;
+      return;
+    end if;
+  else
+    if conversation_title is null or char_length(trim(conversation_title)) = 0 then
+      raise exception 'a group conversation needs a title' using errcode = 'AG400';
+    end if;
+    if cardinality(others) + 1 > max_participants then
+      raise exception 'a group has at most % participants', max_participants using errcode = 'AG422';
+    end if;
+    insert into app.conversations (type, title, created_by)
+    values ('group', trim(conversation_title), me)
+    returning id into new_id;
+  end if;
+  insert into app.conversation_participants (conversation_id, user_id, added_by)
+  select new_id, p, me from unnest(array_prepend(me, others)) as p;
+  return query select new_id, true;
+end;
+$$;
+
+COMMENT ON FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text) IS 'Creates a conversation, or returns the existing direct one between the same two people (from either side; concurrent creations meet on the unique direct_key). Returns the id and whether it was created. security definer: it adds other people as participants, which no policy lets a user do; every rule is checked here.';
+
+REVOKE ALL ON FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.create_conversation(conversation_type app.conversation_type, participant_ids uuid[], conversation_title text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.is_participant
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.is_participant(target_conversation_id uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return exists (
+    select 1 from app.conversation_participants p
+    where p.conversation_id = target_conversation_id and p.user_id = (select auth.uid())
+  ) and app.has_role('SUBSCRIBER');
+end;
+$$;
+
+COMMENT ON FUNCTION app.is_participant(target_conversation_id uuid) IS 'Whether the current user takes part in one conversation (and may use it): one primary-key lookup, cheaper than the whole set for single-conversation checks. security definer as app.my_conversation_ids.';
+
+REVOKE ALL ON FUNCTION app.is_participant(target_conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_participant(target_conversation_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.my_conversation_ids
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.my_conversation_ids() RETURNS SETOF uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- plpgsql keeps its plan across calls (see app.has_role).
+  if app.has_role('SUBSCRIBER') then
+    return query
+      select p.conversation_id from app.conversation_participants p where p.user_id = (select auth.uid());
+  end if;
+end;
+$$;
+
+COMMENT ON FUNCTION app.my_conversation_ids() IS 'The conversations the current user takes part in and may use (an active user of at least SUBSCRIBER; a participant demoted to VISITOR or suspended sees nothing until reinstated). security definer so policies on the participants table can use it without recursing into their own policies; it returns only the caller''s memberships.';
+
+REVOKE ALL ON FUNCTION app.my_conversation_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.my_conversation_ids() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.remove_participant
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  conv app.conversations;
+begin
+  select * into conv from app.conversations c where c.id = target_conversation_id for update;
+  if not found or not exists (
+    select 1 from app.conversation_participants p where p.conversation_id = conv.id and p.user_id = me
+  ) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if conv.type <> 'group' then
+    raise exception 'people cannot be removed from a direct conversation' using errcode = 'AG422';
+  end if;
+  if target_user_id <> me and conv.created_by is distinct from me then
+    raise exception 'only the group''s creator removes people' using errcode = 'AG403';
+  end if;
+  delete from app.conversation_participants p
+  where p.conversation_id = conv.id and p.user_id = target_user_id;
+  if not found then
+    raise exception 'not a participant' using errcode = 'AG404';
+  end if;
+  -- A group is never left without someone to manage it: the longest-standing participant takes
+  -- over from a creator who leaves; a group nobody is in any more is removed.
+  if conv.created_by = target_user_id then
+    update app.conversations c set created_by = (
+      select p.user_id from app.conversation_participants p
+      where p.conversation_id = conv.id order by p.joined_at, p.user_id limit 1
+    ) where c.id = conv.id;
+  end if;
+  if not exists (select 1 from app.conversation_participants p where p.conversation_id = conv.id) then
+    delete from app.conversations c where c.id = conv.id;
+  end if;
+end;
+$$;
+
+COMMENT ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) IS 'The group''s creator removes someone; anyone may leave a group; direct conversations are fixed. A creator who leaves hands the group to the longest-standing participant; an empty group is removed. security definer as app.create_conversation.';
+
+REVOKE ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_read_mark
+-- created in 20261121100200_conversations.sql; last changed in 20261124120000_signin.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_read_mark() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The foreign key's own `set null`: the person who added this participant deleted their account.
+  if new.added_by is null and old.added_by is not null
+     and not exists (select 1 from app.users u where u.id = old.added_by)
+     and new.conversation_id = old.conversation_id and new.user_id = old.user_id
+     and new.joined_at = old.joined_at and new.last_read_seq = old.last_read_seq
+     and new.last_read_message_id is not distinct from old.last_read_message_id
+     and new.last_read_at is not distinct from old.last_read_at then
+    return new;
+  end if;
+  if new.conversation_id <> old.conversation_id or new.user_id <> old.user_id
+     or new.joined_at <> old.joined_at or new.added_by is distinct from old.added_by then
+    raise exception 'only the read mark of a participant can change' using errcode = '42501';
+  end if;
+  if new.last_read_seq <= old.last_read_seq then
+    new.last_read_seq := old.last_read_seq;
+    new.last_read_message_id := old.last_read_message_id;
+    new.last_read_at := old.last_read_at;
+    return new;
+  end if;
+  -- Moving forward: the mark must name a message of this conversation at that position.
+  if not exists (
+    select 1 from app.messages m
+    where m.id = new.last_read_message_id and m.conversation_id = new.conversation_id and m.seq = new.last_read_seq
+  ) then
+    raise exception 'a read mark names a message of the conversation' using errcode = 'AG422';
+  end if;
+  new.last_read_at := now();
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only and name a real message at that position; nothing else of a participant row changes, except the foreign key''s own set null of added_by when that account was deleted. security definer: it reads messages the row''s update may not see.';
+
+REVOKE ALL ON FUNCTION app_private.guard_read_mark() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.participant_events
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.participant_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  p app.conversation_participants := case when tg_op = 'DELETE' then old else new end;
+  name text := case when tg_op = 'DELETE' then 'participant.removed' else 'participant.added' end;
+  body jsonb;
+begin
+  body := jsonb_build_object('conversationId', p.conversation_id, 'userId', p.user_id);
+  perform app_private.emit_event('conversation:' || p.conversation_id, name, body);
+  perform app_private.emit_event('user:' || p.user_id, case when tg_op = 'DELETE' then 'conversation.left' else 'conversation.joined' end, body);
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.participant_events() IS 'Joining and leaving are events on the conversation and, for the person, on their user topic (so a client learns of new conversations live).';
+
+REVOKE ALL ON FUNCTION app_private.participant_events() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.read_mark_events
+-- created in 20261121100200_conversations.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.read_mark_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if new.last_read_seq > old.last_read_seq then
+    perform app_private.emit_event('conversation:' || new.conversation_id, 'message.read',
+      jsonb_build_object('conversationId', new.conversation_id, 'userId', new.user_id,
+                         'lastReadMessageId', new.last_read_message_id, 'lastReadSeq', new.last_read_seq));
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.read_mark_events() IS 'Each forward move of a read mark is a message.read event for the other participants.';
+
+REVOKE ALL ON FUNCTION app_private.read_mark_events() FROM PUBLIC;

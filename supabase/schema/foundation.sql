@@ -1,0 +1,1052 @@
+-- Agora's schema as it is now, domain foundation: every object its migrations created, with
+-- every later change from any migration applied. Its migrations:
+--   supabase/migrations/20261121090000_foundation.sql
+-- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
+-- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
+-- commit both. docs/conventions.md says how to read it.
+-- Order: schemas, types, tables (each with its sequences, defaults, constraints, indexes,
+-- triggers, row security, policies, comments, grants), views, functions, policies on
+-- realtime.messages, pg_cron jobs; by name within each. Above each object: the migration whose
+-- create statement made it and the last one that replaced or altered it (create or replace,
+-- alter, an index, trigger or policy on a table; comments and grants are not counted).
+
+-- ---------------------------------------------------------------------------------------------
+-- schema app
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE SCHEMA app;
+
+COMMENT ON SCHEMA app IS 'Agora data read and written by users through RLS.';
+
+GRANT USAGE ON SCHEMA app TO anon;
+GRANT USAGE ON SCHEMA app TO authenticated;
+GRANT USAGE ON SCHEMA app TO service_role;
+
+-- ---------------------------------------------------------------------------------------------
+-- schema app_private
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE SCHEMA app_private;
+
+COMMENT ON SCHEMA app_private IS 'Agora secrets and server-only state; never granted to API roles.';
+
+-- ---------------------------------------------------------------------------------------------
+-- type app.security_severity
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TYPE app.security_severity AS ENUM (
+    'info',
+    'warning',
+    'critical'
+);
+
+COMMENT ON TYPE app.security_severity IS 'How urgently an admin should look at a security event.';
+
+GRANT ALL ON TYPE app.security_severity TO anon;
+GRANT ALL ON TYPE app.security_severity TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- type app.user_role
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TYPE app.user_role AS ENUM (
+    'VISITOR',
+    'SUBSCRIBER',
+    'MEMBER',
+    'CONFIDENTIAL',
+    'ADMIN'
+);
+
+COMMENT ON TYPE app.user_role IS 'The five roles in rank order, so that enum comparison is rank comparison.';
+
+GRANT ALL ON TYPE app.user_role TO anon;
+GRANT ALL ON TYPE app.user_role TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- type app.user_status
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TYPE app.user_status AS ENUM (
+    'active',
+    'suspended'
+);
+
+COMMENT ON TYPE app.user_status IS 'A suspended user authenticates nothing and is in no list.';
+
+GRANT ALL ON TYPE app.user_status TO anon;
+GRANT ALL ON TYPE app.user_status TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.access_logs
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.access_logs (
+    id bigint NOT NULL,
+    request_id text NOT NULL,
+    user_id uuid,
+    method text NOT NULL,
+    route text NOT NULL,
+    status smallint NOT NULL,
+    duration_ms real NOT NULL,
+    ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE app.access_logs IS 'One row per /api request, written in batches off the request path by the server only. No foreign key on user_id: checking it cost a row lock per logged request, and a log keeps the id it saw.';
+
+ALTER TABLE app.access_logs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.access_logs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app.access_logs
+    ADD CONSTRAINT access_logs_pkey PRIMARY KEY (id);
+
+CREATE INDEX access_logs_created_at_brin ON app.access_logs USING brin (created_at);
+
+CREATE INDEX access_logs_user_id_idx ON app.access_logs USING btree (user_id, id);
+
+ALTER TABLE app.access_logs ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY access_logs_select_admin ON app.access_logs FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+GRANT SELECT ON TABLE app.access_logs TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.config_versions
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.config_versions (
+    version integer NOT NULL,
+    config jsonb NOT NULL,
+    diff jsonb DEFAULT '{}'::jsonb NOT NULL,
+    reason text NOT NULL,
+    changed_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT config_versions_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500))),
+    CONSTRAINT config_versions_version_check CHECK ((version > 0))
+);
+
+COMMENT ON TABLE app.config_versions IS 'Versioned system configuration: every version kept, the highest is current, and a stored document may be partial (app_private.config_defaults fills the rest). The primary key is the optimistic lock: two writers that read version N cannot both write N + 1.';
+
+ALTER TABLE ONLY app.config_versions
+    ADD CONSTRAINT config_versions_pkey PRIMARY KEY (version);
+
+CREATE INDEX config_versions_changed_by_idx ON app.config_versions USING btree (changed_by);
+
+ALTER TABLE ONLY app.config_versions
+    ADD CONSTRAINT config_versions_changed_by_fkey FOREIGN KEY (changed_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE app.config_versions ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY config_versions_insert_admin ON app.config_versions FOR INSERT TO authenticated WITH CHECK ((( SELECT app.is_admin() AS is_admin) AND (changed_by = ( SELECT auth.uid() AS uid))));
+
+CREATE POLICY config_versions_select_admin ON app.config_versions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+GRANT SELECT ON TABLE app.config_versions TO authenticated;
+
+GRANT INSERT(version) ON TABLE app.config_versions TO authenticated;
+
+GRANT INSERT(config) ON TABLE app.config_versions TO authenticated;
+
+GRANT INSERT(diff) ON TABLE app.config_versions TO authenticated;
+
+GRANT INSERT(reason) ON TABLE app.config_versions TO authenticated;
+
+GRANT INSERT(changed_by) ON TABLE app.config_versions TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.identities
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.identities (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    provider text NOT NULL,
+    provider_user_id text NOT NULL,
+    email text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_used_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT identities_provider_check CHECK ((provider = ANY (ARRAY['email'::text, 'google'::text, 'apple'::text, 'wallet'::text]))),
+    CONSTRAINT identities_provider_user_id_check CHECK (((char_length(provider_user_id) >= 1) AND (char_length(provider_user_id) <= 320)))
+);
+
+COMMENT ON TABLE app.identities IS 'How a person proves who they are: one row per provider account (email, google, apple, wallet).';
+
+ALTER TABLE ONLY app.identities
+    ADD CONSTRAINT identities_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app.identities
+    ADD CONSTRAINT identities_provider_provider_user_id_key UNIQUE (provider, provider_user_id);
+
+CREATE INDEX identities_user_id_idx ON app.identities USING btree (user_id);
+
+ALTER TABLE ONLY app.identities
+    ADD CONSTRAINT identities_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.identities ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY identities_select_admin ON app.identities FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+CREATE POLICY identities_select_self ON app.identities FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.identities TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.role_changes
+-- created in 20261121090000_foundation.sql; last changed in 20261124100000_notifications.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.role_changes (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    previous_role app.user_role NOT NULL,
+    new_role app.user_role NOT NULL,
+    changed_by uuid,
+    reason text NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT role_changes_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500)))
+);
+
+COMMENT ON TABLE app.role_changes IS 'The audit trail of role changes (who, why, before and after), written only by a trigger on app.users so it cannot be forged.';
+
+ALTER TABLE app.role_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.role_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app.role_changes
+    ADD CONSTRAINT role_changes_pkey PRIMARY KEY (id);
+
+CREATE INDEX role_changes_changed_by_idx ON app.role_changes USING btree (changed_by);
+
+CREATE INDEX role_changes_user_id_idx ON app.role_changes USING btree (user_id, changed_at DESC);
+
+CREATE TRIGGER role_changes_notify AFTER INSERT ON app.role_changes FOR EACH ROW EXECUTE FUNCTION app_private.role_change_notification();
+
+ALTER TABLE ONLY app.role_changes
+    ADD CONSTRAINT role_changes_changed_by_fkey FOREIGN KEY (changed_by) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY app.role_changes
+    ADD CONSTRAINT role_changes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.role_changes ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY role_changes_select_admin ON app.role_changes FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+CREATE POLICY role_changes_select_self ON app.role_changes FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.role_changes TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.security_events
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.security_events (
+    id bigint NOT NULL,
+    type text NOT NULL,
+    severity app.security_severity DEFAULT 'info'::app.security_severity NOT NULL,
+    user_id uuid,
+    ip inet,
+    user_agent text,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT security_events_type_check CHECK ((type ~ '^[a-z_]+(\.[a-z_]+)*$'::text))
+);
+
+COMMENT ON TABLE app.security_events IS 'What an admin needs to see of security (sign-ins, token reuse, denials, role changes); written by the server only.';
+
+ALTER TABLE app.security_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.security_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app.security_events
+    ADD CONSTRAINT security_events_pkey PRIMARY KEY (id);
+
+CREATE INDEX security_events_created_at_idx ON app.security_events USING btree (created_at DESC, id DESC);
+
+CREATE INDEX security_events_type_idx ON app.security_events USING btree (type, created_at DESC);
+
+CREATE INDEX security_events_user_id_idx ON app.security_events USING btree (user_id);
+
+ALTER TABLE ONLY app.security_events
+    ADD CONSTRAINT security_events_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE app.security_events ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY security_events_select_admin ON app.security_events FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+GRANT SELECT ON TABLE app.security_events TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.sessions
+-- created in 20261121090000_foundation.sql; last changed in 20261124120000_signin.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.sessions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    provider text NOT NULL,
+    ip inet,
+    user_agent text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    refreshed_at timestamp with time zone,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone,
+    revoked_reason text,
+    authenticated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sessions_revoked_reason_check CHECK ((char_length(revoked_reason) <= 200)),
+    CONSTRAINT sessions_user_agent_check CHECK ((char_length(user_agent) <= 1024))
+);
+
+COMMENT ON TABLE app.sessions IS 'A signed-in device. Every request checks its row, so revoking it kills its access tokens at once; a revoked or expired session authenticates nothing.';
+
+COMMENT ON COLUMN app.sessions.provider IS 'How the session was opened: email, google, apple or wallet (the access token''s amr).';
+
+COMMENT ON COLUMN app.sessions.authenticated_at IS 'When the person proved who they are for this session (the sign-in that opened it): the access token''s auth_time, unchanged by refreshes. A sign-in is fresh while this is within security.freshSignInSeconds.';
+
+ALTER TABLE ONLY app.sessions
+    ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
+
+CREATE INDEX sessions_created_at_idx ON app.sessions USING btree (created_at);
+
+CREATE INDEX sessions_user_id_idx ON app.sessions USING btree (user_id);
+
+CREATE TRIGGER sessions_guard_update BEFORE UPDATE ON app.sessions FOR EACH ROW EXECUTE FUNCTION app_private.guard_session_update();
+
+ALTER TABLE ONLY app.sessions
+    ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.sessions ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY sessions_select_admin ON app.sessions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+CREATE POLICY sessions_select_self ON app.sessions FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+CREATE POLICY sessions_update_self ON app.sessions FOR UPDATE TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NULL))) WITH CHECK (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NOT NULL)));
+
+GRANT SELECT ON TABLE app.sessions TO authenticated;
+
+GRANT UPDATE(revoked_at) ON TABLE app.sessions TO authenticated;
+
+GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.users
+-- created in 20261121090000_foundation.sql; last changed in 20261124120000_signin.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text,
+    name text DEFAULT ''::text NOT NULL,
+    image text,
+    role app.user_role DEFAULT 'SUBSCRIBER'::app.user_role NOT NULL,
+    status app.user_status DEFAULT 'active'::app.user_status NOT NULL,
+    wallet_address text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_sign_in_at timestamp with time zone,
+    CONSTRAINT users_email_check CHECK ((((char_length(email) >= 3) AND (char_length(email) <= 320)) AND (email ~ '^[^@\s]+@[^@\s]+$'::text))),
+    CONSTRAINT users_image_check CHECK ((char_length(image) <= 2048)),
+    CONSTRAINT users_name_check CHECK ((char_length(name) <= 200)),
+    CONSTRAINT users_wallet_address_check CHECK ((wallet_address ~ '^0x[0-9a-fA-F]{40}$'::text))
+);
+
+COMMENT ON TABLE app.users IS 'People on the platform, their role and status. The role here, not the one in a token, is what every check reads, so a change counts on the next statement.';
+
+COMMENT ON COLUMN app.users.email IS 'The account''s verified e-mail address (a magic link was followed, or Google or Apple said it is verified), or null: an account made by a wallet, or by a provider that did not vouch for the address. Sign-ins link to an account only through this address, so an unverified address is never stored here.';
+
+ALTER TABLE ONLY app.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+CREATE INDEX users_created_at_id_idx ON app.users USING btree (created_at DESC, id DESC);
+
+CREATE INDEX users_directory_idx ON app.users USING btree (lower(name), id) WHERE (status = 'active'::app.user_status);
+
+CREATE UNIQUE INDEX users_email_key ON app.users USING btree (lower(email));
+
+CREATE INDEX users_name_search_idx ON app.users USING gin (lower(name) extensions.gin_trgm_ops);
+
+CREATE INDEX users_role_idx ON app.users USING btree (role);
+
+CREATE INDEX users_search_idx ON app.users USING gin ((((COALESCE(lower(email), ''::text) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
+
+CREATE TRIGGER users_guard_delete BEFORE DELETE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_delete();
+
+CREATE TRIGGER users_guard_update BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_update();
+
+CREATE TRIGGER users_record_role_change AFTER UPDATE OF role ON app.users FOR EACH ROW WHEN ((old.role IS DISTINCT FROM new.role)) EXECUTE FUNCTION app_private.record_role_change();
+
+CREATE TRIGGER users_touch_updated_at BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+ALTER TABLE app.users ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY users_select_admin ON app.users FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+
+CREATE POLICY users_select_self ON app.users FOR SELECT TO authenticated USING ((id = ( SELECT auth.uid() AS uid)));
+
+CREATE POLICY users_update_admin ON app.users FOR UPDATE TO authenticated USING (( SELECT app.is_admin() AS is_admin)) WITH CHECK (( SELECT app.is_admin() AS is_admin));
+
+CREATE POLICY users_update_self ON app.users FOR UPDATE TO authenticated USING ((id = ( SELECT auth.uid() AS uid))) WITH CHECK ((id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(name) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(image) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(role) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(status) ON TABLE app.users TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.magic_links
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.magic_links (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    token_hash text NOT NULL,
+    redirect_to text,
+    ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone
+);
+
+COMMENT ON TABLE app_private.magic_links IS 'Magic-link tokens as SHA-256 hashes: single use, short-lived; a leaked table signs nobody in.';
+
+ALTER TABLE ONLY app_private.magic_links
+    ADD CONSTRAINT magic_links_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app_private.magic_links
+    ADD CONSTRAINT magic_links_token_hash_key UNIQUE (token_hash);
+
+CREATE INDEX magic_links_expires_at_idx ON app_private.magic_links USING btree (expires_at);
+
+ALTER TABLE app_private.magic_links ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.rate_limits
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.rate_limits (
+    bucket text NOT NULL,
+    window_start timestamp with time zone NOT NULL,
+    hits integer DEFAULT 0 NOT NULL
+);
+
+COMMENT ON TABLE app_private.rate_limits IS 'Fixed-window rate-limit counters, in the database so limits hold across many stateless API instances.';
+
+ALTER TABLE ONLY app_private.rate_limits
+    ADD CONSTRAINT rate_limits_pkey PRIMARY KEY (bucket, window_start);
+
+CREATE INDEX rate_limits_window_start_idx ON app_private.rate_limits USING btree (window_start);
+
+ALTER TABLE app_private.rate_limits ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.refresh_tokens
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.refresh_tokens (
+    id bigint NOT NULL,
+    session_id uuid NOT NULL,
+    token_hash text NOT NULL,
+    parent_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    spent_at timestamp with time zone
+);
+
+COMMENT ON TABLE app_private.refresh_tokens IS 'Opaque refresh tokens as SHA-256 hashes. parent_id links each to the one it replaced: that is how reuse of a spent token is told apart from the grace allowed to its parent.';
+
+ALTER TABLE app_private.refresh_tokens ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.refresh_tokens_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_token_hash_key UNIQUE (token_hash);
+
+CREATE INDEX refresh_tokens_parent_id_idx ON app_private.refresh_tokens USING btree (parent_id);
+
+CREATE INDEX refresh_tokens_session_id_idx ON app_private.refresh_tokens USING btree (session_id);
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_parent_id_fkey FOREIGN KEY (parent_id) REFERENCES app_private.refresh_tokens(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app_private.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.sessions(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.change_user_role
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) RETURNS app.role_changes
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  caller uuid := (select auth.uid());
+  caller_is_admin boolean;
+  previous app.user_role;
+  change app.role_changes;
+begin
+  if caller is null then
+    raise exception 'only an ADMIN changes roles' using errcode = '42501';
+  end if;
+  perform pg_advisory_xact_lock(hashtext('app.change_user_role'));
+  select u.role = 'ADMIN' and u.status = 'active' into caller_is_admin
+  from app.users u where u.id = caller
+  for share;
+  if not coalesce(caller_is_admin, false) then
+    raise exception 'only an ADMIN changes roles' using errcode = '42501';
+  end if;
+  if char_length(coalesce(trim(change_reason), '')) = 0 then
+    raise exception 'a role change needs a reason' using errcode = 'AG400';
+  end if;
+  select u.role into previous from app.users u where u.id = target_user_id for update;
+  if not found then
+    raise exception 'user not found' using errcode = 'AG404';
+  end if;
+  if previous = new_role then
+    -- Nothing changes, so nothing is recorded; the answer still describes the request.
+    return row(null, target_user_id, previous, new_role, caller, change_reason, now())::app.role_changes;
+  end if;
+  perform set_config('agora.role_change_reason', change_reason, true);
+  update app.users set role = new_role where id = target_user_id;
+  perform set_config('agora.role_change_reason', '', true);
+  select * into strict change from app.role_changes rc
+  where rc.user_id = target_user_id and rc.changed_by = caller
+  order by rc.id desc limit 1;
+  return change;
+end;
+$$;
+
+COMMENT ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) IS 'An ADMIN changes another user''s role: recorded with its reason (and, through the trigger, its security event) in the same transaction, or refused with nothing changed. Serialized with other role changes; the caller''s own row stays share-locked until commit.';
+
+REVOKE ALL ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.change_user_role(target_user_id uuid, new_role app.user_role, change_reason text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.config_int
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.config_int(section text, key text) RETURNS integer
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v jsonb;
+begin
+  select c.config -> section -> key into v from app.config_versions c order by c.version desc limit 1;
+  v := coalesce(v, app_private.config_defaults() -> section -> key);
+  if jsonb_typeof(v) = 'number' then
+    return v::text::integer;
+  end if;
+  raise exception 'configuration setting %.% is not a number', section, key using errcode = 'AG500';
+end;
+$$;
+
+COMMENT ON FUNCTION app.config_int(section text, key text) IS 'A numeric setting of the current configuration (limits and the like, never secrets), with its default from app_private.config_defaults. security definer: the configuration table is readable by ADMINs only; it returns one number.';
+
+REVOKE ALL ON FUNCTION app.config_int(section text, key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.config_int(section text, key text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.current_user_role
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.current_user_role() RETURNS app.user_role
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return coalesce(
+    (select u.role from app.users u where u.id = (select auth.uid()) and u.status = 'active'),
+    'VISITOR'::app.user_role
+  );
+end;
+$$;
+
+COMMENT ON FUNCTION app.current_user_role() IS 'The signed-in user''s current role from the database; VISITOR without an active session user.';
+
+REVOKE ALL ON FUNCTION app.current_user_role() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.current_user_role() TO anon;
+GRANT ALL ON FUNCTION app.current_user_role() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.effective_config
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.effective_config() RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if current_setting('role', true) in ('anon', 'authenticated') and not app.is_admin() then
+    raise exception 'only an ADMIN reads the configuration' using errcode = '42501';
+  end if;
+  return app_private.jsonb_merge_deep(
+    app_private.config_defaults(),
+    coalesce((select c.config from app.config_versions c order by c.version desc limit 1), '{}'::jsonb)
+  );
+end;
+$$;
+
+COMMENT ON FUNCTION app.effective_config() IS 'The current configuration with every default filled in: what the API reads. security definer because app.config_versions is readable by admins only, so an API role gets it only as an ADMIN; the server''s own connection (no API role) always may. The public part is app.public_config.';
+
+REVOKE ALL ON FUNCTION app.effective_config() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.effective_config() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.has_role
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.has_role(required app.user_role) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- plpgsql, not sql: policies call this several times per statement, and a non-inlinable SQL
+  -- function is parsed and planned again on every call while plpgsql keeps its plan for the
+  -- session. `(select auth.uid())` is evaluated once per statement; bare, it parsed the claims
+  -- JSON once per row whenever the plan scanned (44 us a call with 41 users, 10 us now).
+  return exists (
+    select 1 from app.users u
+    where u.id = (select auth.uid()) and u.status = 'active' and u.role >= required
+  );
+end;
+$$;
+
+COMMENT ON FUNCTION app.has_role(required app.user_role) IS 'Whether the signed-in user is active and holds at least the given role, read from app.users (not from a possibly stale token). security definer because policies on app.users call it: invoker rights would recurse into those policies. It reads one row and returns a boolean.';
+
+REVOKE ALL ON FUNCTION app.has_role(required app.user_role) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.has_role(required app.user_role) TO anon;
+GRANT ALL ON FUNCTION app.has_role(required app.user_role) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.is_admin
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.is_admin() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return app.has_role('ADMIN');
+end;
+$$;
+
+COMMENT ON FUNCTION app.is_admin() IS 'Shorthand for app.has_role(''ADMIN''), used by every admin policy; plpgsql so its plan is kept.';
+
+REVOKE ALL ON FUNCTION app.is_admin() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_admin() TO anon;
+GRANT ALL ON FUNCTION app.is_admin() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.list_people
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.list_people(search text DEFAULT NULL::text, after_name text DEFAULT NULL::text, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 50) RETURNS TABLE(id uuid, name text, image text, role app.user_role)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  caller uuid := (select auth.uid());
+  pattern text;
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'the people directory needs the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  if nullif(search, '') is not null then
+    pattern := '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'), '_', '\_') || '%';
+  end if;
+  return query
+    select u.id, u.name, u.image, u.role
+    from app.users u
+    where u.status = 'active'
+      and u.id <> caller
+      and (pattern is null or lower(u.name) like pattern)
+      and (after_id is null or (lower(u.name), u.id) > (lower(coalesce(after_name, '')), after_id))
+    order by lower(u.name), u.id
+    limit least(greatest(coalesce(max_rows, 50), 1), 201);
+end;
+$$;
+
+COMMENT ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) IS 'The people directory: id, name, image and role of active users other than the caller, for SUBSCRIBER and above, searched by name, in keyset pages. security definer: app.users shows a user only their own row; this returns public fields only, never an e-mail.';
+
+REVOKE ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.public_config
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.public_config() RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'version', coalesce(c.version, 0),
+    'whiteLabel', merged -> 'whiteLabel',
+    'features', merged -> 'features'
+  )
+  from (select max(v.version) as version from app.config_versions v) c,
+       app_private.jsonb_merge_deep(
+         app_private.config_defaults(),
+         coalesce((select v.config from app.config_versions v order by v.version desc limit 1), '{}'::jsonb)
+       ) as merged
+$$;
+
+COMMENT ON FUNCTION app.public_config() IS 'The public part of the configuration (white-label and feature flags, defaults filled in), for anyone, signed in or not. security definer because app.config_versions is readable by admins only; it returns only these two sections, never the rest.';
+
+REVOKE ALL ON FUNCTION app.public_config() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.public_config() TO anon;
+GRANT ALL ON FUNCTION app.public_config() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.config_defaults
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.config_defaults() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select '{
+    "system": {
+      "platformName": "Agora", "defaultRole": "SUBSCRIBER", "maintenanceMode": false,
+      "signupsOpen": true
+    },
+    "features": {
+      "messaging": true, "store": true, "wallet": true, "notifications": true,
+      "signIn": { "email": true, "google": true, "apple": true, "wallet": true }
+    },
+    "security": { "freshSignInSeconds": 600 },
+    "limits": {
+      "messageMaxLength": 10000, "messageEditWindowMinutes": 15,
+      "attachmentMaxBytes": 10485760, "groupMaxParticipants": 100
+    },
+    "whiteLabel": {
+      "brandName": "Agora", "logoUrl": null, "primaryColor": "#1f6feb", "customDomain": null,
+      "supportEmail": null
+    },
+    "store": {
+      "currency": "USD", "commissionBps": 500, "reservationMinutes": 15, "autoCompleteDays": 14,
+      "settlementHourUtc": 1
+    },
+    "wallet": {
+      "chainId": 31337, "confirmations": 1, "pendingTtlSeconds": 600, "exportsPerDay": 3,
+      "contracts": {
+        "multicall3": null, "utility": null, "governance": null, "staking": null,
+        "erc721": [], "erc1155": []
+      }
+    },
+    "notifications": {
+      "bulkMaxRecipients": 1000000,
+      "defaults": {
+        "OPPORTUNITY": { "inApp": true, "push": true, "email": false },
+        "MESSAGE": { "inApp": true, "push": true, "email": false },
+        "ENTITY": { "inApp": true, "push": true, "email": false },
+        "SYSTEM": { "inApp": true, "push": true, "email": true },
+        "WALLET": { "inApp": true, "push": true, "email": false }
+      }
+    }
+  }'::jsonb
+$$;
+
+COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
+
+REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_session_update
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_session_update() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if auth.uid() is not null or current_user in ('anon', 'authenticated') then
+    if old.revoked_at is not null then
+      raise exception 'a revoked session cannot change' using errcode = '42501';
+    end if;
+    new.revoked_at := now();
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_session_update() IS 'Users revoke their own sessions and nothing more: the revocation time is the server''s clock (no backdating into the prune window) and a revoked session never changes again.';
+
+REVOKE ALL ON FUNCTION app_private.guard_session_update() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_user_update
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_user_update() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  trusted boolean := me is null and current_user not in ('anon', 'authenticated');
+begin
+  if new.id <> old.id or new.created_at <> old.created_at then
+    raise exception 'user ids and creation times never change' using errcode = '42501';
+  end if;
+  if not trusted and new.email <> old.email then
+    raise exception 'the email address cannot be changed here' using errcode = '42501';
+  end if;
+  if new.role = old.role and new.status = old.status then
+    return new;
+  end if;
+  if not trusted then
+    if not app.is_admin() then
+      raise exception 'only an ADMIN changes roles and status' using errcode = '42501';
+    end if;
+    if old.id = me then
+      raise exception 'an ADMIN cannot change their own role or status' using errcode = 'AG422';
+    end if;
+    if new.role <> old.role and coalesce(current_setting('agora.role_change_reason', true), '') = '' then
+      raise exception 'a role change needs a reason (use app.change_user_role)' using errcode = 'AG400';
+    end if;
+  end if;
+  if old.role = 'ADMIN' and old.status = 'active' and (new.role <> 'ADMIN' or new.status <> 'active') then
+    perform pg_advisory_xact_lock(hashtext('app.users.active_admins'));
+    if not exists (
+      select 1 from app.users u
+      where u.role = 'ADMIN' and u.status = 'active' and u.id <> old.id
+    ) then
+      raise exception 'the last active ADMIN cannot be demoted or suspended' using errcode = 'AG422';
+    end if;
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_user_update() IS 'Users edit their own profile but never their id, email, role or status; only an ADMIN changes roles and status, never their own, and never so that no active ADMIN is left (an advisory lock serializes concurrent demotions, so two admins cannot demote each other into an admin-less platform). A transaction without claims is a trusted server path (sign-in, seed) and passes.';
+
+REVOKE ALL ON FUNCTION app_private.guard_user_update() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.hit_rate_limit
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) RETURNS TABLE(hits integer, reset_at timestamp with time zone)
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  insert into app_private.rate_limits as r (bucket, window_start, hits)
+  values (
+    bucket_key,
+    to_timestamp(floor(extract(epoch from now()) / window_seconds) * window_seconds),
+    1
+  )
+  on conflict (bucket, window_start) do update set hits = r.hits + 1
+  returning r.hits, r.window_start + make_interval(secs => window_seconds)
+$$;
+
+COMMENT ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) IS 'Counts one hit against a fixed window and returns the count and when the window ends. One upsert, so concurrent instances count exactly. Called only by the server''s own connection, before any user transaction.';
+
+REVOKE ALL ON FUNCTION app_private.hit_rate_limit(bucket_key text, window_seconds integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.jsonb_merge_deep
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select case
+    when jsonb_typeof(base) = 'object' and jsonb_typeof(patch) = 'object' then (
+      select coalesce(jsonb_object_agg(
+        coalesce(b.key, p.key),
+        case when b.key is null then p.value
+             when p.key is null then b.value
+             else app_private.jsonb_merge_deep(b.value, p.value) end
+      ), '{}'::jsonb)
+      from jsonb_each(base) b full join jsonb_each(patch) p on p.key = b.key
+    )
+    when patch is null then base
+    else patch
+  end
+$$;
+
+COMMENT ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) IS 'Objects merged key by key at every depth, anything else replaced by the patch: how a partial stored configuration is laid over the defaults.';
+
+REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_auth_state
+-- created in 20261121090000_foundation.sql; last changed in 20261124120000_signin.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_auth_state() RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app_private.rate_limits where window_start < now() - interval '1 day';
+  delete from app_private.magic_links where expires_at < now() - interval '1 day';
+  delete from app_private.oauth_flows
+    where expires_at < now() - interval '1 day'
+      and (exchange_expires_at is null or exchange_expires_at < now() - interval '1 day');
+  -- A verified identity nobody exchanged is not kept past its code.
+  update app_private.oauth_flows set result_identity = null
+    where result_identity is not null and exchange_expires_at < now();
+  delete from app_private.siwe_nonces where expires_at < now() - interval '1 day';
+  delete from app.sessions
+    where (revoked_at is not null and revoked_at < now() - interval '30 days')
+       or expires_at < now() - interval '30 days';
+$$;
+
+COMMENT ON FUNCTION app_private.prune_auth_state() IS 'Housekeeping for sign-in state (old rate-limit windows, used magic links, finished OAuth flows and wallet nonces, long-dead sessions), run by pg_cron every 15 minutes.';
+
+REVOKE ALL ON FUNCTION app_private.prune_auth_state() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_logs
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_logs(keep_days integer DEFAULT 90) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  delete from app.access_logs where created_at < now() - make_interval(days => keep_days);
+  delete from app.security_events where created_at < now() - make_interval(days => keep_days);
+$$;
+
+COMMENT ON FUNCTION app_private.prune_logs(keep_days integer) IS 'Keeps access logs and security events for a number of days (90 by default), run by pg_cron daily.';
+
+REVOKE ALL ON FUNCTION app_private.prune_logs(keep_days integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.record_role_change
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.record_role_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  actor uuid := (select auth.uid());
+  why text := coalesce(
+    nullif(current_setting('agora.role_change_reason', true), ''), 'changed by a server path'
+  );
+  client_ip inet;
+begin
+  insert into app.role_changes (user_id, previous_role, new_role, changed_by, reason)
+  values (new.id, old.role, new.role, actor, why);
+  if actor is not null then
+    begin
+      client_ip := nullif(current_setting('agora.client_ip', true), '')::inet;
+    exception when invalid_text_representation then
+      client_ip := null;
+    end;
+    insert into app.security_events (type, severity, user_id, ip, user_agent, details)
+    values (
+      'admin.role_changed',
+      case when 'ADMIN' in (old.role, new.role) then 'critical' else 'warning' end::app.security_severity,
+      new.id,
+      client_ip,
+      left(nullif(current_setting('agora.user_agent', true), ''), 1024),
+      jsonb_build_object('by', actor, 'from', old.role, 'to', new.role, 'reason', why)
+    );
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.record_role_change() IS 'Writes the audit row of every role change and, for a change by a signed-in ADMIN, its admin.role_changed security event, in the same transaction. security definer: nobody writes these rows directly.';
+
+REVOKE ALL ON FUNCTION app_private.record_role_change() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.touch_updated_at
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.touch_updated_at() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  new.updated_at := now();
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest without trusting callers.';
+
+REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-auth-state
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: */15 * * * *
+-- command:
+--   select app_private.prune_auth_state()
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-logs
+-- created in 20261121090000_foundation.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 17 3 * * *
+-- command:
+--   select app_private.prune_logs(90)

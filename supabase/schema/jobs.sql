@@ -1,0 +1,325 @@
+-- Agora's schema as it is now, domain jobs: every object its migrations created, with
+-- every later change from any migration applied. Its migrations:
+--   supabase/migrations/20261121090100_jobs.sql
+-- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
+-- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
+-- commit both. docs/conventions.md says how to read it.
+-- Order: schemas, types, tables (each with its sequences, defaults, constraints, indexes,
+-- triggers, row security, policies, comments, grants), views, functions, policies on
+-- realtime.messages, pg_cron jobs; by name within each. Above each object: the migration whose
+-- create statement made it and the last one that replaced or altered it (create or replace,
+-- alter, an index, trigger or policy on a table; comments and grants are not counted).
+
+-- ---------------------------------------------------------------------------------------------
+-- type app_private.job_state
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TYPE app_private.job_state AS ENUM (
+    'queued',
+    'running',
+    'done',
+    'dead'
+);
+
+COMMENT ON TYPE app_private.job_state IS 'queued: waits for run_at; running: claimed under a lease (locked_until); done: succeeded; dead: failed its last attempt or failed permanently, kept for operators.';
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.jobs
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.jobs (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state app_private.job_state DEFAULT 'queued'::app_private.job_state NOT NULL,
+    run_at timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    max_attempts integer DEFAULT 10 NOT NULL,
+    last_error text,
+    dedupe_key text,
+    claim_token uuid,
+    claimed_by text,
+    locked_until timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT jobs_claim_held CHECK (((state = 'running'::app_private.job_state) = ((claim_token IS NOT NULL) AND (locked_until IS NOT NULL)))),
+    CONSTRAINT jobs_dedupe_key_check CHECK (((length(dedupe_key) >= 1) AND (length(dedupe_key) <= 300))),
+    CONSTRAINT jobs_finished CHECK (((state = ANY (ARRAY['done'::app_private.job_state, 'dead'::app_private.job_state])) = (finished_at IS NOT NULL))),
+    CONSTRAINT jobs_kind_check CHECK ((kind ~ '^[a-z][a-z0-9_.:-]{0,99}$'::text)),
+    CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
+    CONSTRAINT jobs_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text))
+);
+
+COMMENT ON TABLE app_private.jobs IS 'The one job queue: work that calls the outside world, run by the api function''s drain (or the local stack''s worker). Server only: RLS on, no policies, no grants to API roles.';
+
+COMMENT ON COLUMN app_private.jobs.kind IS 'Which handler runs it (functions/api/jobs/registry.ts), e.g. storage.delete.';
+
+COMMENT ON COLUMN app_private.jobs.payload IS 'The handler''s input, a JSON object. Never secrets: operators read this table.';
+
+COMMENT ON COLUMN app_private.jobs.run_at IS 'Not before this time: the enqueue time, or when the next retry is due.';
+
+COMMENT ON COLUMN app_private.jobs.attempts IS 'Claims so far, the current one included.';
+
+COMMENT ON COLUMN app_private.jobs.dedupe_key IS 'Optional: enqueueing the same key again returns the existing job (until it is pruned).';
+
+COMMENT ON COLUMN app_private.jobs.claim_token IS 'Set by each claim; complete and fail must present it (a stale worker cannot).';
+
+COMMENT ON COLUMN app_private.jobs.locked_until IS 'The lease: past it, a running job is claimable again (its worker is presumed gone).';
+
+ALTER TABLE app_private.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.jobs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.jobs
+    ADD CONSTRAINT jobs_dedupe_key_key UNIQUE (dedupe_key);
+
+ALTER TABLE ONLY app_private.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+CREATE INDEX jobs_due_idx ON app_private.jobs USING btree (run_at, id) WHERE (state = ANY (ARRAY['queued'::app_private.job_state, 'running'::app_private.job_state]));
+
+CREATE INDEX jobs_finished_idx ON app_private.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['done'::app_private.job_state, 'dead'::app_private.job_state]));
+
+CREATE INDEX jobs_lease_idx ON app_private.jobs USING btree (locked_until) WHERE (state = 'running'::app_private.job_state);
+
+ALTER TABLE app_private.jobs ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.claim_jobs
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer DEFAULT 10, lease interval DEFAULT '00:01:00'::interval) RETURNS SETOF app_private.jobs
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  if batch is null or batch < 1 or batch > 1000 then
+    raise exception 'batch must be between 1 and 1000' using errcode = '22023';
+  end if;
+  if lease is null or lease <= interval '0' then
+    raise exception 'lease must be positive' using errcode = '22023';
+  end if;
+
+  update app_private.jobs j
+  set state = 'dead', finished_at = now(), claim_token = null, locked_until = null,
+      last_error = 'the lease ran out on the last attempt (the worker stopped or timed out)'
+  where j.id in (
+    select x.id from app_private.jobs x
+    where x.state = 'running' and x.locked_until < now() and x.attempts >= x.max_attempts
+      and x.kind = any(kinds)
+    for update skip locked
+  );
+
+  return query
+  update app_private.jobs j
+  set state = 'running', attempts = j.attempts + 1, claim_token = gen_random_uuid(),
+      claimed_by = worker, locked_until = now() + lease, started_at = now()
+  where j.id in (
+    select x.id from app_private.jobs x
+    where x.state in ('queued', 'running') and x.run_at <= now() and x.kind = any(kinds)
+      and (x.state = 'queued' or (x.locked_until < now() and x.attempts < x.max_attempts))
+    order by x.run_at, x.id
+    limit batch
+    for update skip locked
+  )
+  returning j.*;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) IS 'Claims up to batch due jobs of the given kinds (queued and due, or running with an expired lease) with for update skip locked; each gets attempts + 1, a new claim_token and a lease. Dead-letters jobs whose lease expired on their last attempt.';
+
+REVOKE ALL ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.complete_job
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.complete_job(job_id bigint, token uuid) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  update app_private.jobs j
+  set state = 'done', finished_at = now(), claim_token = null, locked_until = null
+  where j.id = job_id and j.state = 'running' and j.claim_token = token;
+  return found;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.complete_job(job_id bigint, token uuid) IS 'Records success of a claimed job (its claim_token must match); false if the lease was lost.';
+
+REVOKE ALL ON FUNCTION app_private.complete_job(job_id bigint, token uuid) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.enqueue_job
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.enqueue_job(kind text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT now(), dedupe_key text DEFAULT NULL::text, max_attempts integer DEFAULT 10) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  job_id bigint;
+begin
+  insert into app_private.jobs (kind, payload, run_at, dedupe_key, max_attempts)
+  values (
+    enqueue_job.kind, coalesce(enqueue_job.payload, '{}'), coalesce(enqueue_job.run_at, now()),
+    enqueue_job.dedupe_key, coalesce(enqueue_job.max_attempts, 10)
+  )
+  on conflict on constraint jobs_dedupe_key_key do nothing
+  returning id into job_id;
+  if job_id is null then
+    select j.id into job_id from app_private.jobs j where j.dedupe_key = enqueue_job.dedupe_key;
+    return job_id;
+  end if;
+  perform pg_notify('agora_jobs', enqueue_job.kind);
+  return job_id;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer) IS 'Queues a job (kind, payload, not before run_at, at most max_attempts attempts) and NOTIFYs agora_jobs at commit; with a dedupe_key already taken, returns that job instead. For SQL functions and triggers (security definer) and the server''s own connection.';
+
+REVOKE ALL ON FUNCTION app_private.enqueue_job(kind text, payload jsonb, run_at timestamp with time zone, dedupe_key text, max_attempts integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fail_job
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval DEFAULT NULL::interval, permanent boolean DEFAULT false) RETURNS app_private.job_state
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  result app_private.job_state;
+begin
+  update app_private.jobs j
+  set state = case when coalesce(permanent, false) or j.attempts >= j.max_attempts
+                   then 'dead' else 'queued' end::app_private.job_state,
+      run_at = case when coalesce(permanent, false) or j.attempts >= j.max_attempts then j.run_at
+                    when retry_after is not null then now() + greatest(retry_after, interval '0')
+                    else now() + app_private.job_backoff(j.attempts) end,
+      finished_at = case when coalesce(permanent, false) or j.attempts >= j.max_attempts
+                         then now() end,
+      last_error = left(coalesce(error, 'failed'), 2000),
+      claim_token = null,
+      locked_until = null
+  where j.id = job_id and j.state = 'running' and j.claim_token = token
+  returning j.state into result;
+  return result;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean) IS 'Records a failed attempt of a claimed job: queued again after retry_after or the backoff, or dead when permanent or out of attempts. Returns the new state, null if the lease was lost.';
+
+REVOKE ALL ON FUNCTION app_private.fail_job(job_id bigint, token uuid, error text, retry_after interval, permanent boolean) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.job_backoff
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.job_backoff(attempts integer) RETURNS interval
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select make_interval(secs => d / 2 + random() * d / 2)
+  from (select least(3600, 10 * power(2, greatest(attempts, 1) - 1)) as d) x
+$$;
+
+COMMENT ON FUNCTION app_private.job_backoff(attempts integer) IS 'Backoff after a failed attempt: min(10 s * 2^(attempts-1), 1 h), jittered within its upper half.';
+
+REVOKE ALL ON FUNCTION app_private.job_backoff(attempts integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.next_job_at
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.next_job_at(kinds text[]) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select least(
+    (select min(j.run_at) from app_private.jobs j
+      where j.state = 'queued' and j.kind = any(kinds)),
+    (select min(j.locked_until) from app_private.jobs j
+      where j.state = 'running' and j.kind = any(kinds))
+  )
+$$;
+
+COMMENT ON FUNCTION app_private.next_job_at(kinds text[]) IS 'The next time a job of these kinds becomes claimable (due run_at or lease end); null if none. The local worker sets its timer by it.';
+
+REVOKE ALL ON FUNCTION app_private.next_job_at(kinds text[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_jobs
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_jobs(done_for interval DEFAULT '3 days'::interval, dead_for interval DEFAULT '30 days'::interval) RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with gone as (
+    delete from app_private.jobs j
+    where (j.state = 'done' and j.finished_at < now() - done_for)
+       or (j.state = 'dead' and j.finished_at < now() - dead_for)
+    returning 1
+  )
+  select count(*)::integer from gone
+$$;
+
+COMMENT ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) IS 'pg_cron (agora-prune-jobs): deletes done jobs older than done_for and dead ones older than dead_for; returns how many.';
+
+REVOKE ALL ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.retry_dead_job
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.retry_dead_job(job_id bigint) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  job_kind text;
+begin
+  update app_private.jobs j
+  set state = 'queued', attempts = 0, run_at = now(), finished_at = null
+  where j.id = job_id and j.state = 'dead'
+  returning j.kind into job_kind;
+  if job_kind is null then
+    return false;
+  end if;
+  perform pg_notify('agora_jobs', job_kind);
+  return true;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.retry_dead_job(job_id bigint) IS 'Operators: puts a dead job back in the queue, due now, with its attempts reset (after fixing the cause). last_error is kept until the next outcome.';
+
+REVOKE ALL ON FUNCTION app_private.retry_dead_job(job_id bigint) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-jobs
+-- created in 20261121090100_jobs.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 41 * * * *
+-- command:
+--   select app_private.prune_jobs()

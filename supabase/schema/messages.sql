@@ -1,0 +1,588 @@
+-- Agora's schema as it is now, domain messages: every object its migrations created, with
+-- every later change from any migration applied. Its migrations:
+--   supabase/migrations/20261121100300_messages.sql
+-- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
+-- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
+-- commit both. docs/conventions.md says how to read it.
+-- Order: schemas, types, tables (each with its sequences, defaults, constraints, indexes,
+-- triggers, row security, policies, comments, grants), views, functions, policies on
+-- realtime.messages, pg_cron jobs; by name within each. Above each object: the migration whose
+-- create statement made it and the last one that replaced or altered it (create or replace,
+-- alter, an index, trigger or policy on a table; comments and grants are not counted).
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.message_versions
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.message_versions (
+    id bigint NOT NULL,
+    message_id uuid NOT NULL,
+    content text NOT NULL,
+    written_at timestamp with time zone NOT NULL,
+    replaced_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE app.message_versions IS 'Earlier contents of edited messages: the history an edit must not erase.';
+
+ALTER TABLE app.message_versions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.message_versions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app.message_versions
+    ADD CONSTRAINT message_versions_pkey PRIMARY KEY (id);
+
+CREATE INDEX message_versions_message_id_idx ON app.message_versions USING btree (message_id);
+
+ALTER TABLE ONLY app.message_versions
+    ADD CONSTRAINT message_versions_message_id_fkey FOREIGN KEY (message_id) REFERENCES app.messages(id) ON DELETE CASCADE;
+
+ALTER TABLE app.message_versions ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY message_versions_select_participant ON app.message_versions FOR SELECT TO authenticated USING ((message_id IN ( SELECT m.id
+   FROM app.messages m
+  WHERE (m.conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)))));
+
+GRANT SELECT ON TABLE app.message_versions TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.messages
+-- created in 20261121100300_messages.sql; last changed in 20261124100000_notifications.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.messages (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    conversation_id uuid NOT NULL,
+    seq bigint NOT NULL,
+    sender_id uuid,
+    content text NOT NULL,
+    reply_to_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    edited_at timestamp with time zone,
+    deleted_at timestamp with time zone,
+    CONSTRAINT messages_content_length CHECK ((((deleted_at IS NULL) AND ((char_length(content) >= 1) AND (char_length(content) <= 10000))) OR ((deleted_at IS NOT NULL) AND (content = ''::text))))
+);
+
+COMMENT ON TABLE app.messages IS 'Messages in per-conversation commit order (seq). A deleted message is a tombstone: content empty, attachments gone, place kept. The check''s 10000 is the hard ceiling; limits.messageMaxLength may be lower.';
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_conversation_id_seq_key UNIQUE (conversation_id, seq);
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
+
+CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
+
+CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) WHERE (reply_to_id IS NOT NULL);
+
+CREATE INDEX messages_sender_id_idx ON app.messages USING btree (sender_id);
+
+CREATE TRIGGER messages_assign_seq BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.assign_message_seq();
+
+CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.message_events();
+
+CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
+
+CREATE TRIGGER messages_mark_digest AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.mark_message_digest();
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_reply_to_id_fkey FOREIGN KEY (reply_to_id) REFERENCES app.messages(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE app.messages ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY messages_insert_participant ON app.messages FOR INSERT TO authenticated WITH CHECK (((sender_id = ( SELECT auth.uid() AS uid)) AND app.is_participant(conversation_id)));
+
+CREATE POLICY messages_select_participant ON app.messages FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+CREATE POLICY messages_update_author ON app.messages FOR UPDATE TO authenticated USING (((sender_id = ( SELECT auth.uid() AS uid)) AND (deleted_at IS NULL) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role))) WITH CHECK ((sender_id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(conversation_id) ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(sender_id) ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(content),UPDATE(content) ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(reply_to_id) ON TABLE app.messages TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.admin_messaging_stats
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  result jsonb;
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN reads platform analytics' using errcode = '42501';
+  end if;
+  if bucket not in ('day', 'week', 'month') then
+    raise exception 'unknown interval %', bucket using errcode = 'AG400';
+  end if;
+  with buckets as (
+    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
+  ),
+  messages as (
+    select date_trunc(bucket, m.created_at, 'UTC') as t, count(*)::int as n, count(distinct m.sender_id)::int as senders
+    from app.messages m where m.created_at >= range_from and m.created_at < range_to group by 1
+  ),
+  conversations as (
+    select date_trunc(bucket, c.created_at, 'UTC') as t, count(*)::int as n
+    from app.conversations c where c.created_at >= range_from and c.created_at < range_to group by 1
+  )
+  select jsonb_build_object(
+    'totals', jsonb_build_object(
+      'conversations', (select count(*) from app.conversations),
+      'messages', (select count(*) from app.messages where deleted_at is null)
+    ),
+    'messages', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(m.n, 0)) order by b.t)
+                 from buckets b left join messages m on m.t = b.t),
+    'activeSenders', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(m.senders, 0)) order by b.t)
+                      from buckets b left join messages m on m.t = b.t),
+    'conversationsCreated', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(c.n, 0)) order by b.t)
+                             from buckets b left join conversations c on c.t = b.t)
+  ) into result;
+  return result;
+end;
+$$;
+
+COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages, active senders and new conversations per interval, zero-filled, with totals: counts only, never content. security definer because ADMINs cannot read conversations they are not in, yet the platform''s figures count them all; it checks the caller is an ADMIN and returns aggregates only.';
+
+REVOKE ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.delete_message
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.delete_message(target_message_id uuid) RETURNS TABLE(conversation_id uuid, deleted_at timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  m app.messages;
+  conv app.conversations;
+  is_participant boolean;
+begin
+  select * into m from app.messages where id = target_message_id for update;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  select * into conv from app.conversations c where c.id = m.conversation_id;
+  is_participant := exists (
+    select 1 from app.conversation_participants p where p.conversation_id = m.conversation_id and p.user_id = me
+  );
+  if not is_participant and not app.is_admin() then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  if not (
+    (is_participant and m.sender_id = me and app.has_role('SUBSCRIBER'))
+    or (is_participant and conv.type = 'group' and conv.created_by = me and app.has_role('SUBSCRIBER'))
+    or app.is_admin()
+  ) then
+    raise exception 'only the author, the group''s creator or an ADMIN deletes a message' using errcode = 'AG403';
+  end if;
+  if m.deleted_at is not null then
+    return query select m.conversation_id, m.deleted_at;
+    return;
+  end if;
+  delete from app.attachments a where a.message_id = m.id;
+  update app.messages set deleted_at = now() where id = m.id returning * into m;
+  return query select m.conversation_id, m.deleted_at;
+end;
+$$;
+
+COMMENT ON FUNCTION app.delete_message(target_message_id uuid) IS 'Soft-deletes a message into a tombstone: by its author, the group''s creator, or an ADMIN. The content and the attachments go (the attachments'' delete trigger queues their files'' removal as storage.delete jobs). security definer: the creator and ADMINs act on messages that are not theirs, ADMINs even in conversations they cannot read; each case is checked here.';
+
+REVOKE ALL ON FUNCTION app.delete_message(target_message_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.delete_message(target_message_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.edit_message
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.edit_message(target_message_id uuid, new_content text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  m app.messages;
+  window_minutes integer := app.config_int('limits', 'messageEditWindowMinutes');
+  max_length integer := app.config_int('limits', 'messageMaxLength');
+begin
+  -- No FOR UPDATE here: under RLS it would hide the row from non-authors, who must get 403.
+  select * into m from app.messages where id = target_message_id;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  if m.sender_id is distinct from auth.uid() then
+    raise exception 'only the author edits a message' using errcode = 'AG403';
+  end if;
+  if m.deleted_at is not null then
+    raise exception 'a deleted message cannot be edited' using errcode = 'AG422';
+  end if;
+  if m.created_at < now() - make_interval(mins => window_minutes) then
+    raise exception 'the edit window (% minutes) has closed', window_minutes using errcode = 'AG422';
+  end if;
+  if char_length(new_content) > max_length then
+    raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
+  end if;
+  -- The update re-checks everything under the row lock (RLS: author, not deleted).
+  update app.messages set content = new_content where id = m.id and deleted_at is null returning * into m;
+  if not found then
+    raise exception 'a deleted message cannot be edited' using errcode = 'AG422';
+  end if;
+  return app.message_json(m);
+end;
+$$;
+
+COMMENT ON FUNCTION app.edit_message(target_message_id uuid, new_content text) IS 'Edits a message: the author only (AG403 otherwise), within the configured edit window and length (the same limit as sends), never a tombstone. Returns the message JSON. security invoker: RLS decides.';
+
+REVOKE ALL ON FUNCTION app.edit_message(target_message_id uuid, new_content text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.edit_message(target_message_id uuid, new_content text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.mark_read
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.mark_read(target_message_id uuid) RETURNS TABLE(conversation_id uuid, last_read_message_id uuid, unread_count bigint)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  m app.messages;
+  p app.conversation_participants;
+begin
+  select * into m from app.messages where id = target_message_id;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  update app.conversation_participants cp
+  set last_read_seq = m.seq, last_read_message_id = m.id, last_read_at = now()
+  where cp.conversation_id = m.conversation_id and cp.user_id = me
+  returning * into p;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  return query select p.conversation_id, p.last_read_message_id, (
+    select count(*) from app.messages x
+    where x.conversation_id = p.conversation_id and x.seq > p.last_read_seq
+      and x.deleted_at is null and x.sender_id is distinct from me
+  );
+end;
+$$;
+
+COMMENT ON FUNCTION app.mark_read(target_message_id uuid) IS 'Moves the caller''s read watermark forward to a message (never backward; the guard trigger keeps the later mark) and returns it with the unread count. security invoker: RLS decides which message and row the caller reaches.';
+
+REVOKE ALL ON FUNCTION app.mark_read(target_message_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.mark_read(target_message_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.message_object
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'id', m.id,
+    'conversationId', m.conversation_id,
+    'seq', m.seq,
+    'senderId', m.sender_id,
+    'content', m.content,
+    'replyToId', m.reply_to_id,
+    'attachments', case when m.deleted_at is null then coalesce(attachments, '[]'::jsonb) else '[]'::jsonb end,
+    'createdAt', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'editedAt', to_char(m.edited_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  )
+$$;
+
+COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'The message object from its row and its attachments'' JSON. Inlinable pure SQL with no pinned search_path on purpose (a pin stops inlining; it reads no table and runs with the caller''s rights): inlined it costs nothing per call in lists and is planned once per session inside plpgsql. The send and the event trigger each read the attachments in a statement of their own and call this.';
+
+REVOKE ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.send_message
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  claim jsonb;
+  max_length integer;
+  attached integer;
+  created app.messages;
+  files jsonb;
+  result jsonb;
+begin
+  if not app.is_participant(target_conversation_id) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if idempotency_key is not null then
+    claim := app.claim_idempotency_key(idempotency_key, 'send_message', request_hash);
+    if claim ? 'conflict' then
+      raise exception 'this Idempotency-Key was used with another request' using errcode = 'AG409';
+    end if;
+    if jsonb_typeof(claim -> 'response') = 'object' then
+      return claim -> 'response';
+    end if;
+  end if;
+  max_length := app.config_int('limits', 'messageMaxLength');
+  if char_length(message_content) > max_length then
+    raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
+  end if;
+  insert into app.messages (conversation_id, sender_id, content, reply_to_id)
+  values (target_conversation_id, me, message_content, reply_to)
+  returning * into created;
+  if cardinality(attachment_ids) > 0 then
+    update app.attachments a set message_id = created.id, conversation_id = target_conversation_id
+    where a.id = any(attachment_ids) and a.uploader_id = me and a.message_id is null;
+    get diagnostics attached = row_count;
+    if attached <> cardinality(attachment_ids) then
+      raise exception 'every attachment must be your own upload, not yet attached' using errcode = 'AG422';
+    end if;
+    select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id) into files
+    from app.attachments a where a.message_id = created.id;
+  end if;
+  result := app.message_object(created, files);
+  if idempotency_key is not null then
+    perform app.store_idempotent_response(idempotency_key, result);
+  end if;
+  return result;
+end;
+$$;
+
+COMMENT ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'Sends a message in one call: participation (AG404 otherwise), the idempotency key (the first response again, AG409 for another body), the configured length, the insert (RLS: the sender is the caller; the seq trigger checks the reply) and the attachments (the caller''s own, not yet attached, else AG422). Returns the message as the API shows it. security invoker: every write is the caller''s, under RLS.';
+
+REVOKE ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.send_typing
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer DEFAULT 2000) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  hits integer;
+begin
+  if not app.has_role('SUBSCRIBER') or not exists (
+    select 1 from app.conversation_participants p
+    where p.conversation_id = target_conversation_id and p.user_id = me
+  ) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  -- The caller names the throttle (a server setting), but cannot turn it off.
+  throttle_ms := least(greatest(throttle_ms, 250), 60000);
+  insert into app_private.rate_limits as r (bucket, window_start, hits)
+  values (
+    'typing:' || me || ':' || target_conversation_id || ':' || is_typing,
+    to_timestamp(floor(extract(epoch from clock_timestamp()) * 1000 / throttle_ms) * throttle_ms / 1000.0),
+    1
+  )
+  on conflict (bucket, window_start) do update set hits = r.hits + 1
+  returning r.hits into hits;
+  if hits > 1 then
+    return false;
+  end if;
+  perform app_private.emit_ephemeral('conversation:' || target_conversation_id, 'typing',
+    jsonb_build_object('conversationId', target_conversation_id, 'userId', me, 'isTyping', is_typing,
+                       'expiresAt', to_char((now() + interval '5 seconds') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')));
+  return true;
+end;
+$$;
+
+COMMENT ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) IS 'A participant''s ephemeral typing signal, throttled per user, conversation and state (one per throttle_ms, at least 250; the rest are accepted and dropped). Returns whether it was sent. security definer: it counts in the private rate-limit table; it checks participation first.';
+
+REVOKE ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.assign_message_seq
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.assign_message_seq() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- A nested `if`: as one condition the planner folded the known null and made a custom plan on
+  -- every insert.
+  if new.reply_to_id is not null then
+    if not exists (
+      select 1 from app.messages m where m.id = new.reply_to_id and m.conversation_id = new.conversation_id
+    ) then
+      raise exception 'a reply must point to a message of the same conversation' using errcode = 'AG422';
+    end if;
+  end if;
+  update app.conversations c set last_seq = c.last_seq + 1, last_activity_at = now()
+  where c.id = new.conversation_id
+  returning c.last_seq into new.seq;
+  if new.seq is null then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.assign_message_seq() IS 'A new message takes the next seq from its conversation; the update holds the conversation row''s lock until commit, so seq order is commit order within the conversation. Also checks a reply points into the same conversation.';
+
+REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_message_update
+-- created in 20261121100300_messages.sql; last changed in 20261124120000_signin.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_message_update() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- A foreign key's own `set null`: the author's account or the message replied to was deleted.
+  -- Nothing else may change with it; the referenced row must really be gone.
+  if (new.sender_id is null and old.sender_id is not null
+      and not exists (select 1 from app.users u where u.id = old.sender_id))
+     or (new.reply_to_id is null and old.reply_to_id is not null
+         and not exists (select 1 from app.messages m where m.id = old.reply_to_id)) then
+    if new.id = old.id and new.conversation_id = old.conversation_id and new.seq = old.seq
+       and new.content = old.content and new.created_at = old.created_at
+       and new.edited_at is not distinct from old.edited_at
+       and new.deleted_at is not distinct from old.deleted_at
+       and (new.sender_id is not distinct from old.sender_id or new.sender_id is null)
+       and (new.reply_to_id is not distinct from old.reply_to_id or new.reply_to_id is null) then
+      return new;
+    end if;
+  end if;
+  -- Users change content only; trusted server paths (no API role) may also fix metadata.
+  -- (The `role` setting, not current_user: this function runs with its owner's rights.)
+  if current_setting('role', true) in ('anon', 'authenticated') and (
+     new.id <> old.id or new.conversation_id <> old.conversation_id or new.seq <> old.seq
+     or new.sender_id is distinct from old.sender_id or new.created_at <> old.created_at
+     or new.reply_to_id is distinct from old.reply_to_id) then
+    raise exception 'only the content of a message can change' using errcode = '42501';
+  end if;
+  if old.deleted_at is not null then
+    raise exception 'a deleted message cannot change' using errcode = 'AG422';
+  end if;
+  if new.deleted_at is not null then
+    new.content := '';
+    new.edited_at := old.edited_at;
+    return new;
+  end if;
+  if new.content <> old.content then
+    -- The edit window and the length limit hold for every path a user has, not only app.edit_message.
+    if current_setting('role', true) in ('anon', 'authenticated') then
+      if old.created_at < now() - make_interval(mins => app.config_int('limits', 'messageEditWindowMinutes')) then
+        raise exception 'the edit window has closed' using errcode = 'AG422';
+      end if;
+      if char_length(new.content) > app.config_int('limits', 'messageMaxLength') then
+        raise exception 'a message has at most % characters', app.config_int('limits', 'messageMaxLength')
+          using errcode = 'AG400';
+      end if;
+    end if;
+    insert into app.message_versions (message_id, content, written_at)
+    values (old.id, old.content, coalesce(old.edited_at, old.created_at));
+    new.edited_at := now();
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_message_update() IS 'Message edits keep the earlier version in app.message_versions; users change content only, within the configured edit window and length, never on a tombstone. Deletion (deleted_at set) empties the content. The foreign keys'' own set null (the author''s account or the replied-to message deleted) passes, tombstones included, when nothing else changes and the referenced row is gone.';
+
+REVOKE ALL ON FUNCTION app_private.guard_message_update() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.message_events
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.message_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  current app.messages;
+  files jsonb;
+begin
+  select * into current from app.messages where id = new.id;
+  if not found then
+    return null;
+  end if;
+  if tg_op = 'INSERT' or (current.deleted_at is null and current.content <> old.content) then
+    select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id) into files
+    from app.attachments a where a.message_id = current.id;
+  end if;
+  if tg_op = 'INSERT' then
+    perform app_private.emit_event('conversation:' || current.conversation_id, 'message.created',
+      app.message_object(current, files));
+  elsif current.deleted_at is not null and old.deleted_at is null then
+    perform app_private.emit_event('conversation:' || current.conversation_id, 'message.deleted',
+      jsonb_build_object('id', current.id, 'conversationId', current.conversation_id, 'seq', current.seq,
+                         'deletedAt', to_char(current.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')));
+  elsif current.content <> old.content then
+    perform app_private.emit_event('conversation:' || current.conversation_id, 'message.updated',
+      app.message_object(current, files));
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner.';
+
+REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.send_message_as
+-- created in 20261121100300_messages.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return app.send_message(target_conversation_id, message_content, reply_to, attachment_ids,
+                          idempotency_key, request_hash);
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
+
+REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
