@@ -438,29 +438,35 @@ interface FanOutResult {
   profile?: ServerProfile;
 }
 
+/** What a fan-out goes through: the gateway, or the ceiling's bare loop. */
+interface FanOutPath {
+  label: string;
+  /** The subscribers' WebSocket URL. */
+  url: string;
+  /** The process whose CPU is the server's. */
+  serverPid: number;
+  postmaster: number | null;
+  /** Sends message `n` with `payload`; resolves when it is done. */
+  publish: (n: number, payload: string) => Promise<void>;
+  beforeAttempt?: () => Promise<void>;
+  afterAttempt?: (result: FanOutResult) => Promise<void>;
+}
+
 /**
  * One fan-out measurement, made again (with fresh subscribers) while other processes took the
  * CPU: on 2 shared cores a test run next door multiplies the tail latency, and such work comes in
  * bursts. Bounded by --retries; the figures are those of the quietest attempt, and the report
  * warns if even that one was busy. An attempt with problems (loss, a disconnect) ends it at once.
  */
-async function measureFanOut(
-  label: string,
-  url: string,
-  serverPid: number,
-  postmaster: number | null,
-  opts: Options,
-  publish: (n: number, payload: string) => Promise<void>,
-  beforeAttempt: () => Promise<void> = () => Promise.resolve(),
-  afterAttempt: (result: FanOutResult) => Promise<void> = () => Promise.resolve(),
-): Promise<FanOutResult> {
+async function measureFanOut(path: FanOutPath, opts: Options): Promise<FanOutResult> {
+  const { label } = path;
   const busy = (r: FanOutResult) => r.published.cpu?.rest ?? 0;
   const { kept, attempts } = await measureQuietly(
     label,
     async (attempt) => {
-      await beforeAttempt();
-      const result = await fanOutOnce(label, url, serverPid, postmaster, opts, publish);
-      await afterAttempt(result);
+      await path.beforeAttempt?.();
+      const result = await fanOutOnce(path, opts);
+      await path.afterAttempt?.(result);
       result.attempt = attempt;
       const l = result.delivery.latency;
       say(
@@ -486,14 +492,8 @@ async function measureFanOut(
   return { ...kept, attempts: attempts.length };
 }
 
-async function fanOutOnce(
-  label: string,
-  url: string,
-  serverPid: number,
-  postmaster: number | null,
-  opts: Options,
-  publish: (n: number, payload: string) => Promise<void>,
-): Promise<FanOutResult> {
+async function fanOutOnce(path: FanOutPath, opts: Options): Promise<FanOutResult> {
+  const { label, url, serverPid, postmaster, publish } = path;
   const { clients, ready } = await startClients(url, opts.subscribers, opts.channels, opts);
   try {
     if (ready.failures) {
@@ -913,15 +913,14 @@ async function measureGateway(
   await Promise.all(
     Array.from({ length: opts.publishers }, () => publisherSql`select pg_sleep(0.05)`),
   );
-  const gatewayRun = await measureFanOut(
-    "gateway (realtime.send)",
-    gatewayUrl,
-    server.pid,
+  const gatewayRun = await measureFanOut({
+    label: "gateway (realtime.send)",
+    url: gatewayUrl,
+    serverPid: server.pid,
     postmaster,
-    opts,
-    databasePublisher(publisherSql, opts),
-    async () => void await server.ask<ServerStats>({ cmd: "profile-reset" }),
-    async (result) => {
+    publish: databasePublisher(publisherSql, opts),
+    beforeAttempt: async () => void await server.ask<ServerStats>({ cmd: "profile-reset" }),
+    afterAttempt: async (result) => {
       if (!opts.profile) return;
       result.profile = await server.ask<ServerProfile>({
         cmd: "profile",
@@ -929,7 +928,7 @@ async function measureGateway(
         rate: opts.rate,
       }, 120_000);
     },
-  );
+  }, opts);
   const serverStats = await server.ask<ServerStats>({ cmd: "stats" });
   if (serverStats.problems) {
     problems.push(
@@ -950,14 +949,13 @@ async function measureCeiling(postmaster: number | null, opts: Options): Promise
   say(`ceiling server (pid ${ceiling.pid}) on 127.0.0.1:${port}`);
   const publisher = await webSocketPublisher(url, opts);
   try {
-    return await measureFanOut(
-      "ceiling (bare WebSocket loop)",
+    return await measureFanOut({
+      label: "ceiling (bare WebSocket loop)",
       url,
-      ceiling.pid,
+      serverPid: ceiling.pid,
       postmaster,
-      opts,
-      publisher.publish,
-    );
+      publish: publisher.publish,
+    }, opts);
   } finally {
     publisher.ws.close();
     await ceiling.stop({ cmd: "stop" });
