@@ -48,6 +48,7 @@ import {
   removeWrkScript,
   sampleCpu,
   signInByMagicLink,
+  signUpByMagicLink,
   startLoadProcess,
   summarize,
   ticksOf,
@@ -462,10 +463,7 @@ async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> 
   const tokens: string[] = [];
   for (let i = 0; i < opts.inboxUsers; i++) {
     const email = `inbox-${i}@bench.example`;
-    await sql`insert into app.users (email, name, role) values (${email}, ${
-      "Inbox " + i
-    }, 'MEMBER')`;
-    tokens.push((await signInByMagicLink(bench.base, sql, email)).accessToken);
+    tokens.push((await signUpByMagicLink(bench.base, sql, email, `Inbox ${i}`)).accessToken);
   }
   await sql`
     insert into app.notifications (user_id, type, title, body, data, created_at, read_at)

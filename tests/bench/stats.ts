@@ -97,6 +97,18 @@ export async function signInByMagicLink(
   return await verified.json();
 }
 
+/** A new user (inserted directly, as a trusted server path would), signed in by the magic link. */
+export async function signUpByMagicLink(
+  base: string,
+  sql: Sql,
+  email: string,
+  name = email,
+  role = "MEMBER",
+): Promise<VerifiedSession> {
+  await sql`insert into app.users (email, name, role) values (${email}, ${name}, ${role}::app.user_role)`;
+  return await signInByMagicLink(base, sql, email);
+}
+
 /** The throwaway cluster's postmaster, or null when /proc cannot tell (then Postgres shows 0). */
 export async function postmasterPid(dataDir: string): Promise<number | null> {
   try {

@@ -44,7 +44,7 @@ import {
   reapedTicksOf,
   removeWrkScript,
   sampleCpu,
-  signInByMagicLink,
+  signUpByMagicLink,
   summarize,
   table,
   ticksOf,
@@ -219,9 +219,7 @@ async function fundedWallets(
   const wallets: Wallet[] = [];
   for (let i = 0; i < count; i++) {
     const email = `${prefix}-${i}@bench.example`;
-    await bench.deps
-      .sql`insert into app.users (email, name, role) values (${email}, ${email}, 'MEMBER')`;
-    const session = await signInByMagicLink(bench.base, bench.deps.sql, email);
+    const session = await signUpByMagicLink(bench.base, bench.deps.sql, email);
     const [wallet] = await bench.deps.sql<{ address: Address }[]>`
       select address from app.wallets where user_id = ${session.user.id}`;
     wallets.push({ token: session.accessToken, userId: session.user.id, address: wallet.address });
