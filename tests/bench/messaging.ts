@@ -86,10 +86,8 @@ import {
 import { join } from "node:path";
 import postgres from "postgres";
 import type { Cluster } from "../../stack/postgres.ts";
-import { ROOT } from "../../stack/database.ts";
 import {
   type Expectation,
-  jsonLines,
   type LoadConfig,
   type LoadResult,
   type Phase,
@@ -99,6 +97,7 @@ import {
   type SubscriberResult,
   type Summary,
 } from "./messaging-shared.ts";
+import { Child, killChildren } from "./process-lines.ts";
 
 const TARGET_MESSAGES_PER_SECOND = 1_000;
 const TARGET_SSE_P99_MS = 100;
@@ -390,41 +389,6 @@ interface LayoutRun {
   problems: string[];
 }
 
-function spawn(script: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--allow-net=127.0.0.1", join(ROOT, "tests", "bench", script)],
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const children = new Set<Deno.ChildProcess>();
-
-function killChildren(): void {
-  for (const child of children) {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-  children.clear();
-}
-
 /** The layout's conversations: groups of the observer and `sendersEach` senders each. */
 async function createLayout(bench: Bench, layout: Layout, senders: User[], observer: User) {
   const conversations: string[] = [];
@@ -455,19 +419,15 @@ async function runLayout(
   );
 
   const problems: string[] = [];
-  const subscribers = spawn("messaging-subscribers.ts");
-  children.add(subscribers);
-  const subOut = jsonLines(subscribers.stdout);
-  const subIn = subscribers.stdin.getWriter();
-  const line = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) + "\n");
+  const subscribers = new Child("the subscribers", "messaging-subscribers.ts");
   const subscriberConfig: SubscriberConfig = {
     base: bench.base,
     token: observer.token,
     topics: observed.map((id) => `conversation:${id}`),
   };
-  await subIn.write(line(subscriberConfig));
-  const ready = await within(subOut.next<{ ready: boolean }>(), 30_000, "subscribers");
-  if (!ready?.ready) throw new Error("the subscribers did not start (see above)");
+  await subscribers.send(subscriberConfig);
+  const ready = await subscribers.next<{ ready: boolean }>(30_000, "ready line");
+  if (!ready.ready) throw new Error("the subscribers did not start (see above)");
 
   const senderIndexes = senders.slice(0, sendersOf(layout)).map((_, i) => i);
   const conversationOf = (i: number) => conversations[Math.floor(i / layout.sendersEach)];
@@ -484,12 +444,9 @@ async function runLayout(
     settleMs: SETTLE_MS,
     lightSenders: senderIndexes.filter((i) => observed.includes(conversationOf(i))),
   };
-  const load = spawn("messaging-load.ts");
-  children.add(load);
-  const loadOut = jsonLines(load.stdout);
-  const loadIn = load.stdin.getWriter();
-  await loadIn.write(line(loadConfig));
-  await loadIn.close();
+  const load = new Child("the load generator", "messaging-load.ts");
+  await load.send(loadConfig);
+  await load.closeInput();
 
   const cpu: LayoutRun["cpu"] = {};
   const samples: Partial<Record<PhaseMark["mark"], CpuSample>> = {};
@@ -500,11 +457,7 @@ async function runLayout(
   let loadResult: LoadResult | null = null;
   const limit = (seconds + 60) * 1000;
   while (true) {
-    const next = await within(
-      loadOut.next<PhaseMark | LoadResult>(),
-      limit,
-      "the load generator",
-    );
+    const next = await load.nextOrEnd<PhaseMark | LoadResult>(limit, "line");
     if (!next) break;
     if ("mark" in next) {
       samples[next.mark] = samplePhase(bench, load.pid, subscribers.pid);
@@ -522,8 +475,7 @@ async function runLayout(
     }
   }
   if (!loadResult) throw new Error("the load generator stopped without a result (see above)");
-  const loadStatus = await load.status;
-  children.delete(load);
+  const loadStatus = await load.exited();
   if (!loadStatus.success) problems.push(`the load generator exited with ${loadStatus.code}`);
   if (samples["full-start"] && samples["full-end"]) {
     cpu.full = cpuUse(samples["full-start"], samples["full-end"]);
@@ -542,16 +494,10 @@ async function runLayout(
     sentObserved[phase] = entries.reduce((n, [, count]) => n + count, 0);
   }
   const expectation: Expectation = { expect, drainMs: DRAIN_MS };
-  await subIn.write(line(expectation));
-  await subIn.close();
-  const subscriberResult = await within(
-    subOut.next<SubscriberResult>(),
-    DRAIN_MS + 30_000,
-    "the subscribers",
-  );
-  if (!subscriberResult) throw new Error("the subscribers stopped without a result (see above)");
-  const subStatus = await subscribers.status;
-  children.delete(subscribers);
+  await subscribers.send(expectation);
+  await subscribers.closeInput();
+  const subscriberResult = await subscribers.next<SubscriberResult>(DRAIN_MS + 30_000, "result");
+  const subStatus = await subscribers.exited();
   if (!subStatus.success) problems.push(`the subscribers exited with ${subStatus.code}`);
 
   // The app's own view of the POSTs: every one logged, all 201, and its handling time.

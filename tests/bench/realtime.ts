@@ -47,10 +47,9 @@
  *                          lag, and the handler's steps timed alone; and the second-by-second
  *                          table (latency next to CPU), printed anyway when p95 misses its target
  */
-import { join } from "node:path";
 import postgres from "postgres";
 import { freePort } from "../../stack/postgres.ts";
-import { ROOT, stackEnv } from "../../stack/database.ts";
+import { stackEnv } from "../../stack/database.ts";
 import {
   type CheckResult,
   type ClientCommand,
@@ -58,13 +57,13 @@ import {
   type ClientsReady,
   type DeliveryResult,
   encodeKind4,
-  jsonLines,
   type Pong,
   summarize,
   type Summary,
   wallClock,
 } from "./realtime-shared.ts";
 import type { ServerProfile, ServerStats } from "./realtime-server.ts";
+import { Child, killChildren } from "./process-lines.ts";
 import {
   type CpuSample,
   type CpuUse,
@@ -134,93 +133,6 @@ const options = (args: string[]): Options => {
 };
 
 // Child processes -------------------------------------------------------------------------------
-
-const children = new Set<Child>();
-
-class Child {
-  readonly proc: Deno.ChildProcess;
-  private readonly out: ReturnType<typeof jsonLines>;
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
-
-  /**
-   * `deno run` on one of this directory's scripts, through bash so that the soft open-file limit
-   * can be raised to the hard one first (`exec` keeps the pid: it is the script's own).
-   */
-  constructor(
-    readonly name: string,
-    script: string,
-    opts: { allowAll?: boolean; env?: Record<string, string>; v8Flags?: string[] } = {},
-  ) {
-    const deno = [
-      Deno.execPath(),
-      "run",
-      "--quiet",
-      ...(opts.allowAll ? ["--allow-all"] : ["--allow-net=127.0.0.1"]),
-      ...(opts.v8Flags?.length ? [`--v8-flags=${opts.v8Flags.join(",")}`] : []),
-      join(ROOT, "tests", "bench", script),
-    ];
-    this.proc = new Deno.Command("bash", {
-      args: ["-c", 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', "bash", ...deno],
-      cwd: ROOT,
-      env: opts.env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    this.out = jsonLines(this.proc.stdout);
-    this.writer = this.proc.stdin.getWriter();
-    children.add(this);
-  }
-
-  get pid(): number {
-    return this.proc.pid;
-  }
-
-  async send(value: unknown): Promise<void> {
-    await this.writer.write(new TextEncoder().encode(JSON.stringify(value) + "\n"));
-  }
-
-  /** The next line, or an error after `ms` or if the process ended. */
-  async next<T>(ms: number, what = "an answer"): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`${this.name}: no ${what} within ${ms / 1000} s`)),
-        ms,
-      );
-    });
-    try {
-      const line = await Promise.race([this.out.next<T>(), timeout]);
-      if (line === null) throw new Error(`${this.name} ended without ${what} (see above)`);
-      return line;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async ask<T>(value: unknown, ms = 30_000): Promise<T> {
-    await this.send(value);
-    return await this.next<T>(ms);
-  }
-
-  /** Asks it to stop with `command` (if given), then waits; killed after 10 s. */
-  async stop(command?: unknown): Promise<void> {
-    if (command !== undefined) await this.send(command).catch(() => {});
-    await this.writer.close().catch(() => {});
-    const timer = setTimeout(() => this.kill(), 10_000);
-    await this.proc.status;
-    clearTimeout(timer);
-    children.delete(this);
-  }
-
-  kill(): void {
-    try {
-      this.proc.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
 
 /** The soft open-file limit of a process (after its bash raised it). */
 function openFileLimit(pid: number): number {
@@ -843,10 +755,7 @@ export async function main(args: string[]): Promise<void> {
   const problems: string[] = [];
   try {
     await withStack(async (stack) => {
-      stack.onStop(() => {
-        for (const child of children) child.kill();
-        children.clear();
-      });
+      stack.onStop(killChildren);
       const { server, gatewayUrl, postmaster } = await startGateway(stack, opts);
       const idle = await measureIdle(server, gatewayUrl, opts);
       problems.push(...idleProblems(idle));
