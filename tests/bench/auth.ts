@@ -38,6 +38,7 @@ import {
   bearerRequests,
   cpuMicrosPer,
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
@@ -373,32 +374,17 @@ function printRun(
     `\n  CPU while measuring, in % of one core (${cores} cores = ${cores * 100}%); "JS thread" ` +
       `is the server's main thread,\n  "irq" mostly loopback networking, "rest" other processes`,
   );
-  console.log(table([
-    [
-      "endpoint",
-      "server",
-      "JS thread",
-      "postgres",
-      "wrk",
-      "irq",
-      "rest",
-      "idle",
-      "server/req",
-      "pg/req",
-    ],
-    ...results.map(({ endpoint, cpu, requests }) => [
+  console.log(cpuTable(
+    "endpoint",
+    { server: "server", "JS thread": "serverMain", postgres: "postgres", wrk: "wrk" },
+    results.map(({ endpoint, cpu, requests }) => [
       endpoint.label,
-      pct(cpu.pct.server),
-      pct(cpu.pct.serverMain),
-      pct(cpu.pct.postgres),
-      pct(cpu.pct.wrk),
-      pct(cpu.irq),
-      pct(cpu.rest),
-      pct(cpu.idle),
+      cpu,
       `${cpuMicrosPer(cpu, "server", requests).toFixed(0)} us`,
       `${cpuMicrosPer(cpu, "postgres", requests).toFixed(0)} us`,
     ]),
-  ]));
+    ["server/req", "pg/req"],
+  ));
   const warning = busyWarning(results.map((r) => [r.endpoint.label, r.cpu] as const));
   if (warning) console.log(warning);
 

@@ -57,11 +57,11 @@
  */
 import {
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
   ms,
-  pct,
   postgresTicks,
   sampleCpu,
   signInByMagicLink,
@@ -659,20 +659,13 @@ function printRun(run: LayoutRun, opts: Options, primary: boolean): void {
       }%): "server" all server processes, ` +
         `"JS thread" their main threads,\n  "irq" mostly loopback networking, "rest" other processes`,
     );
-    console.log(table([
-      ["phase", "server", "JS thread", "postgres", "senders", "subscribers", "irq", "rest", "idle"],
-      ...cpuRows.map(([phase, c]) => [
-        phase,
-        pct(c.pct.server),
-        pct(c.pct.serverMain),
-        pct(c.pct.postgres),
-        pct(c.pct.load),
-        pct(c.pct.subscribers),
-        pct(c.irq),
-        pct(c.rest),
-        pct(c.idle),
-      ]),
-    ]));
+    console.log(cpuTable("phase", {
+      server: "server",
+      "JS thread": "serverMain",
+      postgres: "postgres",
+      senders: "load",
+      subscribers: "subscribers",
+    }, cpuRows));
     const warning = busyWarning(cpuRows);
     if (warning) console.log(warning);
   }

@@ -66,6 +66,7 @@ import type { ServerProfile, ServerStats } from "./realtime-server.ts";
 import { Child, killChildren } from "./process-lines.ts";
 import {
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
@@ -601,39 +602,24 @@ function printReport(opts: Options, idle: IdleResult, fanOuts: FanOutResult[]): 
       `"JS thread" is the server's main thread`,
   );
   const perMessage = (p: number | undefined) => `${((p ?? 0) * 10_000 / opts.rate).toFixed(0)} us`;
-  console.log(table([
-    [
-      "path",
-      "server",
-      "JS thread",
-      "postgres",
-      "subscribers",
-      "publisher",
-      "irq",
-      "rest",
-      "idle",
-      "server/msg",
-      "pg/msg",
-      "attempt",
-    ],
-    ...fanOuts.map((r) => {
-      const c = r.published.cpu;
-      return [
-        r.label,
-        pct(c?.pct.server),
-        pct(c?.pct.serverMain),
-        pct(c?.pct.postgres),
-        pct(c?.pct.subscribers),
-        pct(c?.pct.publisher),
-        pct(c?.irq),
-        pct(c?.rest),
-        pct(c?.idle),
-        perMessage(c?.pct.server),
-        perMessage(c?.pct.postgres),
-        `${r.attempt} of ${r.attempts}`,
-      ];
-    }),
-  ]));
+  console.log(cpuTable(
+    "path",
+    {
+      server: "server",
+      "JS thread": "serverMain",
+      postgres: "postgres",
+      subscribers: "subscribers",
+      publisher: "publisher",
+    },
+    fanOuts.map((r) => [
+      r.label,
+      r.published.cpu,
+      perMessage(r.published.cpu?.pct.server),
+      perMessage(r.published.cpu?.pct.postgres),
+      `${r.attempt} of ${r.attempts}`,
+    ]),
+    ["server/msg", "pg/msg", "attempt"],
+  ));
   const warning = busyWarning(
     fanOuts.map((r) => [r.label, r.published.cpu] as const),
     "those latencies are inflated",

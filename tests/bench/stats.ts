@@ -310,6 +310,33 @@ export function table(rows: string[][]): string {
   ).join("\n");
 }
 
+/**
+ * Who used the CPU in each run, in % of one core: the `consumers` (column heading: the name
+ * sampleCpu gave it), then interrupts, other processes ("rest") and idle, then any `extra`
+ * columns (their headings, and the cells after the CPU use in each row).
+ *
+ * @example
+ * cpuTable("endpoint", { server: "server", postgres: "postgres" }, [["GET /", use]]);
+ */
+export function cpuTable(
+  first: string,
+  consumers: Record<string, string>,
+  rows: (readonly [string, CpuUse | null | undefined, ...string[]])[],
+  extra: string[] = [],
+): string {
+  return table([
+    [first, ...Object.keys(consumers), "irq", "rest", "idle", ...extra],
+    ...rows.map(([label, cpu, ...cells]) => [
+      label,
+      ...Object.values(consumers).map((name) => pct(cpu?.pct[name])),
+      pct(cpu?.irq),
+      pct(cpu?.rest),
+      pct(cpu?.idle),
+      ...cells,
+    ]),
+  ]);
+}
+
 // Load processes -------------------------------------------------------------------------------
 
 /**

@@ -35,11 +35,11 @@ import {
 import {
   bearerRequests,
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
   ms,
-  pct,
   postgresTicks,
   reapedTicksOf,
   removeWrkScript,
@@ -459,21 +459,16 @@ function printReport(
     ...rows.map((r) => [r.label, int(r.rps), ms(r.p50), ms(r.p99), int(r.requests)]),
   ]));
   console.log('\n  CPU while measuring, in % of one core ("rest": other processes)');
-  const cpuRow = (label: string, cpu: CpuUse, wrkPct: string) => [
-    label,
-    pct(cpu.pct.server),
-    pct(cpu.pct.postgres),
-    pct(cpu.pct.anvil),
-    wrkPct,
-    pct(cpu.irq),
-    pct(cpu.rest),
-    pct(cpu.idle),
-  ];
-  console.log(table([
-    ["run", "server", "postgres", "anvil", "wrk", "irq", "rest", "idle"],
-    ...rows.map((r) => cpuRow(r.label, r.cpu, pct(r.cpu.pct.wrk))),
-    cpuRow("transfers end to end", transfers.cpu, "-"),
-  ]));
+  // No wrk during the transfers: "-" rather than its 0%.
+  const { wrk: _, ...transferPct } = transfers.cpu.pct;
+  console.log(cpuTable(
+    "run",
+    { server: "server", postgres: "postgres", anvil: "anvil", wrk: "wrk" },
+    [
+      ...rows.map((r) => [r.label, r.cpu] as const),
+      ["transfers end to end", { ...transfers.cpu, pct: transferPct }] as const,
+    ],
+  ));
   const rpcTotal = [...balances.calls.values()].reduce((a, b) => a + b, 0);
   const perRequest = balances.served ? rpcTotal / balances.served : 0;
   const methods = [...balances.calls.entries()].map(([m, n]) => `${m} ${int(n)}`).join(", ");
