@@ -68,6 +68,7 @@ import {
   waitForQuietMachine as waitForQuiet,
   withStack,
 } from "./scaffold.ts";
+import { Child } from "./process-lines.ts";
 import type { PacedLoadConfig, PacedLoadResult } from "./paced-load.ts";
 import type { StallProbeConfig, StallProbeResult } from "./stall-probe.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
@@ -120,41 +121,21 @@ const waitForQuietMachine = () => waitForQuiet({ busyPct: 30, maxWaitMs: 60_000 
 interface StandInProcess {
   url: string;
   serviceAccountJson: string;
-  child: Deno.ChildProcess;
+  child: Child;
   stats(): Promise<{ accepted: number; distinctTokens: number; tokensIssued: number }>;
-  stop(): Promise<void>;
 }
 
+/** fcm-stand-in-process.ts: it prints its URL and account, and serves until its stdin closes. */
 async function startStandIn(): Promise<StandInProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--quiet",
-      new URL("./fcm-stand-in-process.ts", import.meta.url).pathname,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  while (!buffer.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the FCM stand-in exited before it was ready");
-    buffer += value;
-  }
-  reader.releaseLock();
-  const { url, serviceAccountJson } = JSON.parse(buffer.split("\n")[0]);
+  const child = new Child("the FCM stand-in", "fcm-stand-in-process.ts", { allowAll: true });
+  const { url, serviceAccountJson } = await child.next<
+    { url: string; serviceAccountJson: string }
+  >(60_000, "ready line");
   return {
     url,
     serviceAccountJson,
     child,
     stats: async () => await (await fetch(`${url}/_stand-in/stats`)).json(),
-    async stop() {
-      await child.stdin.close().catch(() => {});
-      await child.status;
-    },
   };
 }
 
@@ -623,7 +604,7 @@ export async function main(args: string[]): Promise<void> {
     await withStack(async (stack) => {
       say("starting the FCM stand-in in its own process");
       const standIn = await startStandIn();
-      stack.onStop(() => standIn.stop());
+      stack.onStop(() => standIn.child.stop());
       const bench = await stack.startServer({
         pool: opts.pool,
         options: (deps) => ({
