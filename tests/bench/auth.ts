@@ -2,7 +2,7 @@
  * `npm run bench -- auth [options]`: how fast a signed-in request is, measured end to end.
  *
  * Every request of a signed-in user verifies the JWT and then reads the session row and the user
- * from Postgres (functions/api/auth/session.middleware.ts), so that signout, suspension and role
+ * from Postgres (functions/api/middleware/session.ts), so that signout, suspension and role
  * changes count at once. This benchmark measures what that costs, against a real local stack
  * over loopback, and checks that the speed was not bought by giving up revocation:
  *
@@ -38,6 +38,7 @@ import {
   bearerRequests,
   cpuMicrosPer,
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
@@ -50,14 +51,23 @@ import {
   signInByMagicLink,
   table,
   ticksOf,
-  verdict,
   wrk,
   type WrkResult,
   wrkScript,
 } from "./stats.ts";
-import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
+import type { BenchServer } from "./bench-server.ts";
+import {
+  busyWarning,
+  figuresTable,
+  finish,
+  measureQuietly,
+  parseOptions,
+  say,
+  sleep,
+  type Stack,
+  withStack,
+} from "./scaffold.ts";
 import { freePort } from "../../stack/postgres.ts";
-import { throwawayCluster } from "../../stack/database.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { loadSessionUser } from "../../functions/api/auth/sessions.ts";
 import { jwtVerify } from "jose";
@@ -104,41 +114,15 @@ interface Options {
   siwe: number;
 }
 
-function parseOptions(args: string[]): Options {
-  const opts: Options = {
-    pools: [POOL_SIZE],
-    connections: [CONNECTIONS],
-    duration: DURATION_SECONDS,
-    warmup: WARMUP_SECONDS,
-    profile: false,
-    siwe: SIWE_SIGNINS,
-  };
-  const numbers = (name: string, value: string | undefined) => {
-    const list = (value ?? "").split(",").map(Number);
-    if (!value || list.some((n) => !Number.isInteger(n) || n < 1)) {
-      throw new Error(`${name} needs positive whole numbers, e.g. ${name} 10,20`);
-    }
-    return list;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split("=", 2);
-    const value = () => inline ?? args[++i];
-    if (name === "--pool") opts.pools = numbers(name, value());
-    else if (name === "--connections" || name === "-c") {
-      opts.connections = numbers(name, value());
-    } else if (name === "--duration") opts.duration = numbers(name, value())[0];
-    else if (name === "--warmup") opts.warmup = numbers(name, value())[0];
-    else if (name === "--profile") opts.profile = true;
-    else if (name === "--siwe") {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 0) {
-        throw new Error("--siwe needs a whole number, e.g. --siwe 1500");
-      }
-      opts.siwe = n;
-    } else throw new Error(`unknown option ${args[i]} (see tests/bench/auth.ts)`);
-  }
-  return opts;
-}
+const options = (args: string[]): Options =>
+  parseOptions(args, import.meta.url, (a) => ({
+    pools: a.wholes("--pool", [POOL_SIZE]),
+    connections: a.wholes(["--connections", "-c"], [CONNECTIONS]),
+    duration: a.whole("--duration", DURATION_SECONDS),
+    warmup: a.whole("--warmup", WARMUP_SECONDS),
+    profile: a.flag("--profile"),
+    siwe: a.whole("--siwe", SIWE_SIGNINS, 0),
+  }));
 
 // The server ---------------------------------------------------------------------------------
 
@@ -218,14 +202,12 @@ function benchRoutes(deps: Deps, errors: Bench["errors"]) {
  * but the load (the CPU table shows the JS thread's share); and the ceiling route can use the
  * app's own pool.
  */
-function startBench(
-  cluster: Awaited<ReturnType<typeof throwawayCluster>>,
-  port: number,
-  poolSize: number,
-): Promise<Bench> {
-  return startBenchServer(cluster, port, poolSize, (deps, errors) => ({
-    extra: benchRoutes(deps, errors),
-  }));
+function startBench(stack: Stack, port: number, pool: number): Promise<Bench> {
+  return stack.startServer({
+    pool,
+    port,
+    options: (deps, errors) => ({ extra: benchRoutes(deps, errors) }),
+  });
 }
 
 /** Signs in through the real magic-link flow (an ADMIN); returns the access token. */
@@ -258,11 +240,6 @@ function sampleMeasurement(postmasterPid: number | null): CpuSample {
 }
 
 // Measuring ----------------------------------------------------------------------------------
-
-/** Other work on the machine above this share of one core makes the figures unreliable. */
-const BUSY_MACHINE_PCT = 15;
-const MAX_RETRIES = 2;
-const RETRY_PAUSE_SECONDS = 5;
 
 interface Endpoint {
   label: string;
@@ -314,27 +291,18 @@ async function measure(
     select coalesce(max(id), 0)::text as mark from app.access_logs`;
   const url = `${bench.base}${endpoint.path}`;
   const sent = endpoint.anonymous ? null : script;
-  // Every run counts for the status checks; the figures are the last measured run's.
-  const runs = [await wrk(url, sent, connections, opts.warmup)];
-  let result: WrkResult;
-  let cpu: CpuUse;
-  for (let attempt = 0;; attempt++) {
+  const warmup = await wrk(url, sent, connections, opts.warmup);
+  // Measured again while another process took CPU (the table warns if it never got quiet).
+  const { kept, attempts } = await measureQuietly(endpoint.label.trim(), async () => {
     const before = sampleMeasurement(bench.postmasterPid);
-    result = await wrk(url, sent, connections, opts.duration);
-    cpu = cpuUse(before, sampleMeasurement(bench.postmasterPid));
-    runs.push(result);
-    // Another process took CPU (on 2 cores, a test run next door halves the figures): such
-    // work comes in bursts, so wait a little and measure again; at most twice, so the run stays
-    // bounded, and the table warns if it never got quiet.
-    if (cpu.rest <= BUSY_MACHINE_PCT || attempt === MAX_RETRIES) break;
-    console.log(
-      `[bench] other work took ${cpu.rest.toFixed(0)}% of a core while measuring ` +
-        `${endpoint.label.trim()}; measuring again in ${RETRY_PAUSE_SECONDS} s`,
-    );
-    await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_SECONDS * 1000));
-  }
+    const result = await wrk(url, sent, connections, opts.duration);
+    return { result, cpu: cpuUse(before, sampleMeasurement(bench.postmasterPid)) };
+  }, (a) => a.cpu.rest);
+  // Every run counts for the status checks; the figures are the last measured run's.
+  const runs = [warmup, ...attempts.map((a) => a.result)];
+  const { result, cpu } = kept;
   // Requests wrk gave up on at the end may still be finishing; then the queued log goes out.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   await bench.deps.accessLog.flush();
   let serverNon2xx: string | null = null;
   let logShortfall = 0;
@@ -406,55 +374,33 @@ function printRun(
     `\n  CPU while measuring, in % of one core (${cores} cores = ${cores * 100}%); "JS thread" ` +
       `is the server's main thread,\n  "irq" mostly loopback networking, "rest" other processes`,
   );
-  console.log(table([
-    [
-      "endpoint",
-      "server",
-      "JS thread",
-      "postgres",
-      "wrk",
-      "irq",
-      "rest",
-      "idle",
-      "server/req",
-      "pg/req",
-    ],
-    ...results.map(({ endpoint, cpu, requests }) => [
+  console.log(cpuTable(
+    "endpoint",
+    { server: "server", "JS thread": "serverMain", postgres: "postgres", wrk: "wrk" },
+    results.map(({ endpoint, cpu, requests }) => [
       endpoint.label,
-      pct(cpu.pct.server),
-      pct(cpu.pct.serverMain),
-      pct(cpu.pct.postgres),
-      pct(cpu.pct.wrk),
-      pct(cpu.irq),
-      pct(cpu.rest),
-      pct(cpu.idle),
+      cpu,
       `${cpuMicrosPer(cpu, "server", requests).toFixed(0)} us`,
       `${cpuMicrosPer(cpu, "postgres", requests).toFixed(0)} us`,
     ]),
-  ]));
-  const busy = results.filter((r) => r.cpu.rest > BUSY_MACHINE_PCT);
-  if (busy.length) {
-    console.log(
-      `  WARNING other work used the CPU during ${
-        busy.map((r) => r.endpoint.label.trim())
-          .join(", ")
-      }: those figures are low; rerun on a quiet machine`,
-    );
-  }
+    ["server/req", "pg/req"],
+  ));
+  const warning = busyWarning(results.map((r) => [r.endpoint.label, r.cpu] as const));
+  if (warning) console.log(warning);
 
   const share = session.rps / ceiling.rps;
   console.log("\n  targets for GET /api/auth/session");
-  console.log(table([
-    [
-      `at least ${int(SESSION_TARGET_RPS)} req/s`,
-      `${int(session.rps)} req/s`,
-      verdict(session.rps >= SESSION_TARGET_RPS),
-    ],
-    [
-      `at least ${CEILING_SHARE_TARGET * 100}% of the ceiling (${int(ceiling.rps)} req/s)`,
-      `${(share * 100).toFixed(0)}%`,
-      verdict(share >= CEILING_SHARE_TARGET),
-    ],
+  console.log(figuresTable([
+    {
+      label: `at least ${int(SESSION_TARGET_RPS)} req/s`,
+      value: `${int(session.rps)} req/s`,
+      ok: session.rps >= SESSION_TARGET_RPS,
+    },
+    {
+      label: `at least ${CEILING_SHARE_TARGET * 100}% of the ceiling (${int(ceiling.rps)} req/s)`,
+      value: `${(share * 100).toFixed(0)}%`,
+      ok: share >= CEILING_SHARE_TARGET,
+    },
   ]));
   const missed = session.rps < SESSION_TARGET_RPS || share < CEILING_SHARE_TARGET;
   if (missed && !opts.profile) {
@@ -484,92 +430,77 @@ function printComparison(outcomes: Outcome[]): void {
 // The run ------------------------------------------------------------------------------------
 
 export async function main(args: string[]): Promise<void> {
-  const opts = parseOptions(args);
-  const say = (line: string) => console.log(`[bench] ${line}`);
+  const opts = options(args);
   const problems: string[] = [];
-  const outcomes: Outcome[] = [];
-
-  say("creating a throwaway, seeded database");
-  const cluster = await throwawayCluster();
-  // One port for every configuration: the JWT issuer is derived from the site URL, so the
-  // tokens signed in at the start stay valid on each fresh server.
-  const port = freePort();
-  let bench: Bench | null = null;
-  let script: string | null = null;
-  let interrupted = false;
-  const onSignal = async () => {
-    if (interrupted) return;
-    interrupted = true;
-    if (bench) await stopBenchServer(bench);
-    await cluster.dispose();
-    Deno.exit(130);
-  };
-  Deno.addSignalListener("SIGINT", onSignal);
-  Deno.addSignalListener("SIGTERM", onSignal);
-  try {
+  await withStack(async (stack) => {
+    // One port for every configuration: the JWT issuer is derived from the site URL, so the
+    // tokens signed in at the start stay valid on each fresh server.
+    const port = freePort();
     const tokens: string[] = [];
+    let script: string | null = null;
+    stack.onStop(() => removeWrkScript(script));
+    const outcomes: Outcome[] = [];
+    let bench: Bench | null = null;
     for (const pool of opts.pools) {
-      bench = await startBench(cluster, port, pool);
-      if (!tokens.length) {
-        for (let i = 0; i < SESSIONS; i++) tokens.push(await signIn(bench, ADMIN_EMAIL));
-        // Statistics for the rows just written, as autovacuum would gather them on a live
-        // database: without them the session check's join is planned for empty tables (a
-        // bitmap scan of users by status per session, ~40% more Postgres time a query), and
-        // autovacuum could replan it in the middle of a measurement.
-        await bench.deps.sql`analyze app.sessions, app.users`;
-        script = await wrkScript(bearerRequests(tokens));
-        say(
-          `signed in as ${ADMIN_EMAIL} ${SESSIONS} times through the magic-link flow ` +
-            `(POST /api/auth/verify); requests take the ${SESSIONS} sessions in turn`,
-        );
-      }
+      if (bench) await stack.stopServer(bench);
+      bench = await startBench(stack, port, pool);
+      if (!tokens.length) script = await signInSessions(bench, tokens);
       for (const connections of opts.connections) {
-        const seconds = opts.warmup + opts.duration;
-        const endpoints = opts.profile ? [...ENDPOINTS, ...PROFILE_ENDPOINTS] : ENDPOINTS;
-        say(
-          `pool ${pool}, ${connections} connections, wrk -t1: ${endpoints.length} endpoints x ` +
-            `(${opts.warmup} s warm-up + ${opts.duration} s), about ${
-              endpoints.length * seconds
-            } s`,
-        );
-        const results: Measured[] = [];
-        for (const endpoint of endpoints) {
-          results.push(await measure(bench, endpoint, script!, connections, opts));
-        }
-        const runProblems = results.flatMap(problemsOf);
-        printRun(pool, connections, opts, results, runProblems);
-        problems.push(...runProblems);
-        outcomes.push({ pool, connections, results });
+        const outcome = await measureConfiguration(bench, script!, pool, connections, opts);
+        problems.push(...outcome.problems);
+        outcomes.push(outcome);
       }
       if (bench.errors.count) {
         problems.push(`${bench.errors.count} server errors, e.g. ${bench.errors.samples[0]}`);
         console.log(`  FAILED server errors (${bench.errors.count}):`);
         for (const s of bench.errors.samples) console.log(`    ${s}`);
       }
-      if (pool !== opts.pools[opts.pools.length - 1]) {
-        await stopBenchServer(bench);
-        bench = null;
-      }
     }
-
     if (outcomes.length > 1) printComparison(outcomes);
-
     if (opts.siwe > 0) problems.push(...await measureSiwe(bench!, opts.siwe));
     problems.push(...await checkRevocation(bench!, tokens[0]));
-  } finally {
-    Deno.removeSignalListener("SIGINT", onSignal);
-    Deno.removeSignalListener("SIGTERM", onSignal);
-    await removeWrkScript(script);
-    if (bench) await stopBenchServer(bench);
-    await cluster.dispose();
-  }
+  });
+  finish(problems, "every answer was 2xx");
+}
 
-  if (problems.length) {
-    console.log(`\nsummary: the run FAILED (${problems.length} problems); figures not reliable`);
-    Deno.exit(1);
+/**
+ * SESSIONS sign-ins of the seeded ADMIN (`tokens`), and the wrk script that takes them in turn.
+ */
+async function signInSessions(bench: Bench, tokens: string[]): Promise<string> {
+  for (let i = 0; i < SESSIONS; i++) tokens.push(await signIn(bench, ADMIN_EMAIL));
+  // Statistics for the rows just written, as autovacuum would gather them on a live database:
+  // without them the session check's join is planned for empty tables (a bitmap scan of users by
+  // status per session, ~40% more Postgres time a query), and autovacuum could replan it in the
+  // middle of a measurement.
+  await bench.deps.sql`analyze app.sessions, app.users`;
+  say(
+    `signed in as ${ADMIN_EMAIL} ${SESSIONS} times through the magic-link flow ` +
+      `(POST /api/auth/verify); requests take the ${SESSIONS} sessions in turn`,
+  );
+  return await wrkScript(bearerRequests(tokens));
+}
+
+/** Every endpoint at one pool size and concurrency, printed with its problems. */
+async function measureConfiguration(
+  bench: Bench,
+  script: string,
+  pool: number,
+  connections: number,
+  opts: Options,
+): Promise<Outcome & { problems: string[] }> {
+  const seconds = opts.warmup + opts.duration;
+  const endpoints = opts.profile ? [...ENDPOINTS, ...PROFILE_ENDPOINTS] : ENDPOINTS;
+  say(
+    `pool ${pool}, ${connections} connections, wrk -t1: ${endpoints.length} endpoints x ` +
+      `(${opts.warmup} s warm-up + ${opts.duration} s), about ${endpoints.length * seconds} s`,
+  );
+  const results: Measured[] = [];
+  for (const endpoint of endpoints) {
+    results.push(await measure(bench, endpoint, script, connections, opts));
   }
-  console.log("\nsummary: the run succeeded; every answer was 2xx");
-  Deno.exit(0);
+  const problems = results.flatMap(problemsOf);
+  printRun(pool, connections, opts, results, problems);
+  return { pool, connections, results, problems };
 }
 
 /**
@@ -621,7 +552,6 @@ const offline = createClient({
  * client does not share the server's event loop). Every sign-in must answer 200.
  */
 async function measureSiwe(bench: Bench, count: number): Promise<string[]> {
-  const say = (line: string) => console.log(`[bench] ${line}`);
   const wallets = Array.from({ length: 32 }, () => privateKeyToAccount(generatePrivateKey()));
   const site = new URL(bench.deps.settings.siteUrl);
   const message = (i: number, nonce: string) =>

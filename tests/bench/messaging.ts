@@ -57,32 +57,37 @@
  */
 import {
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
-  machineBusyPct,
   ms,
-  pct,
   postgresTicks,
   sampleCpu,
   signInByMagicLink,
   table,
   ticksOf,
-  verdict,
 } from "./stats.ts";
+import { type BenchServer, serverTicks } from "./bench-server.ts";
 import {
-  type BenchServer,
-  serverTicks,
-  startBenchServer,
-  stopBenchServer,
-} from "./bench-server.ts";
+  busyWarning,
+  type Figure,
+  figuresTable,
+  finish,
+  measureQuietly,
+  parseOptions,
+  say,
+  sleep,
+  sourceVersion,
+  type Stack,
+  waitForQuietMachine,
+  withStack,
+} from "./scaffold.ts";
 import { join } from "node:path";
 import postgres from "postgres";
-import { Cluster, freePort } from "../../stack/postgres.ts";
-import { ROOT, throwawayCluster } from "../../stack/database.ts";
+import type { Cluster } from "../../stack/postgres.ts";
 import {
   type Expectation,
-  jsonLines,
   type LoadConfig,
   type LoadResult,
   type Phase,
@@ -92,6 +97,7 @@ import {
   type SubscriberResult,
   type Summary,
 } from "./messaging-shared.ts";
+import { Child, killChildren } from "./process-lines.ts";
 
 const TARGET_MESSAGES_PER_SECOND = 1_000;
 const TARGET_SSE_P99_MS = 100;
@@ -102,9 +108,9 @@ const LIGHT_RATE = 20;
 const LIGHT_SECONDS = 15; // 300 light messages: p99 is then the 3rd slowest, not a single one
 const SETTLE_MS = 2_000;
 const DRAIN_MS = 15_000;
-const MAX_TOPICS = 20; // per SSE or long-poll connection (functions/api/realtime/realtime.routes.ts)
-/** Other work on the machine above this share of one core makes the figures unreliable. */
-const BUSY_MACHINE_PCT = 15;
+const MAX_TOPICS = 20; // per SSE or long-poll connection (functions/api/routes/realtime.ts)
+/** Measurements of a layout again when other work cut in. */
+const MAX_RETRIES = 2;
 
 interface Layout {
   conversations: number;
@@ -125,45 +131,24 @@ interface Options {
 const layoutName = (l: Layout) => `${l.conversations}x${l.sendersEach}`;
 const sendersOf = (l: Layout) => l.conversations * l.sendersEach;
 
-function parseOptions(args: string[]): Options {
-  const opts: Options = {
-    pool: POOL_SIZE,
-    processes: 1,
-    duration: DURATION_SECONDS,
-    warmup: WARMUP_SECONDS,
-    lightRate: LIGHT_RATE,
-    lightDuration: LIGHT_SECONDS,
-    layouts: [{ conversations: 25, sendersEach: 2 }, { conversations: 1, sendersEach: 50 }],
-    profile: false,
-  };
-  const number = (name: string, value: string | undefined, min: number) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name} needs a whole number >= ${min}`);
-    return n;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split("=", 2);
-    const value = () => inline ?? args[++i];
-    if (name === "--pool") opts.pool = number(name, value(), 1);
-    else if (name === "--processes") opts.processes = number(name, value(), 1);
-    else if (name === "--duration") opts.duration = number(name, value(), 1);
-    else if (name === "--warmup") opts.warmup = number(name, value(), 0);
-    else if (name === "--light-rate") opts.lightRate = number(name, value(), 0);
-    else if (name === "--light-duration") opts.lightDuration = number(name, value(), 1);
-    else if (name === "--profile") opts.profile = true;
-    else if (name === "--layouts") {
-      opts.layouts = (value() ?? "").split(",").map((text) => {
-        const match = /^(\d+)x(\d+)$/.exec(text.trim());
-        const layout = match && { conversations: Number(match[1]), sendersEach: Number(match[2]) };
-        if (!layout || !layout.conversations || !layout.sendersEach || sendersOf(layout) > 200) {
-          throw new Error(`--layouts takes <conversations>x<senders each>, e.g. 25x2,1x50`);
-        }
-        return layout;
-      });
-    } else throw new Error(`unknown option ${args[i]} (see tests/bench/messaging.ts)`);
-  }
-  return opts;
-}
+const options = (args: string[]): Options =>
+  parseOptions(args, import.meta.url, (a) => {
+    const layouts = a.pairs("--layouts", [[25, 2], [1, 50]])
+      .map(([conversations, sendersEach]) => ({ conversations, sendersEach }));
+    if (layouts.some((l) => sendersOf(l) > 200)) {
+      throw new Error("--layouts: at most 200 senders in a layout");
+    }
+    return {
+      pool: a.whole("--pool", POOL_SIZE),
+      processes: a.whole("--processes", 1),
+      duration: a.whole("--duration", DURATION_SECONDS),
+      warmup: a.whole("--warmup", WARMUP_SECONDS, 0),
+      lightRate: a.whole("--light-rate", LIGHT_RATE, 0),
+      lightDuration: a.whole("--light-duration", LIGHT_SECONDS),
+      layouts,
+      profile: a.flag("--profile"),
+    };
+  });
 
 // The server ---------------------------------------------------------------------------------
 
@@ -172,26 +157,17 @@ interface Bench extends BenchServer {
   admin: postgres.Sql;
 }
 
-async function startBench(
-  cluster: Awaited<ReturnType<typeof throwawayCluster>>,
-  port: number,
-  poolSize: number,
-  processes: number,
-): Promise<Bench> {
+async function startBench(stack: Stack, pool: number, processes: number): Promise<Bench> {
   // 51 sign-ins from one IP, and nothing may throttle the load (startBenchServer); the default
   // heartbeat (15 s) also rechecks the session and topics: keep it, it is real.
-  const bench = await startBenchServer(cluster, port, poolSize, undefined, {}, processes);
-  const admin = postgres(cluster.cluster.url(), {
+  const bench = await stack.startServer({ pool, processes });
+  const admin = postgres(stack.cluster.cluster.url(), {
     max: 2,
     onnotice: () => {},
     connection: { application_name: "agora-bench" },
   });
+  stack.onStop(() => admin.end({ timeout: 5 }));
   return { ...bench, admin };
-}
-
-async function stopBench(bench: Bench): Promise<void> {
-  await stopBenchServer(bench);
-  await bench.admin.end({ timeout: 5 }).catch(() => {});
 }
 
 interface User {
@@ -287,7 +263,7 @@ function sampleActivity(bench: Bench) {
         group by 1`;
       samples++;
       for (const r of rows) counts.set(r.what, (counts.get(r.what) ?? 0) + r.n);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
   })();
   return async () => {
@@ -390,35 +366,9 @@ async function explainSend(bench: Bench, sender: User, conversationId: string, s
 
 class RolledBack extends Error {}
 
-// A quiet machine ----------------------------------------------------------------------------
-
-const MAX_RETRIES = 2;
-const QUIET_WAIT_MS = 180_000;
-
 /** The most CPU other processes took in any measured phase of a run, in % of one core. */
 const disturbance = (run: LayoutRun) =>
   Math.max(0, ...Object.values(run.cpu).map((c) => c?.rest ?? 0));
-
-/**
- * Waits (up to 3 minutes) until the machine's other work uses at most BUSY_MACHINE_PCT of a
- * core over 2 s. Between layouts nothing of the benchmark runs, so what is busy is someone else.
- */
-async function waitForQuietMachine(say: (line: string) => void): Promise<void> {
-  const deadline = Date.now() + QUIET_WAIT_MS;
-  let told = 0;
-  while (true) {
-    const busy = await machineBusyPct(2_000);
-    if (busy <= BUSY_MACHINE_PCT) return;
-    if (Date.now() > deadline) {
-      say(`other work still uses ${busy.toFixed(0)}% of a core; measuring anyway`);
-      return;
-    }
-    if (Date.now() - told > 20_000) {
-      say(`other work uses ${busy.toFixed(0)}% of a core; waiting for a quiet machine`);
-      told = Date.now();
-    }
-  }
-}
 
 // One layout ---------------------------------------------------------------------------------
 
@@ -437,41 +387,6 @@ interface LayoutRun {
     statements: StatementRow[];
   };
   problems: string[];
-}
-
-function spawn(script: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--allow-net=127.0.0.1", join(ROOT, "tests", "bench", script)],
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const children = new Set<Deno.ChildProcess>();
-
-function killChildren(): void {
-  for (const child of children) {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-  children.clear();
 }
 
 /** The layout's conversations: groups of the observer and `sendersEach` senders each. */
@@ -495,7 +410,6 @@ async function runLayout(
   opts: Options,
   primary: boolean,
 ): Promise<LayoutRun> {
-  const say = (line: string) => console.log(`[bench] ${line}`);
   const observed = conversations.slice(0, MAX_TOPICS);
   const light = primary && opts.lightRate > 0;
   const seconds = opts.warmup + opts.duration + (light ? opts.lightDuration + SETTLE_MS / 1000 : 0);
@@ -505,19 +419,15 @@ async function runLayout(
   );
 
   const problems: string[] = [];
-  const subscribers = spawn("messaging-subscribers.ts");
-  children.add(subscribers);
-  const subOut = jsonLines(subscribers.stdout);
-  const subIn = subscribers.stdin.getWriter();
-  const line = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) + "\n");
+  const subscribers = new Child("the subscribers", "messaging-subscribers.ts");
   const subscriberConfig: SubscriberConfig = {
     base: bench.base,
     token: observer.token,
     topics: observed.map((id) => `conversation:${id}`),
   };
-  await subIn.write(line(subscriberConfig));
-  const ready = await within(subOut.next<{ ready: boolean }>(), 30_000, "subscribers");
-  if (!ready?.ready) throw new Error("the subscribers did not start (see above)");
+  await subscribers.send(subscriberConfig);
+  const ready = await subscribers.next<{ ready: boolean }>(30_000, "ready line");
+  if (!ready.ready) throw new Error("the subscribers did not start (see above)");
 
   const senderIndexes = senders.slice(0, sendersOf(layout)).map((_, i) => i);
   const conversationOf = (i: number) => conversations[Math.floor(i / layout.sendersEach)];
@@ -534,12 +444,9 @@ async function runLayout(
     settleMs: SETTLE_MS,
     lightSenders: senderIndexes.filter((i) => observed.includes(conversationOf(i))),
   };
-  const load = spawn("messaging-load.ts");
-  children.add(load);
-  const loadOut = jsonLines(load.stdout);
-  const loadIn = load.stdin.getWriter();
-  await loadIn.write(line(loadConfig));
-  await loadIn.close();
+  const load = new Child("the load generator", "messaging-load.ts");
+  await load.send(loadConfig);
+  await load.closeInput();
 
   const cpu: LayoutRun["cpu"] = {};
   const samples: Partial<Record<PhaseMark["mark"], CpuSample>> = {};
@@ -550,11 +457,7 @@ async function runLayout(
   let loadResult: LoadResult | null = null;
   const limit = (seconds + 60) * 1000;
   while (true) {
-    const next = await within(
-      loadOut.next<PhaseMark | LoadResult>(),
-      limit,
-      "the load generator",
-    );
+    const next = await load.nextOrEnd<PhaseMark | LoadResult>(limit, "line");
     if (!next) break;
     if ("mark" in next) {
       samples[next.mark] = samplePhase(bench, load.pid, subscribers.pid);
@@ -572,8 +475,7 @@ async function runLayout(
     }
   }
   if (!loadResult) throw new Error("the load generator stopped without a result (see above)");
-  const loadStatus = await load.status;
-  children.delete(load);
+  const loadStatus = await load.exited();
   if (!loadStatus.success) problems.push(`the load generator exited with ${loadStatus.code}`);
   if (samples["full-start"] && samples["full-end"]) {
     cpu.full = cpuUse(samples["full-start"], samples["full-end"]);
@@ -592,20 +494,14 @@ async function runLayout(
     sentObserved[phase] = entries.reduce((n, [, count]) => n + count, 0);
   }
   const expectation: Expectation = { expect, drainMs: DRAIN_MS };
-  await subIn.write(line(expectation));
-  await subIn.close();
-  const subscriberResult = await within(
-    subOut.next<SubscriberResult>(),
-    DRAIN_MS + 30_000,
-    "the subscribers",
-  );
-  if (!subscriberResult) throw new Error("the subscribers stopped without a result (see above)");
-  const subStatus = await subscribers.status;
-  children.delete(subscribers);
+  await subscribers.send(expectation);
+  await subscribers.closeInput();
+  const subscriberResult = await subscribers.next<SubscriberResult>(DRAIN_MS + 30_000, "result");
+  const subStatus = await subscribers.exited();
   if (!subStatus.success) problems.push(`the subscribers exited with ${subStatus.code}`);
 
   // The app's own view of the POSTs: every one logged, all 201, and its handling time.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   await bench.deps.accessLog.flush();
   const serverMs: LayoutRun["serverMs"] = {};
   for (const phase of ["full", "light"] as const) {
@@ -763,26 +659,15 @@ function printRun(run: LayoutRun, opts: Options, primary: boolean): void {
       }%): "server" all server processes, ` +
         `"JS thread" their main threads,\n  "irq" mostly loopback networking, "rest" other processes`,
     );
-    console.log(table([
-      ["phase", "server", "JS thread", "postgres", "senders", "subscribers", "irq", "rest", "idle"],
-      ...cpuRows.map(([phase, c]) => [
-        phase,
-        pct(c.pct.server),
-        pct(c.pct.serverMain),
-        pct(c.pct.postgres),
-        pct(c.pct.load),
-        pct(c.pct.subscribers),
-        pct(c.irq),
-        pct(c.rest),
-        pct(c.idle),
-      ]),
-    ]));
-    if (cpuRows.some(([, c]) => c.rest > BUSY_MACHINE_PCT)) {
-      console.log(
-        "  WARNING other work used the CPU while measuring: the figures are low; rerun on a " +
-          "quiet machine",
-      );
-    }
+    console.log(cpuTable("phase", {
+      server: "server",
+      "JS thread": "serverMain",
+      postgres: "postgres",
+      senders: "load",
+      subscribers: "subscribers",
+    }, cpuRows));
+    const warning = busyWarning(cpuRows);
+    if (warning) console.log(warning);
   }
   if (run.profile) printProfile(run);
 }
@@ -831,27 +716,16 @@ function printProfile(run: LayoutRun): void {
 // The run ------------------------------------------------------------------------------------
 
 export async function main(args: string[]): Promise<void> {
-  const opts = parseOptions(args);
-  const say = (line: string) => console.log(`[bench] ${line}`);
+  const opts = options(args);
   const problems: string[] = [];
   const runs: LayoutRun[] = [];
-
-  say("creating a throwaway, seeded database");
-  const cluster = await throwawayCluster();
-  let bench: Bench | null = null;
-  const onSignal = async () => {
-    killChildren();
-    if (bench) await stopBench(bench);
-    await cluster.dispose();
-    Deno.exit(130);
-  };
-  Deno.addSignalListener("SIGINT", onSignal);
-  try {
+  await withStack(async (stack) => {
     if (opts.profile) {
       say("--profile: enabling pg_stat_statements in the throwaway cluster (restart)");
-      await enableStatements(cluster.cluster);
+      await enableStatements(stack.cluster.cluster);
     }
-    bench = await startBench(cluster, freePort(), opts.pool, opts.processes);
+    const bench = await startBench(stack, opts.pool, opts.processes);
+    stack.onStop(killChildren);
     const count = Math.max(...opts.layouts.map(sendersOf));
     const emails = Array.from({ length: count }, (_, i) => `sender-${i}@bench.example`);
     const users = await signInUsers(bench, [...emails, "observer@bench.example"]);
@@ -863,93 +737,67 @@ export async function main(args: string[]): Promise<void> {
       // Another process taking CPU (a test run next door) lowers every figure on 2 cores: wait
       // for a quiet machine, and measure again when other work still cut in; the attempt least
       // disturbed is reported. A failure in any attempt fails the run.
-      let best: LayoutRun | null = null;
-      for (let attempt = 0; attempt <= MAX_RETRIES; attempt++) {
-        await waitForQuietMachine(say);
-        const run = await runLayout(bench, layout, conversations, users, observer, opts, i === 0);
-        for (const p of run.problems) console.log(`  FAILED ${p}`);
-        problems.push(...run.problems);
-        if (!best || disturbance(run) < disturbance(best)) best = run;
-        if (run.problems.length || disturbance(run) <= BUSY_MACHINE_PCT) break;
-        if (attempt < MAX_RETRIES) {
-          say(
-            `other work took ${disturbance(run).toFixed(0)}% of a core while measuring ` +
-              `${layoutName(layout)}; measuring again`,
-          );
-        }
-      }
-      runs.push(best!);
-      printRun(best!, opts, i === 0);
+      const { kept } = await measureQuietly(
+        layoutName(layout),
+        async () => {
+          await waitForQuietMachine();
+          const run = await runLayout(bench, layout, conversations, users, observer, opts, i === 0);
+          for (const p of run.problems) console.log(`  FAILED ${p}`);
+          problems.push(...run.problems);
+          return run;
+        },
+        disturbance,
+        {
+          retries: MAX_RETRIES,
+          pauseMs: 0,
+          keep: "quietest",
+          broken: (run) => run.problems.length > 0,
+        },
+      );
+      runs.push(kept);
+      printRun(kept, opts, i === 0);
     }
 
-    if (opts.profile) {
-      const [session] = await bench.admin<{ id: string }[]>`
-        select id from app.sessions where user_id = ${users[0].id} and revoked_at is null
-        order by created_at desc limit 1`;
-      const [conversation] = await bench.admin<{ id: string }[]>`
-        select conversation_id as id from app.conversation_participants
-        where user_id = ${users[0].id} order by joined_at limit 1`;
-      const explained = await explainSend(bench, users[0], conversation.id, session.id);
-      console.log(
-        `\n  EXPLAIN ANALYZE of one send's statements on the idle server (median of 30; ` +
-          `execution only, no round trip)`,
-      );
-      console.log(table([
-        ["statement", "execution"],
-        ...explained.rows.map((r) => [r.label, ms(r.ms)]),
-      ]));
-      console.log("\n  the insert's plan (last round):");
-      for (const l of explained.insertPlan) console.log(`    ${l}`);
-    }
+    if (opts.profile) await printExplained(bench, users[0]);
 
     if (bench.errors.count) {
       problems.push(`${bench.errors.count} server errors, e.g. ${bench.errors.samples[0]}`);
       console.log(`  FAILED server errors (${bench.errors.count}):`);
       for (const s of bench.errors.samples) console.log(`    ${s}`);
     }
-  } finally {
-    Deno.removeSignalListener("SIGINT", onSignal);
-    killChildren();
-    if (bench) await stopBench(bench);
-    await cluster.dispose();
-  }
+  });
 
   printSummary(runs, opts);
-  if (problems.length) {
-    console.log(`\nsummary: the run FAILED (${problems.length} problems); figures not reliable`);
-    for (const p of problems) console.log(`  ${p}`);
-    Deno.exit(1);
-  }
-  console.log(
-    "\nsummary: the run succeeded; every POST was 201 and every watched message arrived once " +
-      "on both transports",
+  finish(
+    problems,
+    "every POST was 201 and every watched message arrived once on both transports",
   );
-  Deno.exit(0);
+}
+
+/** --profile: one send's statements under EXPLAIN ANALYZE on the idle server. */
+async function printExplained(bench: Bench, sender: User): Promise<void> {
+  const [session] = await bench.admin<{ id: string }[]>`
+    select id from app.sessions where user_id = ${sender.id} and revoked_at is null
+    order by created_at desc limit 1`;
+  const [conversation] = await bench.admin<{ id: string }[]>`
+    select conversation_id as id from app.conversation_participants
+    where user_id = ${sender.id} order by joined_at limit 1`;
+  const explained = await explainSend(bench, sender, conversation.id, session.id);
+  console.log(
+    `\n  EXPLAIN ANALYZE of one send's statements on the idle server (median of 30; ` +
+      `execution only, no round trip)`,
+  );
+  console.log(table([
+    ["statement", "execution"],
+    ...explained.rows.map((r) => [r.label, ms(r.ms)]),
+  ]));
+  console.log("\n  the insert's plan (last round):");
+  for (const l of explained.insertPlan) console.log(`    ${l}`);
 }
 
 const serverName = (opts: Options) =>
   `${opts.processes} server process${opts.processes > 1 ? "es" : ""}, ` +
   `AGORA_DB_POOL_SIZE=${opts.pool}${opts.processes > 1 ? " each" : ""}`;
-
-/** The commit measured, and whether the work tree had changes on top of it. */
-function sourceVersion(): string {
-  try {
-    const git = (...args: string[]) =>
-      new TextDecoder().decode(
-        new Deno.Command("git", { args, cwd: ROOT, stdout: "piped", stderr: "null" }).outputSync()
-          .stdout,
-      ).trim();
-    const head = git("rev-parse", "--short", "HEAD");
-    const changed = git("status", "--porcelain", "--untracked-files=no").split("\n").filter(
-      Boolean,
-    );
-    return head
-      ? `commit ${head}${changed.length ? ` + ${changed.length} changed files` : ""}`
-      : "";
-  } catch {
-    return "commit unknown";
-  }
-}
 
 function printSummary(runs: LayoutRun[], opts: Options): void {
   if (!runs.length) return;
@@ -1002,26 +850,26 @@ function printSummary(runs: LayoutRun[], opts: Options): void {
     }),
   ]));
   console.log(`\n  targets (primary layout ${layoutName(primary.layout)})`);
-  const rows = [
-    [
-      `at least ${int(TARGET_MESSAGES_PER_SECOND)} messages/s (${
+  const targets: Figure[] = [
+    {
+      label: `at least ${int(TARGET_MESSAGES_PER_SECOND)} messages/s (${
         sendersOf(primary.layout)
       } senders)`,
-      `${int(rate(primary))} msg/s`,
-      verdict(rate(primary) >= TARGET_MESSAGES_PER_SECOND),
-    ],
-    [
-      `SSE p99 under ${TARGET_SSE_P99_MS} ms, under that full load`,
-      ms(sseFull?.p99),
-      verdict(!!sseFull && sseFull.p99 < TARGET_SSE_P99_MS),
-    ],
+      value: `${int(rate(primary))} msg/s`,
+      ok: rate(primary) >= TARGET_MESSAGES_PER_SECOND,
+    },
+    {
+      label: `SSE p99 under ${TARGET_SSE_P99_MS} ms, under that full load`,
+      value: ms(sseFull?.p99),
+      ok: !!sseFull && sseFull.p99 < TARGET_SSE_P99_MS,
+    },
   ];
   if (sseLight) {
-    rows.push([
-      `SSE p99 under ${TARGET_SSE_P99_MS} ms, light load (${opts.lightRate}/s)`,
-      ms(sseLight.p99),
-      verdict(sseLight.p99 < TARGET_SSE_P99_MS),
-    ]);
+    targets.push({
+      label: `SSE p99 under ${TARGET_SSE_P99_MS} ms, light load (${opts.lightRate}/s)`,
+      value: ms(sseLight.p99),
+      ok: sseLight.p99 < TARGET_SSE_P99_MS,
+    });
   }
-  console.log(table(rows));
+  console.log(figuresTable(targets));
 }

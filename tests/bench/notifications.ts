@@ -41,7 +41,6 @@ import {
   cpuUse,
   int,
   loadResult,
-  machineBusyPct,
   ms,
   pct,
   postgresTicks,
@@ -49,24 +48,29 @@ import {
   removeWrkScript,
   sampleCpu,
   signInByMagicLink,
+  signUpByMagicLink,
   startLoadProcess,
   summarize,
-  table,
   ticksOf,
-  verdict,
   wrk,
   wrkScript,
 } from "./stats.ts";
+import { type BenchServer, serverTicks } from "./bench-server.ts";
 import {
-  type BenchServer,
-  serverTicks,
-  startBenchServer,
-  stopBenchServer,
-} from "./bench-server.ts";
+  type Figure,
+  figuresTable,
+  finish,
+  parseOptions,
+  postJson,
+  say,
+  sleep,
+  sourceVersion,
+  waitForQuietMachine as waitForQuiet,
+  withStack,
+} from "./scaffold.ts";
+import { Child } from "./process-lines.ts";
 import type { PacedLoadConfig, PacedLoadResult } from "./paced-load.ts";
 import type { StallProbeConfig, StallProbeResult } from "./stall-probe.ts";
-import { freePort } from "../../stack/postgres.ts";
-import { throwawayCluster } from "../../stack/database.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
 import { drain, JobRegistry } from "../../functions/api/core/job-queue.ts";
 import { notificationsBatch } from "../../functions/api/notifications/jobs.ts";
@@ -94,94 +98,44 @@ interface Options {
   skip: Set<string>;
 }
 
-function parseOptions(args: string[]): Options {
-  const opts: Options = {
-    users: 100_000,
-    pushes: 5_000,
-    singlePushes: 2_000,
-    inboxUsers: 50,
-    perUser: 1_000,
-    inboxRate: INBOX_TARGET_RPS,
-    duration: 10,
-    warmup: 3,
-    processes: 1,
-    pool: 10,
-    skip: new Set(),
-  };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split("=", 2);
-    const value = () => inline ?? args[++i];
-    const n = () => {
-      const v = Number(value());
-      if (!Number.isInteger(v) || v < 1) throw new Error(`${name} needs a positive whole number`);
-      return v;
-    };
-    if (name === "--users") opts.users = n();
-    else if (name === "--pushes") opts.pushes = n();
-    else if (name === "--single-pushes") opts.singlePushes = n();
-    else if (name === "--inbox-users") opts.inboxUsers = n();
-    else if (name === "--per-user") opts.perUser = n();
-    else if (name === "--inbox-rate") opts.inboxRate = n();
-    else if (name === "--duration") opts.duration = n();
-    else if (name === "--warmup") opts.warmup = n();
-    else if (name === "--processes") opts.processes = n();
-    else if (name === "--pool") opts.pool = n();
-    else if (name === "--skip") opts.skip = new Set(value().split(","));
-    else throw new Error(`unknown option ${args[i]} (see tests/bench/notifications.ts)`);
-  }
-  return opts;
-}
+const options = (args: string[]): Options =>
+  parseOptions(args, import.meta.url, (a) => ({
+    users: a.whole("--users", 100_000),
+    pushes: a.whole("--pushes", 5_000),
+    singlePushes: a.whole("--single-pushes", 2_000),
+    inboxUsers: a.whole("--inbox-users", 50),
+    perUser: a.whole("--per-user", 1_000),
+    inboxRate: a.whole("--inbox-rate", INBOX_TARGET_RPS),
+    duration: a.whole("--duration", 10),
+    warmup: a.whole("--warmup", 3),
+    processes: a.whole("--processes", 1),
+    pool: a.whole("--pool", 10),
+    skip: new Set(a.text("--skip", "").split(",").filter(Boolean)),
+  }));
 
-const say = (line: string) => console.log(`[bench] ${line}`);
-
-async function waitForQuietMachine(): Promise<void> {
-  for (let waited = 0; waited < 60; waited += 2) {
-    const busy = await machineBusyPct(2_000);
-    if (busy < 30) return;
-    say(`other work uses ${busy.toFixed(0)}% of a core; waiting for a quieter machine`);
-  }
-}
+/** Before each phase: up to a minute for other work to drop under 30% of a core. */
+const waitForQuietMachine = () => waitForQuiet({ busyPct: 30, maxWaitMs: 60_000 });
 
 // The stand-in, in its own process --------------------------------------------------------
 
 interface StandInProcess {
   url: string;
   serviceAccountJson: string;
-  child: Deno.ChildProcess;
+  child: Child;
   stats(): Promise<{ accepted: number; distinctTokens: number; tokensIssued: number }>;
-  stop(): Promise<void>;
 }
 
+/** fcm-stand-in-process.ts: it prints its URL and account, and serves until its stdin closes. */
 async function startStandIn(): Promise<StandInProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--quiet",
-      new URL("./fcm-stand-in-process.ts", import.meta.url).pathname,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  while (!buffer.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the FCM stand-in exited before it was ready");
-    buffer += value;
-  }
-  reader.releaseLock();
-  const { url, serviceAccountJson } = JSON.parse(buffer.split("\n")[0]);
+  const child = new Child("the FCM stand-in", "fcm-stand-in-process.ts", { allowAll: true });
+  const { url, serviceAccountJson } = await child.next<
+    { url: string; serviceAccountJson: string }
+  >(60_000, "ready line");
   return {
     url,
     serviceAccountJson,
     child,
     stats: async () => await (await fetch(`${url}/_stand-in/stats`)).json(),
-    async stop() {
-      await child.stdin.close().catch(() => {});
-      await child.status;
-    },
   };
 }
 
@@ -224,30 +178,12 @@ function capacityLine(use: CpuUse, requests: number, clients: number): string {
 
 // Phases ------------------------------------------------------------------------------------
 
-interface Figure {
-  label: string;
-  value: string;
-  ceiling: string;
-  target: string;
-  verdict: string;
-}
-
 async function adminToken(bench: BenchServer): Promise<string> {
   return (await signInByMagicLink(bench.base, bench.deps.sql, ADMIN_EMAIL)).accessToken;
 }
 
-async function post(bench: BenchServer, token: string, path: string, body: unknown) {
-  const response = await fetch(`${bench.base}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status >= 300) {
-    throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-  }
-  return json;
-}
+const post = (bench: BenchServer, token: string, path: string, body: unknown) =>
+  postJson(bench.base, token, path, body);
 
 const drainAll = (bench: BenchServer, batch = 10) =>
   drain(bench.deps, { registry: appJobs(), maxJobs: 1_000_000, maxMs: 600_000, batch });
@@ -352,23 +288,18 @@ async function bulkPhase(bench: BenchServer, admin: string, opts: Options): Prom
     {
       label: `bulk send to ${int(recipients)} users: 202`,
       value: ms(acceptedMs),
-      ceiling: "",
       target: "at once",
-      verdict: "",
     },
     {
       label: `bulk: every inbox written (the batch job)`,
       value: `${writtenSeconds.toFixed(2)} s`,
       ceiling: `${ceiling.toFixed(2)} s bare INSERT (${pct((ceiling / writtenSeconds) * 100)})`,
       target: `< ${BULK_TARGET_SECONDS} s`,
-      verdict: verdict(writtenSeconds < BULK_TARGET_SECONDS),
+      ok: writtenSeconds < BULK_TARGET_SECONDS,
     },
     {
       label: `bulk: a live event for each (${Math.ceil(rows / 1000)} chunk jobs)`,
       value: `${eventsSeconds.toFixed(2)} s`,
-      ceiling: "",
-      target: "",
-      verdict: "",
     },
   ];
 }
@@ -490,21 +421,19 @@ async function pushPhase(
       value: `${int(bulkRate)}/s`,
       ceiling: `${int(ceilingRate)}/s bare HTTP v1 to the stand-in`,
       target: `>= ${int(PUSH_TARGET_PER_SECOND)}/s`,
-      verdict: verdict(bulkRate >= PUSH_TARGET_PER_SECOND),
+      ok: bulkRate >= PUSH_TARGET_PER_SECOND,
     },
     {
       label: `push: ${int(opts.singlePushes)} deliveries, one notifications.deliver job each`,
       value: `${int(singleRate)}/s`,
-      ceiling: "",
       target: `>= ${int(PUSH_TARGET_PER_SECOND)}/s`,
-      verdict: verdict(singleRate >= PUSH_TARGET_PER_SECOND),
+      ok: singleRate >= PUSH_TARGET_PER_SECOND,
     },
     {
       label: "push: sent, recorded (FCM's name), received by the stand-in",
       value: `${int(opts.pushes + opts.singlePushes)} each`,
-      ceiling: "",
       target: "every one, once",
-      verdict: "PASS",
+      ok: true,
     },
   ];
 }
@@ -515,10 +444,7 @@ async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> 
   const tokens: string[] = [];
   for (let i = 0; i < opts.inboxUsers; i++) {
     const email = `inbox-${i}@bench.example`;
-    await sql`insert into app.users (email, name, role) values (${email}, ${
-      "Inbox " + i
-    }, 'MEMBER')`;
-    tokens.push((await signInByMagicLink(bench.base, sql, email)).accessToken);
+    tokens.push((await signUpByMagicLink(bench.base, sql, email, `Inbox ${i}`)).accessToken);
   }
   await sql`
     insert into app.notifications (user_id, type, title, body, data, created_at, read_at)
@@ -569,9 +495,9 @@ async function inboxPhase(bench: BenchServer, opts: Options): Promise<Figure[]> 
       figures.push({
         label,
         value: `${int(r.rps)} req/s, p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}`,
-        ceiling: "",
-        target: isInbox ? `>= ${int(INBOX_TARGET_RPS)} req/s` : "",
-        verdict: isInbox ? verdict(r.rps >= INBOX_TARGET_RPS) : "",
+        ...(isInbox
+          ? { target: `>= ${int(INBOX_TARGET_RPS)} req/s`, ok: r.rps >= INBOX_TARGET_RPS }
+          : {}),
       });
     }
   } finally {
@@ -608,7 +534,7 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
   };
   const child = await startLoadProcess("paced-load.ts", config);
   const probe = await startLoadProcess("stall-probe.ts", probeConfig);
-  await new Promise((resolve) => setTimeout(resolve, opts.warmup * 1000));
+  await sleep(opts.warmup * 1000);
   const consumers = {
     server: () => serverTicks(bench),
     postgres: () => postgresTicks(bench.postmasterPid),
@@ -665,73 +591,54 @@ async function pacedInbox(bench: BenchServer, tokens: string[], opts: Options): 
   return {
     label,
     value: `${int(result.achievedRate)} req/s, p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}`,
-    ceiling: "",
     target: `p99 < ${INBOX_TARGET_P99_MS} ms at ${int(INBOX_TARGET_RPS)} req/s`,
-    verdict: verdict(
-      kept && opts.inboxRate >= INBOX_TARGET_RPS && latency.p99 < INBOX_TARGET_P99_MS,
-    ),
+    ok: kept && opts.inboxRate >= INBOX_TARGET_RPS && latency.p99 < INBOX_TARGET_P99_MS,
   };
 }
 
 export async function main(args: string[]): Promise<void> {
-  const opts = parseOptions(args);
-  say("creating a throwaway, seeded database; starting the FCM stand-in in its own process");
-  const cluster = await throwawayCluster();
-  const standIn = await startStandIn();
-  let bench: BenchServer | null = null;
+  const opts = options(args);
   const figures: Figure[] = [];
-  let failed: string | null = null;
+  const problems: string[] = [];
   try {
-    bench = await startBenchServer(
-      cluster,
-      freePort(),
-      opts.pool,
-      (deps) => ({
-        // The benchmark drains the queue itself, phase by phase.
-        jobs: false,
-        extra: async (request) => {
-          if (!request.url.includes("/_bench/select1")) return null;
-          await deps.sql`select 1`;
-          return Response.json({ ok: true });
+    await withStack(async (stack) => {
+      say("starting the FCM stand-in in its own process");
+      const standIn = await startStandIn();
+      stack.onStop(() => standIn.child.stop());
+      const bench = await stack.startServer({
+        pool: opts.pool,
+        options: (deps) => ({
+          // The benchmark drains the queue itself, phase by phase.
+          jobs: false,
+          extra: async (request) => {
+            if (!request.url.includes("/_bench/select1")) return null;
+            await deps.sql`select 1`;
+            return Response.json({ ok: true });
+          },
+        }),
+        env: {
+          AGORA_FCM_SERVICE_ACCOUNT: standIn.serviceAccountJson,
+          AGORA_FCM_API_URL: standIn.url,
         },
-      }),
-      { AGORA_FCM_SERVICE_ACCOUNT: standIn.serviceAccountJson, AGORA_FCM_API_URL: standIn.url },
-      opts.processes,
-    );
-    const admin = await adminToken(bench);
-    await drainAll(bench); // what the seed queued (its role change's e-mail)
-    if (!opts.skip.has("bulk")) figures.push(...await bulkPhase(bench, admin, opts));
-    if (!opts.skip.has("push")) figures.push(...await pushPhase(bench, admin, standIn, opts));
-    if (!opts.skip.has("inbox")) figures.push(...await inboxPhase(bench, opts));
-    if (bench.errors.count) {
-      throw new Error(
-        `the server logged ${bench.errors.count} errors: ${bench.errors.samples.join("; ")}`,
-      );
-    }
+        processes: opts.processes,
+      });
+      const admin = await adminToken(bench);
+      await drainAll(bench); // what the seed queued (its role change's e-mail)
+      if (!opts.skip.has("bulk")) figures.push(...await bulkPhase(bench, admin, opts));
+      if (!opts.skip.has("push")) figures.push(...await pushPhase(bench, admin, standIn, opts));
+      if (!opts.skip.has("inbox")) figures.push(...await inboxPhase(bench, opts));
+      if (bench.errors.count) {
+        throw new Error(
+          `the server logged ${bench.errors.count} errors: ${bench.errors.samples.join("; ")}`,
+        );
+      }
+    });
   } catch (err) {
-    failed = err instanceof Error ? err.message : String(err);
-  } finally {
-    if (bench) await stopBenchServer(bench);
-    await standIn.stop();
-    await cluster.dispose();
+    problems.push(err instanceof Error ? err.message : String(err));
   }
-  const commit = new TextDecoder().decode(
-    (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], stdout: "piped" })
-      .output())
-      .stdout,
-  ).trim();
   console.log(
-    `\nnotifications: figures (commit ${commit}; ${navigator.hardwareConcurrency} cores)\n`,
+    `\nnotifications: figures (${sourceVersion()}; ${navigator.hardwareConcurrency} cores)\n`,
   );
-  if (figures.length) {
-    console.log(table([
-      ["", "figure", "ceiling (same run)", "target", ""],
-      ...figures.map((f) => [f.label, f.value, f.ceiling, f.target, f.verdict]),
-    ]));
-  }
-  if (failed) {
-    console.log(`\nFAILED: ${failed}`);
-    Deno.exit(1);
-  }
-  console.log("\nsummary: the run succeeded; every count matched");
+  if (figures.length) console.log(figuresTable(figures, true));
+  finish(problems, "every count matched");
 }

@@ -47,10 +47,9 @@
  *                          lag, and the handler's steps timed alone; and the second-by-second
  *                          table (latency next to CPU), printed anyway when p95 misses its target
  */
-import { join } from "node:path";
 import postgres from "postgres";
 import { freePort } from "../../stack/postgres.ts";
-import { ROOT, stackEnv, throwawayCluster } from "../../stack/database.ts";
+import { stackEnv } from "../../stack/database.ts";
 import {
   type CheckResult,
   type ClientCommand,
@@ -58,15 +57,16 @@ import {
   type ClientsReady,
   type DeliveryResult,
   encodeKind4,
-  jsonLines,
   type Pong,
   summarize,
   type Summary,
   wallClock,
 } from "./realtime-shared.ts";
 import type { ServerProfile, ServerStats } from "./realtime-server.ts";
+import { Child, killChildren } from "./process-lines.ts";
 import {
   type CpuSample,
+  cpuTable,
   type CpuUse,
   cpuUse,
   int,
@@ -78,8 +78,19 @@ import {
   sampleCpu,
   table,
   ticksOf,
-  verdict,
 } from "./stats.ts";
+import {
+  BUSY_MACHINE_PCT,
+  busyWarning,
+  figuresTable,
+  finish,
+  measureQuietly,
+  parseOptions,
+  say,
+  sleep,
+  type Stack,
+  withStack,
+} from "./scaffold.ts";
 
 const IDLE_TARGET = 5_000;
 const P50_TARGET_MS = 10;
@@ -87,8 +98,6 @@ const P95_TARGET_MS = 30;
 const HOSTED = { p50: 6, p95: 28, p99: 213 }; // Supabase's published figures for its cluster
 const DRAIN_MS = 15_000;
 const EVENT = "tick";
-/** Other work on the machine above this share of one core makes the figures unreliable. */
-const BUSY_MACHINE_PCT = 15;
 
 interface Options {
   idle: number;
@@ -105,143 +114,26 @@ interface Options {
   profile: boolean;
 }
 
-function parseOptions(args: string[]): Options {
-  const opts: Options = {
-    idle: IDLE_TARGET,
-    hold: 10,
-    subscribers: 1_000,
-    channels: 100,
-    rate: 1_000,
-    duration: 10,
-    warmup: 2,
-    publishers: 4,
-    concurrency: 100,
-    retries: 3,
-    ceiling: true,
-    profile: false,
-  };
-  const number = (name: string, value: string | undefined, min: number) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name} needs a whole number >= ${min}`);
-    return n;
-  };
-  const numeric: Record<string, [keyof Options, number]> = {
-    "--idle": ["idle", 0],
-    "--hold": ["hold", 0],
-    "--subscribers": ["subscribers", 1],
-    "--channels": ["channels", 1],
-    "--rate": ["rate", 1],
-    "--duration": ["duration", 1],
-    "--warmup": ["warmup", 0],
-    "--publishers": ["publishers", 1],
-    "--concurrency": ["concurrency", 1],
-    "--retries": ["retries", 0],
-  };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split("=", 2);
-    if (name === "--skip-ceiling" || name === "--profile") {
-      if (name === "--skip-ceiling") opts.ceiling = false;
-      else opts.profile = true;
-      continue;
-    }
-    const option = numeric[name];
-    if (!option) throw new Error(`unknown option ${args[i]} (see tests/bench/realtime.ts)`);
-    (opts[option[0]] as number) = number(name, inline ?? args[++i], option[1]);
-  }
+const options = (args: string[]): Options => {
+  const opts = parseOptions(args, import.meta.url, (a) => ({
+    idle: a.whole("--idle", IDLE_TARGET, 0),
+    hold: a.whole("--hold", 10, 0),
+    subscribers: a.whole("--subscribers", 1_000),
+    channels: a.whole("--channels", 100),
+    rate: a.whole("--rate", 1_000),
+    duration: a.whole("--duration", 10),
+    warmup: a.whole("--warmup", 2, 0),
+    publishers: a.whole("--publishers", 4),
+    concurrency: a.whole("--concurrency", 100),
+    retries: a.whole("--retries", 3, 0),
+    ceiling: !a.flag("--skip-ceiling"),
+    profile: a.flag("--profile"),
+  }));
   if (opts.subscribers < opts.channels) throw new Error("--subscribers must be >= --channels");
   return opts;
-}
+};
 
 // Child processes -------------------------------------------------------------------------------
-
-const say = (line: string) => console.log(`[bench] ${line}`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const children = new Set<Child>();
-
-class Child {
-  readonly proc: Deno.ChildProcess;
-  private readonly out: ReturnType<typeof jsonLines>;
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
-
-  /**
-   * `deno run` on one of this directory's scripts, through bash so that the soft open-file limit
-   * can be raised to the hard one first (`exec` keeps the pid: it is the script's own).
-   */
-  constructor(
-    readonly name: string,
-    script: string,
-    opts: { allowAll?: boolean; env?: Record<string, string>; v8Flags?: string[] } = {},
-  ) {
-    const deno = [
-      Deno.execPath(),
-      "run",
-      "--quiet",
-      ...(opts.allowAll ? ["--allow-all"] : ["--allow-net=127.0.0.1"]),
-      ...(opts.v8Flags?.length ? [`--v8-flags=${opts.v8Flags.join(",")}`] : []),
-      join(ROOT, "tests", "bench", script),
-    ];
-    this.proc = new Deno.Command("bash", {
-      args: ["-c", 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', "bash", ...deno],
-      cwd: ROOT,
-      env: opts.env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    this.out = jsonLines(this.proc.stdout);
-    this.writer = this.proc.stdin.getWriter();
-    children.add(this);
-  }
-
-  get pid(): number {
-    return this.proc.pid;
-  }
-
-  async send(value: unknown): Promise<void> {
-    await this.writer.write(new TextEncoder().encode(JSON.stringify(value) + "\n"));
-  }
-
-  /** The next line, or an error after `ms` or if the process ended. */
-  async next<T>(ms: number, what = "an answer"): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`${this.name}: no ${what} within ${ms / 1000} s`)),
-        ms,
-      );
-    });
-    try {
-      const line = await Promise.race([this.out.next<T>(), timeout]);
-      if (line === null) throw new Error(`${this.name} ended without ${what} (see above)`);
-      return line;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async ask<T>(value: unknown, ms = 30_000): Promise<T> {
-    await this.send(value);
-    return await this.next<T>(ms);
-  }
-
-  /** Asks it to stop with `command` (if given), then waits; killed after 10 s. */
-  async stop(command?: unknown): Promise<void> {
-    if (command !== undefined) await this.send(command).catch(() => {});
-    await this.writer.close().catch(() => {});
-    const timer = setTimeout(() => this.kill(), 10_000);
-    await this.proc.status;
-    clearTimeout(timer);
-    children.delete(this);
-  }
-
-  kill(): void {
-    try {
-      this.proc.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
 
 /** The soft open-file limit of a process (after its bash raised it). */
 function openFileLimit(pid: number): number {
@@ -459,55 +351,62 @@ interface FanOutResult {
   profile?: ServerProfile;
 }
 
+/** What a fan-out goes through: the gateway, or the ceiling's bare loop. */
+interface FanOutPath {
+  label: string;
+  /** The subscribers' WebSocket URL. */
+  url: string;
+  /** The process whose CPU is the server's. */
+  serverPid: number;
+  postmaster: number | null;
+  /** Sends message `n` with `payload`; resolves when it is done. */
+  publish: (n: number, payload: string) => Promise<void>;
+  beforeAttempt?: () => Promise<void>;
+  afterAttempt?: (result: FanOutResult) => Promise<void>;
+}
+
 /**
  * One fan-out measurement, made again (with fresh subscribers) while other processes took the
  * CPU: on 2 shared cores a test run next door multiplies the tail latency, and such work comes in
  * bursts. Bounded by --retries; the figures are those of the quietest attempt, and the report
  * warns if even that one was busy. An attempt with problems (loss, a disconnect) ends it at once.
  */
-async function measureFanOut(
-  label: string,
-  url: string,
-  serverPid: number,
-  postmaster: number | null,
-  opts: Options,
-  publish: (n: number, payload: string) => Promise<void>,
-  beforeAttempt: () => Promise<void> = () => Promise.resolve(),
-  afterAttempt: (result: FanOutResult) => Promise<void> = () => Promise.resolve(),
-): Promise<FanOutResult> {
+async function measureFanOut(path: FanOutPath, opts: Options): Promise<FanOutResult> {
+  const { label } = path;
   const busy = (r: FanOutResult) => r.published.cpu?.rest ?? 0;
-  let best: FanOutResult | null = null;
-  for (let attempt = 1;; attempt++) {
-    await beforeAttempt();
-    const result = await fanOutOnce(label, url, serverPid, postmaster, opts, publish);
-    await afterAttempt(result);
-    result.attempt = attempt;
-    const l = result.delivery.latency;
-    say(
-      `${label}: attempt ${attempt}: p50 ${ms(l?.p50)}, p95 ${ms(l?.p95)}, p99 ${ms(l?.p99)}; ` +
-        `other processes took ${busy(result).toFixed(0)}% of a core`,
-    );
-    if (fanOutProblems(result).length) return { ...result, attempts: attempt };
-    if (!best || busy(result) < busy(best)) best = result;
-    if (busy(result) <= BUSY_MACHINE_PCT || attempt > opts.retries) {
-      if (best !== result) say(`${label}: reporting attempt ${best.attempt}, the quietest`);
-      return { ...best, attempts: attempt };
-    }
-    // A discarded attempt with a bad tail still shows where it came from.
-    if ((l?.p95 ?? 0) > P95_TARGET_MS) printSeconds(result);
-    say(`${label}: the machine was busy; measuring again in 5 s`);
-    await sleep(5_000);
+  const { kept, attempts } = await measureQuietly(
+    label,
+    async (attempt) => {
+      await path.beforeAttempt?.();
+      const result = await fanOutOnce(path, opts);
+      await path.afterAttempt?.(result);
+      result.attempt = attempt;
+      const l = result.delivery.latency;
+      say(
+        `${label}: attempt ${attempt}: p50 ${ms(l?.p50)}, p95 ${ms(l?.p95)}, p99 ${ms(l?.p99)}; ` +
+          `other processes took ${busy(result).toFixed(0)}% of a core`,
+      );
+      // An attempt to be measured again, with a bad tail, still shows where it came from.
+      const again = !fanOutProblems(result).length && busy(result) > BUSY_MACHINE_PCT &&
+        attempt <= opts.retries;
+      if (again && (l?.p95 ?? 0) > P95_TARGET_MS) printSeconds(result);
+      return result;
+    },
+    busy,
+    {
+      retries: opts.retries,
+      keep: "quietest",
+      broken: (r) => fanOutProblems(r).length > 0,
+    },
+  );
+  if (kept !== attempts[attempts.length - 1]) {
+    say(`${label}: reporting attempt ${kept.attempt}, the quietest`);
   }
+  return { ...kept, attempts: attempts.length };
 }
 
-async function fanOutOnce(
-  label: string,
-  url: string,
-  serverPid: number,
-  postmaster: number | null,
-  opts: Options,
-  publish: (n: number, payload: string) => Promise<void>,
-): Promise<FanOutResult> {
+async function fanOutOnce(path: FanOutPath, opts: Options): Promise<FanOutResult> {
+  const { label, url, serverPid, postmaster, publish } = path;
   const { clients, ready } = await startClients(url, opts.subscribers, opts.channels, opts);
   try {
     if (ready.failures) {
@@ -703,46 +602,29 @@ function printReport(opts: Options, idle: IdleResult, fanOuts: FanOutResult[]): 
       `"JS thread" is the server's main thread`,
   );
   const perMessage = (p: number | undefined) => `${((p ?? 0) * 10_000 / opts.rate).toFixed(0)} us`;
-  console.log(table([
-    [
-      "path",
-      "server",
-      "JS thread",
-      "postgres",
-      "subscribers",
-      "publisher",
-      "irq",
-      "rest",
-      "idle",
-      "server/msg",
-      "pg/msg",
-      "attempt",
-    ],
-    ...fanOuts.map((r) => {
-      const c = r.published.cpu;
-      return [
-        r.label,
-        pct(c?.pct.server),
-        pct(c?.pct.serverMain),
-        pct(c?.pct.postgres),
-        pct(c?.pct.subscribers),
-        pct(c?.pct.publisher),
-        pct(c?.irq),
-        pct(c?.rest),
-        pct(c?.idle),
-        perMessage(c?.pct.server),
-        perMessage(c?.pct.postgres),
-        `${r.attempt} of ${r.attempts}`,
-      ];
-    }),
-  ]));
-  const busy = fanOuts.filter((r) => (r.published.cpu?.rest ?? 0) > BUSY_MACHINE_PCT);
-  if (busy.length) {
-    console.log(
-      `  WARNING other processes used the CPU during ${busy.map((r) => r.label).join(", ")}: ` +
-        `those latencies are inflated; rerun on a quiet machine`,
-    );
-  }
+  console.log(cpuTable(
+    "path",
+    {
+      server: "server",
+      "JS thread": "serverMain",
+      postgres: "postgres",
+      subscribers: "subscribers",
+      publisher: "publisher",
+    },
+    fanOuts.map((r) => [
+      r.label,
+      r.published.cpu,
+      perMessage(r.published.cpu?.pct.server),
+      perMessage(r.published.cpu?.pct.postgres),
+      `${r.attempt} of ${r.attempts}`,
+    ]),
+    ["server/msg", "pg/msg", "attempt"],
+  ));
+  const warning = busyWarning(
+    fanOuts.map((r) => [r.label, r.published.cpu] as const),
+    "those latencies are inflated",
+  );
+  if (warning) console.log(warning);
 
   for (const r of fanOuts) {
     if (opts.profile || (r.delivery.latency?.p95 ?? 0) > P95_TARGET_MS) printSeconds(r);
@@ -753,19 +635,22 @@ function printReport(opts: Options, idle: IdleResult, fanOuts: FanOutResult[]): 
 
   const gateway = fanOuts[0].delivery.latency;
   console.log("\ntargets\n");
-  console.log(table([
-    ["target", "measured", ""],
-    [`idle connections held >= ${int(IDLE_TARGET)}`, int(held), verdict(held >= IDLE_TARGET)],
-    [
-      `gateway fan-out p50 <= ${P50_TARGET_MS} ms`,
-      ms(gateway?.p50),
-      verdict((gateway?.p50 ?? Infinity) <= P50_TARGET_MS),
-    ],
-    [
-      `gateway fan-out p95 <= ${P95_TARGET_MS} ms`,
-      ms(gateway?.p95),
-      verdict((gateway?.p95 ?? Infinity) <= P95_TARGET_MS),
-    ],
+  console.log(figuresTable([
+    {
+      label: `idle connections held >= ${int(IDLE_TARGET)}`,
+      value: int(held),
+      ok: held >= IDLE_TARGET,
+    },
+    {
+      label: `gateway fan-out p50 <= ${P50_TARGET_MS} ms`,
+      value: ms(gateway?.p50),
+      ok: (gateway?.p50 ?? Infinity) <= P50_TARGET_MS,
+    },
+    {
+      label: `gateway fan-out p95 <= ${P95_TARGET_MS} ms`,
+      value: ms(gateway?.p95),
+      ok: (gateway?.p95 ?? Infinity) <= P95_TARGET_MS,
+    },
   ]));
 }
 
@@ -852,139 +737,122 @@ function printProfile(p: ServerProfile, run: FanOutResult, opts: Options): void 
 // The run -----------------------------------------------------------------------------------------
 
 export async function main(args: string[]): Promise<void> {
-  const opts = parseOptions(args);
+  const opts = options(args);
   const problems: string[] = [];
-  say("creating a throwaway, seeded database");
-  const cluster = await throwawayCluster();
-  let publisherSql: postgres.Sql | null = null;
-  let interrupted = false;
-  const cleanUp = async () => {
-    for (const child of children) child.kill();
-    children.clear();
-    await publisherSql?.end({ timeout: 1 }).catch(() => {});
-    await cluster.dispose();
-  };
-  const onSignal = async () => {
-    if (interrupted) return;
-    interrupted = true;
-    await cleanUp();
-    Deno.exit(130);
-  };
-  Deno.addSignalListener("SIGINT", onSignal);
-  let exitCode = 0;
   try {
-    const env = await stackEnv(cluster.cluster, {
-      ...cluster.secrets,
-      AGORA_LOG_LEVEL: "silent",
-      AGORA_REALTIME_MAX_CONNECTIONS_PER_IP: "1000000",
-      AGORA_REALTIME_MAX_CHANNELS_PER_CONNECTION: "100",
-      AGORA_REALTIME_MAX_JOINS_PER_SECOND: "1000",
-    }, freePort());
-    const postmaster = await postmasterPid(cluster.cluster.dataDir);
-
-    // The gateway: idle connections, then the fan-out.
-    const server = new Child("realtime-server", "realtime-server.ts", {
-      allowAll: true,
-      env: { ...Deno.env.toObject(), ...env, AGORA_BENCH_PROFILE: opts.profile ? "1" : "0" },
-      v8Flags: ["--expose-gc"],
+    await withStack(async (stack) => {
+      stack.onStop(killChildren);
+      const { server, gatewayUrl, postmaster } = await startGateway(stack, opts);
+      const idle = await measureIdle(server, gatewayUrl, opts);
+      problems.push(...idleProblems(idle));
+      const fanOuts = [await measureGateway(stack, server, gatewayUrl, postmaster, opts, problems)];
+      // The ceiling, on the same machine, with the gateway stopped.
+      if (opts.ceiling) fanOuts.push(await measureCeiling(postmaster, opts));
+      for (const r of fanOuts) problems.push(...fanOutProblems(r));
+      printReport(opts, idle, fanOuts);
     });
-    const started = await server.next<{ port: number }>(60_000, "ready line");
-    const serverLimit = openFileLimit(server.pid);
-    if (opts.idle + 256 > serverLimit) {
-      throw new Error(
-        `the server may open ${serverLimit} files; ${opts.idle} connections need about ` +
-          `${opts.idle + 256} (raise the hard limit or use a smaller --idle)`,
-      );
-    }
-    const gatewayUrl = `ws://127.0.0.1:${started.port}/realtime/v1/websocket?apikey=${
-      encodeURIComponent(env.AGORA_ANON_KEY)
-    }&vsn=2.0.0`;
-    say(`gateway server (pid ${server.pid}) on 127.0.0.1:${started.port}`);
-
-    const idle = await measureIdle(server, gatewayUrl, opts);
-    problems.push(...idleProblems(idle));
-
-    publisherSql = postgres(cluster.cluster.url(), {
-      max: opts.publishers,
-      prepare: true,
-      onnotice: () => {},
-      connection: { application_name: "realtime-bench-publisher" },
-    });
-    // Open every publishing connection before the clock starts.
-    await Promise.all(
-      Array.from({ length: opts.publishers }, () => publisherSql!`select pg_sleep(0.05)`),
-    );
-    const fanOuts: FanOutResult[] = [];
-    const gatewayRun = await measureFanOut(
-      "gateway (realtime.send)",
-      gatewayUrl,
-      server.pid,
-      postmaster,
-      opts,
-      databasePublisher(publisherSql, opts),
-      async () => void await server.ask<ServerStats>({ cmd: "profile-reset" }),
-      async (result) => {
-        if (!opts.profile) return;
-        result.profile = await server.ask<ServerProfile>({
-          cmd: "profile",
-          firstMeasured: result.published.firstMeasured,
-          rate: opts.rate,
-        }, 120_000);
-      },
-    );
-    fanOuts.push(gatewayRun);
-    const serverStats = await server.ask<ServerStats>({ cmd: "stats" });
-    if (serverStats.problems) {
-      problems.push(
-        `gateway: ${serverStats.problems} warnings or errors logged, e.g. ` +
-          serverStats.problemSamples[0],
-      );
-    }
-    await server.stop({ cmd: "stop" });
-    await publisherSql.end({ timeout: 5 });
-    publisherSql = null;
-
-    // The ceiling, on the same machine, with the gateway stopped.
-    if (opts.ceiling) {
-      const ceiling = new Child("realtime-ceiling", "realtime-ceiling.ts");
-      const { port } = await ceiling.next<{ port: number }>(30_000, "ready line");
-      const url = `ws://127.0.0.1:${port}/`;
-      say(`ceiling server (pid ${ceiling.pid}) on 127.0.0.1:${port}`);
-      const publisher = await webSocketPublisher(url, opts);
-      try {
-        fanOuts.push(
-          await measureFanOut(
-            "ceiling (bare WebSocket loop)",
-            url,
-            ceiling.pid,
-            postmaster,
-            opts,
-            publisher.publish,
-          ),
-        );
-      } finally {
-        publisher.ws.close();
-        await ceiling.stop({ cmd: "stop" });
-      }
-    }
-
-    for (const r of fanOuts) problems.push(...fanOutProblems(r));
-    printReport(opts, idle, fanOuts);
   } catch (err) {
     problems.push(`the run stopped: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    Deno.removeSignalListener("SIGINT", onSignal);
-    await cleanUp();
   }
+  finish(problems, "every connection held, every message delivered once");
+}
 
-  if (problems.length) {
-    console.log(`\nsummary: the run FAILED (${problems.length} problems); figures not reliable`);
-    for (const p of problems) console.log(`  FAILED ${p}`);
-    exitCode = 1;
-  } else {
-    console.log(
-      "\nsummary: the run succeeded: every connection held, every message delivered once",
+/** The gateway's server process (realtime-server.ts) on the throwaway cluster. */
+async function startGateway(stack: Stack, opts: Options) {
+  const { cluster } = stack;
+  const env = await stackEnv(cluster.cluster, {
+    ...cluster.secrets,
+    AGORA_LOG_LEVEL: "silent",
+    AGORA_REALTIME_MAX_CONNECTIONS_PER_IP: "1000000",
+    AGORA_REALTIME_MAX_CHANNELS_PER_CONNECTION: "100",
+    AGORA_REALTIME_MAX_JOINS_PER_SECOND: "1000",
+  }, freePort());
+  const postmaster = await postmasterPid(cluster.cluster.dataDir);
+  const server = new Child("realtime-server", "realtime-server.ts", {
+    allowAll: true,
+    env: { ...Deno.env.toObject(), ...env, AGORA_BENCH_PROFILE: opts.profile ? "1" : "0" },
+    v8Flags: ["--expose-gc"],
+  });
+  const started = await server.next<{ port: number }>(60_000, "ready line");
+  const serverLimit = openFileLimit(server.pid);
+  if (opts.idle + 256 > serverLimit) {
+    throw new Error(
+      `the server may open ${serverLimit} files; ${opts.idle} connections need about ` +
+        `${opts.idle + 256} (raise the hard limit or use a smaller --idle)`,
     );
   }
-  Deno.exit(exitCode);
+  const gatewayUrl = `ws://127.0.0.1:${started.port}/realtime/v1/websocket?apikey=${
+    encodeURIComponent(env.AGORA_ANON_KEY)
+  }&vsn=2.0.0`;
+  say(`gateway server (pid ${server.pid}) on 127.0.0.1:${started.port}`);
+  return { server, gatewayUrl, postmaster };
+}
+
+/** The fan-out through the gateway, published by `realtime.send`; then the gateway stops. */
+async function measureGateway(
+  stack: Stack,
+  server: Child,
+  gatewayUrl: string,
+  postmaster: number | null,
+  opts: Options,
+  problems: string[],
+): Promise<FanOutResult> {
+  const publisherSql = postgres(stack.cluster.cluster.url(), {
+    max: opts.publishers,
+    prepare: true,
+    onnotice: () => {},
+    connection: { application_name: "realtime-bench-publisher" },
+  });
+  stack.onStop(() => publisherSql.end({ timeout: 1 }));
+  // Open every publishing connection before the clock starts.
+  await Promise.all(
+    Array.from({ length: opts.publishers }, () => publisherSql`select pg_sleep(0.05)`),
+  );
+  const gatewayRun = await measureFanOut({
+    label: "gateway (realtime.send)",
+    url: gatewayUrl,
+    serverPid: server.pid,
+    postmaster,
+    publish: databasePublisher(publisherSql, opts),
+    beforeAttempt: async () => void await server.ask<ServerStats>({ cmd: "profile-reset" }),
+    afterAttempt: async (result) => {
+      if (!opts.profile) return;
+      result.profile = await server.ask<ServerProfile>({
+        cmd: "profile",
+        firstMeasured: result.published.firstMeasured,
+        rate: opts.rate,
+      }, 120_000);
+    },
+  }, opts);
+  const serverStats = await server.ask<ServerStats>({ cmd: "stats" });
+  if (serverStats.problems) {
+    problems.push(
+      `gateway: ${serverStats.problems} warnings or errors logged, e.g. ` +
+        serverStats.problemSamples[0],
+    );
+  }
+  await server.stop({ cmd: "stop" });
+  await publisherSql.end({ timeout: 5 });
+  return gatewayRun;
+}
+
+/** The same fan-out through the bare WebSocket loop (realtime-ceiling.ts). */
+async function measureCeiling(postmaster: number | null, opts: Options): Promise<FanOutResult> {
+  const ceiling = new Child("realtime-ceiling", "realtime-ceiling.ts");
+  const { port } = await ceiling.next<{ port: number }>(30_000, "ready line");
+  const url = `ws://127.0.0.1:${port}/`;
+  say(`ceiling server (pid ${ceiling.pid}) on 127.0.0.1:${port}`);
+  const publisher = await webSocketPublisher(url, opts);
+  try {
+    return await measureFanOut({
+      label: "ceiling (bare WebSocket loop)",
+      url,
+      serverPid: ceiling.pid,
+      postmaster,
+      publish: publisher.publish,
+    }, opts);
+  } finally {
+    publisher.ws.close();
+    await ceiling.stop({ cmd: "stop" });
+  }
 }

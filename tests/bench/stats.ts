@@ -97,6 +97,18 @@ export async function signInByMagicLink(
   return await verified.json();
 }
 
+/** A new user (inserted directly, as a trusted server path would), signed in by the magic link. */
+export async function signUpByMagicLink(
+  base: string,
+  sql: Sql,
+  email: string,
+  name = email,
+  role = "MEMBER",
+): Promise<VerifiedSession> {
+  await sql`insert into app.users (email, name, role) values (${email}, ${name}, ${role}::app.user_role)`;
+  return await signInByMagicLink(base, sql, email);
+}
+
 /** The throwaway cluster's postmaster, or null when /proc cannot tell (then Postgres shows 0). */
 export async function postmasterPid(dataDir: string): Promise<number | null> {
   try {
@@ -296,6 +308,33 @@ export function table(rows: string[][]): string {
     "  " + r.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
       .join("   ").trimEnd()
   ).join("\n");
+}
+
+/**
+ * Who used the CPU in each run, in % of one core: the `consumers` (column heading: the name
+ * sampleCpu gave it), then interrupts, other processes ("rest") and idle, then any `extra`
+ * columns (their headings, and the cells after the CPU use in each row).
+ *
+ * @example
+ * cpuTable("endpoint", { server: "server", postgres: "postgres" }, [["GET /", use]]);
+ */
+export function cpuTable(
+  first: string,
+  consumers: Record<string, string>,
+  rows: (readonly [string, CpuUse | null | undefined, ...string[]])[],
+  extra: string[] = [],
+): string {
+  return table([
+    [first, ...Object.keys(consumers), "irq", "rest", "idle", ...extra],
+    ...rows.map(([label, cpu, ...cells]) => [
+      label,
+      ...Object.values(consumers).map((name) => pct(cpu?.pct[name])),
+      pct(cpu?.irq),
+      pct(cpu?.rest),
+      pct(cpu?.idle),
+      ...cells,
+    ]),
+  ]);
 }
 
 // Load processes -------------------------------------------------------------------------------

@@ -38,7 +38,6 @@ import {
   cpuUse,
   int,
   loadResult,
-  machineBusyPct,
   ms,
   pct,
   postgresTicks,
@@ -51,11 +50,10 @@ import {
   ticksOf,
   verdict,
 } from "./stats.ts";
-import { type BenchServer, startBenchServer, stopBenchServer } from "./bench-server.ts";
+import type { BenchServer } from "./bench-server.ts";
+import { finish, parseOptions, say, sleep, waitForQuietMachine, withStack } from "./scaffold.ts";
 import type { LoadConfig, LoadResult } from "./store-load.ts";
 import { pickItems } from "./store-load.ts";
-import { freePort } from "../../stack/postgres.ts";
-import { throwawayCluster } from "../../stack/database.ts";
 import { type DbClaims, withAnon, withUser } from "../../functions/_shared/db.ts";
 import { checkout } from "../../functions/api/store/checkout.ts";
 import { searchProducts, type SearchQuery } from "../../functions/api/store/products.queries.ts";
@@ -72,7 +70,8 @@ const HOT = 10;
 const HOT_STOCK = 400;
 const STOCK = 200;
 const POOL_SIZE = 10;
-const BUSY_MACHINE_PCT = 15;
+/** Before each figure: up to 15 s for other work to drop under 15% of a core (0.5 s windows). */
+const QUIET = { windowMs: 500, maxWaitMs: 15_000 };
 
 interface Options {
   duration: number;
@@ -80,61 +79,20 @@ interface Options {
   products: number;
   orders: number;
   queries: number;
-  only: string | null;
+  only: (typeof PARTS)[number] | null;
 }
 
-function parseOptions(args: string[]): Options {
-  const opts: Options = {
-    duration: 10,
-    warmup: 3,
-    products: 100_000,
-    orders: 250_000,
-    queries: 400,
-    only: null,
-  };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split("=", 2);
-    const value = inline ?? args[++i];
-    const n = Number(value);
-    switch (name) {
-      case "--duration":
-        opts.duration = n;
-        break;
-      case "--warmup":
-        opts.warmup = n;
-        break;
-      case "--products":
-        opts.products = n;
-        break;
-      case "--orders":
-        opts.orders = n;
-        break;
-      case "--queries":
-        opts.queries = n;
-        break;
-      case "--only":
-        opts.only = value;
-        break;
-      default:
-        throw new Error(`unknown option ${name}`);
-    }
-    if (name !== "--only" && (!Number.isInteger(n) || n < 0)) {
-      throw new Error(`${name} needs a whole number`);
-    }
-  }
-  return opts;
-}
+const PARTS = ["checkout", "search", "settlement"] as const;
 
-const say = (line: string) => console.log(`[bench] ${line}`);
-
-async function waitForQuietMachine() {
-  for (let i = 0; i < 30; i++) {
-    const busy = await machineBusyPct(500);
-    if (busy < BUSY_MACHINE_PCT) return;
-    if (i === 0) say(`waiting for a quieter machine (other work: ${pct(busy)} of a core)`);
-  }
-  say("the machine stayed busy; measuring anyway (figures will be low)");
-}
+const options = (args: string[]): Options =>
+  parseOptions(args, import.meta.url, (a) => ({
+    duration: a.whole("--duration", 10, 0),
+    warmup: a.whole("--warmup", 3, 0),
+    products: a.whole("--products", 100_000, 0),
+    orders: a.whole("--orders", 250_000, 0),
+    queries: a.whole("--queries", 400, 0),
+    only: a.choice("--only", PARTS, null),
+  }));
 
 /** Users with live sessions and their access tokens (no mail: the checkout is what is measured). */
 async function buyers(bench: BenchServer, n: number, tag: string) {
@@ -220,7 +178,7 @@ async function checkoutFigures(bench: BenchServer, opts: Options, failures: stri
   const people = await buyers(bench, BUYERS, `co${Date.now()}`);
   const httpProducts = await catalog(bench, `http${Date.now()}`, 5, PRODUCTS / 5, STOCK);
   await bench.deps.sql`analyze app.products`;
-  await waitForQuietMachine();
+  await waitForQuietMachine(QUIET);
 
   // Through HTTP, the load in its own process.
   const config: LoadConfig = {
@@ -236,7 +194,7 @@ async function checkoutFigures(bench: BenchServer, opts: Options, failures: stri
     postgres: () => postgresTicks(bench.postmasterPid),
   };
   const child = await startLoadProcess("store-load.ts", config);
-  await new Promise((r) => setTimeout(r, opts.warmup * 1000));
+  await sleep(opts.warmup * 1000);
   // The load process's CPU arrives in our reaped children's ticks once it has exited (all of its
   // run, warm-up included: an upper bound).
   const load = () => reapedTicksOf("self");
@@ -521,7 +479,7 @@ function toQuery(params: Record<string, string>): SearchQuery {
 async function searchFigures(bench: BenchServer, opts: Options, failures: string[]) {
   await bigCatalog(bench, opts.products);
   const mix = queryMix(opts.queries);
-  await waitForQuietMachine();
+  await waitForQuietMachine(QUIET);
   const http: Record<string, number[]> = { all: [] };
   const direct: Record<string, number[]> = { all: [] };
   for (const round of [0, 1]) { // round 0 warms the caches and plans
@@ -659,7 +617,7 @@ async function settlementFigures(bench: BenchServer, opts: Options, failures: st
       ((performance.now() - started) / 1000).toFixed(1)
     } s`,
   );
-  await waitForQuietMachine();
+  await waitForQuietMachine(QUIET);
 
   // Ceiling: the settlement's SQL alone, rolled back.
   const t0 = performance.now();
@@ -731,14 +689,11 @@ async function settlementFigures(bench: BenchServer, opts: Options, failures: st
   return { seconds };
 }
 
-export async function main(args: string[]) {
-  const opts = parseOptions(args);
-  say("creating a throwaway cluster");
-  const cluster = await throwawayCluster();
+export async function main(args: string[]): Promise<void> {
+  const opts = options(args);
   const failures: string[] = [];
-  let bench: BenchServer | null = null;
-  try {
-    bench = await startBenchServer(cluster, freePort(), POOL_SIZE);
+  await withStack(async (stack) => {
+    const bench = await stack.startServer({ pool: POOL_SIZE });
     if (!opts.only || opts.only === "checkout") await checkoutFigures(bench, opts, failures);
     if (!opts.only || opts.only === "search") await searchFigures(bench, opts, failures);
     if (!opts.only || opts.only === "settlement") await settlementFigures(bench, opts, failures);
@@ -747,14 +702,6 @@ export async function main(args: string[]) {
         `the server logged ${bench.errors.count} errors: ${bench.errors.samples.join(" | ")}`,
       );
     }
-  } finally {
-    if (bench) await stopBenchServer(bench);
-    await cluster.dispose();
-  }
-  console.log();
-  if (failures.length) {
-    console.log(`the run is broken:\n  ${failures.slice(0, 10).join("\n  ")}`);
-    Deno.exit(1);
-  }
-  console.log("the run is sound: no server error, no oversell, no order settled twice.");
+  });
+  finish(failures.slice(0, 10), "no server error, no oversell, no order settled twice");
 }

@@ -21,28 +21,21 @@
  */
 import { chromium, type Page } from "playwright-core";
 import { freePort } from "../../stack/postgres.ts";
-import { throwawayCluster } from "../../stack/database.ts";
 import { buildWeb } from "../../web/build.ts";
 import { CHROMIUM, CHROMIUM_ARGS } from "../web/browser.ts";
-import { startBenchServer, stopBenchServer } from "./bench-server.ts";
+import { finish, parseOptions, say, withStack } from "./scaffold.ts";
 import { signInByMagicLink, summarize, type Summary } from "./stats.ts";
 
 const TARGET_BUNDLE_KB = 200;
 const TARGET_INTERACTIVE_MS = 1_000;
 const TARGET_ROUND_TRIP_P95_MS = 300;
 
-function parse(args: string[]) {
-  const opts = { rounds: 50, loads: 10, warmup: 5 };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split("=", 2);
-    const value = () => Number(inline ?? args[++i]);
-    if (name === "--rounds") opts.rounds = value();
-    else if (name === "--loads") opts.loads = value();
-    else if (name === "--warmup") opts.warmup = value();
-    else throw new Error(`unknown option ${args[i]} (see tests/bench/web.ts)`);
-  }
-  return opts;
-}
+const options = (args: string[]) =>
+  parseOptions(args, import.meta.url, (a) => ({
+    rounds: a.whole("--rounds", 50),
+    loads: a.whole("--loads", 10),
+    warmup: a.whole("--warmup", 5, 0),
+  }));
 
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 const line = (s: Summary | null) =>
@@ -132,23 +125,21 @@ async function ping(page: Page, n: number): Promise<{ sentAt: number; pongAt: nu
 }
 
 export async function main(args: string[]): Promise<void> {
-  const opts = parse(args);
-  const say = (s: string) => console.log(`[bench] ${s}`);
+  const opts = options(args);
   say("building the web client");
   const build = await buildWeb();
-  say("creating a throwaway, seeded database");
-  const cluster = await throwawayCluster();
-  const port = freePort();
-  const bench = await startBenchServer(cluster, port, 10);
-  // The site's own origin (AGORA_SITE_URL), which the cookies and the CSRF check are bound to.
-  const site = `http://localhost:${port}`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-  let failed = false;
-  try {
+  const problems: string[] = [];
+  await withStack(async (stack) => {
+    const port = freePort();
+    const bench = await stack.startServer({ pool: 10, port });
+    // The site's own origin (AGORA_SITE_URL), which the cookies and the CSRF check are bound to.
+    const site = `http://localhost:${port}`;
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    stack.onStop(() => browser.close());
     const sql = bench.deps.sql;
     const people = [];
     for (const name of ["Alice Bench", "Bob Bench"]) {
@@ -238,8 +229,7 @@ export async function main(args: string[]): Promise<void> {
       oneWay.push(seenAt - sentAt);
     }
     if (bench.errors.count) {
-      failed = true;
-      say(`server errors: ${bench.errors.count} ${bench.errors.samples.join(" | ")}`);
+      problems.push(`server errors: ${bench.errors.count} ${bench.errors.samples.join(" | ")}`);
     }
 
     const kb = build.initial.gzipBytes / 1024;
@@ -271,13 +261,8 @@ Web client in Chromium ${browser.version()} on loopback (${Deno.build.os}, ${nav
     }
   one way, A's Enter to B     ${line(summarize(oneWay))}
 `);
-  } catch (err) {
-    failed = true;
-    console.error(`[bench] failed: ${err instanceof Error ? err.stack : err}`);
-  } finally {
-    await browser.close().catch(() => {});
-    await stopBenchServer(bench);
-    await cluster.dispose();
-  }
-  if (failed) Deno.exit(1);
+  }).catch((err) => {
+    problems.push(`the run stopped: ${err instanceof Error ? err.stack : err}`);
+  });
+  finish(problems, "every page loaded and every round trip came back");
 }

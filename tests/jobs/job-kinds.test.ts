@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { test, testEnv } from "../helpers.ts";
+import { test, testEnv } from "../support/helpers.ts";
 import { createPool } from "../../functions/_shared/db.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
 
