@@ -18,6 +18,12 @@ const hostname = z.string().max(253).regex(
   "a host name like community.example.com",
 );
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address");
+/**
+ * The longest message anyone can send, whatever `limits.messageMaxLength` says: the hard ceiling
+ * of the `app.messages` content check (`char_length(content) between 1 and 10000`).
+ */
+export const MESSAGE_LENGTH_CEILING = 10_000;
+
 const channels = z.strictObject({ inApp: z.boolean(), push: z.boolean(), email: z.boolean() });
 
 export const configDocument = z.strictObject({
@@ -45,7 +51,7 @@ export const configDocument = z.strictObject({
     freshSignInSeconds: z.number().int().min(1).max(86_400),
   }),
   limits: z.strictObject({
-    messageMaxLength: z.number().int().min(1).max(10_000),
+    messageMaxLength: z.number().int().min(1).max(MESSAGE_LENGTH_CEILING),
     messageEditWindowMinutes: z.number().int().min(0).max(10_080),
     attachmentMaxBytes: z.number().int().min(1).max(104_857_600),
     groupMaxParticipants: z.number().int().min(2).max(100),

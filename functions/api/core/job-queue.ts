@@ -1,7 +1,7 @@
 /**
  * The job queue from TypeScript: job kinds and their registry, enqueueing, and `drain`, which
  * claims due jobs, runs their handlers and records each outcome. The queue itself is
- * `app_private.jobs` (supabase/migrations/20261121180000_jobs.sql); docs/operations.md says how it
+ * `app_private.jobs` (supabase/migrations/20261121090100_jobs.sql, current SQL in supabase/schema/jobs.sql); docs/operations.md says how it
  * is drained hosted (pg_cron + pg_net → `POST /api/internal/jobs/drain`) and locally (the stack
  * server's worker, worker.ts).
  *

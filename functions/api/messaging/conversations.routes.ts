@@ -29,7 +29,7 @@ import {
   sendTyping,
 } from "./conversations.queries.ts";
 import { listMessages, type MessageCursor, sendMessageAs } from "./messages.queries.ts";
-import { messageSchema } from "./message.schemas.ts";
+import { messageContent, messageSchema } from "./message.schemas.ts";
 
 export const conversations = router();
 
@@ -188,7 +188,7 @@ conversations.openapi(
 // POST /api/conversations/:id/messages ---------------------------------------------------------
 
 const sendMessageBody = z.object({
-  content: z.string().min(1).max(10_000),
+  content: messageContent,
   replyToId: z.uuid().optional(),
   attachmentIds: z.array(z.uuid()).max(10).optional(),
 });

@@ -1,5 +1,12 @@
 /** The message shape shared by the messaging routes (built in SQL by `app.message_json`). */
 import { z } from "@hono/zod-openapi";
+import { MESSAGE_LENGTH_CEILING } from "../../_shared/config-document.ts";
+
+/**
+ * A message's text as a request carries it: 1 character up to the ceiling; the configured
+ * `limits.messageMaxLength`, which may be lower, is checked by the send and the edit in SQL (400).
+ */
+export const messageContent = z.string().min(1).max(MESSAGE_LENGTH_CEILING);
 
 export const attachmentRefSchema = z.object({
   id: z.uuid(),

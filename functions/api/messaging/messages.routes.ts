@@ -8,7 +8,7 @@ import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";
 import { asUser } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
 import { deleteMessage, editMessage, markRead } from "./messages.queries.ts";
-import { messageSchema } from "./message.schemas.ts";
+import { messageContent, messageSchema } from "./message.schemas.ts";
 
 export const messages = router();
 
@@ -27,7 +27,7 @@ messages.openapi(
     security: signedIn,
     request: {
       params: idParam,
-      body: jsonBody(z.object({ content: z.string().min(1).max(10_000) })),
+      body: jsonBody(z.object({ content: messageContent })),
     },
     responses: {
       200: json(messageSchema, "The edited message"),
