@@ -1,9 +1,9 @@
 /**
  * The job queue from TypeScript: job kinds and their registry, enqueueing, and `drain`, which
  * claims due jobs, runs their handlers and records each outcome. The queue itself is
- * `app_private.jobs` (supabase/migrations/20261121090100_jobs.sql, current SQL in supabase/schema/jobs.sql); docs/operations.md says how it
- * is drained hosted (pg_cron + pg_net → `POST /api/internal/jobs/drain`) and locally (the stack
- * server's worker, worker.ts).
+ * `app_private.jobs` (supabase/migrations/20261121090100_jobs.sql; its current SQL in
+ * supabase/schema/jobs.sql); docs/operations.md says how it is drained hosted (pg_cron + pg_net
+ * → `POST /api/internal/jobs/drain`) and locally (the stack server's worker, jobs/worker.ts).
  *
  * A handler gets the payload (parsed by its kind's zod schema) and a context with the deps. It
  * returns to succeed, throws `RetryJobAfter` when it was told when to come back (an HTTP 429's
