@@ -17,7 +17,7 @@ import { setImmediate } from "node:timers";
 import type { Sql } from "../../_shared/db.ts";
 import { isUuid } from "../../_shared/jwt.ts";
 import type { SessionLookup, SessionUser } from "../core/context.ts";
-import { SESSION_COLUMNS, type SessionRow, toSessionUser } from "./sessions.ts";
+import { type SessionRow, toSessionUser } from "./sessions.ts";
 
 interface Waiter {
   /** The user the check's token named: the session must be theirs. */
@@ -44,19 +44,14 @@ export function createSessionLookup(sql: Sql, maxInFlight: number): SessionLooku
     inFlight++;
     try {
       const sessionIds = [...batch.keys()];
-      // By session id only, so the plan is the primary key's whatever the batch holds (joined
-      // on user id too, Postgres may walk every session of a user); the user id each check
-      // named is compared below, so a session presented with another user's id is no session.
-      // The live ones come back as one JSON text, one value for the driver to decode, where ten
-      // columns a row were a measurable share of every signed-in request.
+      // The live-session rule is the database's (app_private.live_sessions, by session id only);
+      // the user id each check named is compared below, so a session presented with another
+      // user's id is no session. The live ones come back as one JSON text, one value for the
+      // driver to decode, where ten columns a row were a measurable share of every signed-in
+      // request.
       const [{ sessions }] = await sql<{ sessions: string }[]>`
         select coalesce(json_agg(live), '[]')::text as sessions
-        from (
-          select ${sql.unsafe(SESSION_COLUMNS)}
-          from app.sessions s join app.users u on u.id = s.user_id
-          where s.id = any(${sessionIds}::uuid[])
-            and s.revoked_at is null and s.expires_at > now() and u.status = 'active'
-        ) live`;
+        from app_private.live_sessions(${sessionIds}::uuid[]) live`;
       const rows: SessionRow[] = JSON.parse(sessions);
       const live = new Map(rows.map((row) => [row.session_id, row]));
       for (const [sessionId, waiters] of batch) {

@@ -30,7 +30,10 @@ export interface SessionRow {
   provider: string;
 }
 
-/** The session columns every session query returns (with `u` the user, `s` the session). */
+/**
+ * The columns a statement that writes a session returns (with `u` the user, `s` the session): the
+ * fields of `app_private.live_sessions`, which the session check reads.
+ */
 export const SESSION_COLUMNS = `u.id, u.email, u.name, u.image, u.role, u.wallet_address,
   s.id as session_id, s.provider,
   (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms,

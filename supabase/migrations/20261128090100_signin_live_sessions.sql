@@ -1,0 +1,177 @@
+-- Replaces functions of other domains:
+--   app.readable_topics (events), app_private.inbox_page_for_session (notifications).
+/*
+ * The live-session rule, once. A session is live while it is not revoked, not expired and its
+ * user is active; that condition was written in four places (the API's session check in
+ * TypeScript, the inbox page's statement, the topics a session may read, the fresh sign-in
+ * check). Now app_private.live_sessions says it, and the four read it: the API's check
+ * (functions/api/auth/session-lookup.ts) selects from it, and the three functions below call it.
+ *
+ * Changes: app.readable_topics and app.has_fresh_sign_in also refuse a suspended user's session
+ * (suspension revokes the sessions anyway; now the rule does not depend on that). Nothing
+ * destructive.
+ */
+
+create function app_private.live_sessions(session_ids uuid[])
+returns table (
+  id uuid,
+  email text,
+  name text,
+  image text,
+  role app.user_role,
+  wallet_address text,
+  session_id uuid,
+  provider text,
+  expires_ms double precision,
+  auth_ms double precision
+)
+language plpgsql stable security invoker
+set search_path = ''
+as $$
+begin
+  -- By session id only, so the plan is the primary key's whatever the array holds; the caller
+  -- compares the user id its token named.
+  return query
+    select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id, s.provider,
+           (extract(epoch from s.expires_at) * 1000)::float8,
+           (extract(epoch from s.authenticated_at) * 1000)::float8
+    from app.sessions s join app.users u on u.id = s.user_id
+    where s.id = any(session_ids)
+      and s.revoked_at is null and s.expires_at > now() and u.status = 'active';
+end;
+$$;
+comment on function app_private.live_sessions(uuid[]) is
+  'The live-session rule, written once: of the given sessions, those not revoked, not expired and whose user is active, each with its user''s public fields and the times (epoch ms) the API''s session check needs. The API''s check (functions/api/auth/session-lookup.ts), the inbox page, the readable topics and the fresh sign-in check all read it. The caller compares the user id it expects. Only server code and security definer functions call it.';
+revoke all on function app_private.live_sessions(uuid[]) from public, anon, authenticated, service_role;
+
+create or replace function app.readable_topics() returns setof text
+language plpgsql stable security definer
+set search_path = ''
+as $$
+declare
+  me uuid := auth.uid();
+  session_claim text := auth.jwt() ->> 'session_id';
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    return;
+  end if;
+  -- A signed-out (revoked) session reads nothing, on any transport, even before its token expires.
+  if session_claim is null
+     or session_claim !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+     or not exists (
+       select 1 from app_private.live_sessions(array[session_claim::uuid]) l where l.id = me
+     ) then
+    return;
+  end if;
+  return next 'user:' || me::text;
+  if app.is_admin() then
+    return next 'admin';
+  end if;
+  return query
+    select 'conversation:' || p.conversation_id::text
+    from app.conversation_participants p where p.user_id = me;
+  -- The owner reads its vendor's topic (orders of the vendor), whatever the vendor's status.
+  return query
+    select 'vendor:' || v.id::text from app.vendors v where v.owner_id = me;
+end;
+$$;
+
+create or replace function app.has_fresh_sign_in() returns boolean
+language plpgsql stable security definer
+set search_path = ''
+as $$
+declare
+  session_claim text := auth.jwt() ->> 'session_id';
+begin
+  if (select auth.uid()) is null or session_claim is null
+     or session_claim !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    return false;
+  end if;
+  return exists (
+    select 1 from app_private.live_sessions(array[session_claim::uuid]) l
+    where l.id = (select auth.uid())
+      and l.auth_ms > extract(epoch from now()
+        - make_interval(secs => app.config_int('security', 'freshSignInSeconds'))) * 1000
+  );
+end;
+$$;
+
+create or replace function app_private.inbox_page_for_session(
+  caller_session uuid,
+  caller_user uuid,
+  only_type app.notification_type,
+  only_unread boolean,
+  pattern text,
+  since timestamptz,
+  after_time timestamptz,
+  after_id uuid,
+  page_limit integer
+) returns table (
+  id uuid,
+  type app.notification_type,
+  title text,
+  body text,
+  data jsonb,
+  priority app.notification_priority,
+  read_at text,
+  created_at text,
+  unread integer
+)
+language plpgsql volatile security invoker
+set search_path = ''
+as $$
+#variable_conflict use_column
+declare
+  caller_claims text;
+  bound_time timestamptz := coalesce(after_time, 'infinity'::timestamptz);
+  bound_id uuid := coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid);
+  lower_time timestamptz := coalesce(since, '-infinity'::timestamptz);
+begin
+  -- The live-session rule (app_private.live_sessions), with the pool's own rights, before the
+  -- role changes.
+  select json_build_object('sub', l.id, 'role', 'authenticated', 'session_id', l.session_id,
+                           'email', coalesce(l.email, ''), 'user_role', l.role)::text
+    into caller_claims
+  from app_private.live_sessions(array[caller_session]) l
+  where l.id = caller_user;
+  if caller_claims is null then
+    -- The message is the API's usual 401 (AG codes' messages reach the caller).
+    raise exception 'Sign in to continue.' using errcode = 'AG401';
+  end if;
+  perform set_config('request.jwt.claims', caller_claims, true);
+  perform set_config('role', 'authenticated', true);
+  if only_type is null and only_unread is null and pattern is null then
+    return query
+      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0)
+      from app.notifications n
+      where n.user_id = (select auth.uid()) and n.inbox
+        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+      order by n.created_at desc, n.id desc
+      limit page_limit;
+  else
+    return query
+      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0)
+      from app.notifications n
+      where n.user_id = (select auth.uid()) and n.inbox
+        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+        and (only_type is null or n.type = only_type)
+        and (only_unread is null or (n.read_at is null) = only_unread)
+        and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
+      order by n.created_at desc, n.id desc
+      limit page_limit;
+  end if;
+  if not found then
+    return query
+      select null::uuid, null::app.notification_type, null::text, null::text, null::jsonb,
+             null::app.notification_priority, null::text, null::text,
+             coalesce((select c.unread from app.notification_counters c
+                       where c.user_id = (select auth.uid())), 0);
+  end if;
+end;
+$$;
+
+revoke execute on all functions in schema app, app_private from public;
