@@ -92,7 +92,7 @@ GRANT ALL ON FUNCTION app.can_write_topic(topic text) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.readable_topics
--- created in 20261121100000_events.sql; last changed in 20261124110000_vendors.sql
+-- created in 20261121100000_events.sql; last changed in 20261128090100_signin_live_sessions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.readable_topics() RETURNS SETOF text
@@ -110,9 +110,7 @@ begin
   if session_claim is null
      or session_claim !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
      or not exists (
-       select 1 from app.sessions s
-       where s.id = session_claim::uuid and s.user_id = me
-         and s.revoked_at is null and s.expires_at > now()
+       select 1 from app_private.live_sessions(array[session_claim::uuid]) l where l.id = me
      ) then
     return;
   end if;

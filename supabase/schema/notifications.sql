@@ -1260,7 +1260,7 @@ REVOKE ALL ON FUNCTION app_private.in_audience(u app.users, audience jsonb) FROM
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.inbox_page_for_session
--- created in 20261124150000_inbox_session_check.sql
+-- created in 20261124150000_inbox_session_check.sql; last changed in 20261128090100_signin_live_sessions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) RETURNS TABLE(id uuid, type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, read_at text, created_at text, unread integer)
@@ -1274,14 +1274,13 @@ declare
   bound_id uuid := coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid);
   lower_time timestamptz := coalesce(since, '-infinity'::timestamptz);
 begin
-  -- The session middleware's conditions (functions/api/auth/session-lookup.ts), with the pool's
-  -- own rights, before the role changes.
-  select json_build_object('sub', u.id, 'role', 'authenticated', 'session_id', s.id,
-                           'email', coalesce(u.email, ''), 'user_role', u.role)::text
+  -- The live-session rule (app_private.live_sessions), with the pool's own rights, before the
+  -- role changes.
+  select json_build_object('sub', l.id, 'role', 'authenticated', 'session_id', l.session_id,
+                           'email', coalesce(l.email, ''), 'user_role', l.role)::text
     into caller_claims
-  from app.sessions s join app.users u on u.id = s.user_id
-  where s.id = caller_session and s.user_id = caller_user
-    and s.revoked_at is null and s.expires_at > now() and u.status = 'active';
+  from app_private.live_sessions(array[caller_session]) l
+  where l.id = caller_user;
   if caller_claims is null then
     -- The message is the API's usual 401 (AG codes' messages reach the caller).
     raise exception 'Sign in to continue.' using errcode = 'AG401';

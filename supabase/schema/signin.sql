@@ -1,6 +1,8 @@
 -- Agora's schema as it is now, domain signin: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124120000_signin.sql
+--   supabase/migrations/20261128090000_signin_layout_comments.sql
+--   supabase/migrations/20261128090100_signin_live_sessions.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -100,7 +102,7 @@ CREATE TABLE app_private.account_export_parts (
     CONSTRAINT account_export_parts_part_check CHECK ((part ~ '^[a-z][A-Za-z]*$'::text))
 );
 
-COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
+COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/account/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
 
 ALTER TABLE ONLY app_private.account_export_parts
     ADD CONSTRAINT account_export_parts_function_name_key UNIQUE (function_name);
@@ -328,7 +330,7 @@ GRANT ALL ON FUNCTION app.export_account() TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.has_fresh_sign_in
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261128090100_signin_live_sessions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.has_fresh_sign_in() RETURNS boolean
@@ -343,15 +345,15 @@ begin
     return false;
   end if;
   return exists (
-    select 1 from app.sessions s
-    where s.id = session_claim::uuid and s.user_id = (select auth.uid())
-      and s.revoked_at is null and s.expires_at > now()
-      and s.authenticated_at > now() - make_interval(secs => app.config_int('security', 'freshSignInSeconds'))
+    select 1 from app_private.live_sessions(array[session_claim::uuid]) l
+    where l.id = (select auth.uid())
+      and l.auth_ms > extract(epoch from now()
+        - make_interval(secs => app.config_int('security', 'freshSignInSeconds'))) * 1000
   );
 end;
 $_$;
 
-COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/auth/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
+COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/core/middleware/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
 
 REVOKE ALL ON FUNCTION app.has_fresh_sign_in() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.has_fresh_sign_in() TO authenticated;
@@ -726,6 +728,32 @@ $$;
 COMMENT ON FUNCTION app_private.iso_time(t timestamp with time zone) IS 'A time as the API writes it (ISO-8601, UTC, microseconds), for the export''s parts.';
 
 REVOKE ALL ON FUNCTION app_private.iso_time(t timestamp with time zone) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.live_sessions
+-- created in 20261128090100_signin_live_sessions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.live_sessions(session_ids uuid[]) RETURNS TABLE(id uuid, email text, name text, image text, role app.user_role, wallet_address text, session_id uuid, provider text, expires_ms double precision, auth_ms double precision)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  -- By session id only, so the plan is the primary key's whatever the array holds; the caller
+  -- compares the user id its token named.
+  return query
+    select u.id, u.email, u.name, u.image, u.role, u.wallet_address, s.id, s.provider,
+           (extract(epoch from s.expires_at) * 1000)::float8,
+           (extract(epoch from s.authenticated_at) * 1000)::float8
+    from app.sessions s join app.users u on u.id = s.user_id
+    where s.id = any(session_ids)
+      and s.revoked_at is null and s.expires_at > now() and u.status = 'active';
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.live_sessions(session_ids uuid[]) IS 'The live-session rule, written once: of the given sessions, those not revoked, not expired and whose user is active, each with its user''s public fields and the times (epoch ms) the API''s session check needs. The API''s check (functions/api/auth/session-lookup.ts), the inbox page, the readable topics and the fresh sign-in check all read it. The caller compares the user id it expects. Only server code and security definer functions call it.';
+
+REVOKE ALL ON FUNCTION app_private.live_sessions(session_ids uuid[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.lock_admin_caller
