@@ -33,6 +33,7 @@ import { account } from "./account/account.routes.ts";
 import { store } from "./store/store.routes.ts";
 import { wallet } from "./wallet/wallet.routes.ts";
 import { notifications } from "./notifications/notifications.routes.ts";
+import { serverSql } from "./core/doors.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -108,8 +109,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/notifications", notifications);
 
   app.get("/health", async (c) => {
+    const sql = serverSql(deps, "health");
     try {
-      await deps.sql`select 1`;
+      await sql`select 1`;
       return c.json({ status: "ok" }, 200);
     } catch {
       return c.json(errorBody(new ApiError("unavailable", "The database does not answer.")), 503);

@@ -8,11 +8,13 @@
  */
 import { z } from "zod";
 import { defineJob } from "../core/job-queue.ts";
+import { serverSql } from "../core/doors.ts";
 
 export const accountEraseAccessLogs = defineJob({
   kind: "account.erase_access_logs",
   payload: z.object({ userId: z.uuid() }),
   async run({ userId }, { deps }) {
-    await deps.sql`update app.access_logs set user_id = null where user_id = ${userId}`;
+    const sql = serverSql(deps, "late access-log erasure");
+    await sql`update app.access_logs set user_id = null where user_id = ${userId}`;
   },
 });

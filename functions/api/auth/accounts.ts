@@ -19,6 +19,7 @@
 import type { Tx } from "../../_shared/db.ts";
 import { currentConfig } from "../core/config-store.ts";
 import type { Deps } from "../core/context.ts";
+import { serverSql } from "../core/doors.ts";
 
 export interface ProviderIdentity {
   provider: "google" | "apple" | "wallet";
@@ -64,12 +65,13 @@ export async function resolveAccount(
   identity: ProviderIdentity,
   linkUserId: string | null,
 ): Promise<AccountOutcome> {
+  const sql = serverSql(deps, "which account");
   try {
-    return await deps.sql.begin((tx: Tx) => resolveIn(tx, identity, linkUserId));
+    return await sql.begin((tx: Tx) => resolveIn(tx, identity, linkUserId));
   } catch (err) {
     // Another path created an account with the same address meanwhile: resolve again, once.
     if ((err as { code?: string }).code !== "23505") throw err;
-    return await deps.sql.begin((tx: Tx) => resolveIn(tx, identity, linkUserId));
+    return await sql.begin((tx: Tx) => resolveIn(tx, identity, linkUserId));
   }
 }
 

@@ -8,6 +8,7 @@ import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
 import { currentConfig } from "../core/config-store.ts";
 import type { Deps } from "../core/context.ts";
+import { serverSql } from "../core/doors.ts";
 import { createSession } from "./sessions.ts";
 import type { IssuedSession } from "../core/context.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
@@ -18,6 +19,7 @@ export async function sendMagicLink(
   input: { email: string; redirectTo: string | null },
   ctx: RateContext,
 ): Promise<void> {
+  const sql = serverSql(deps, "magic-link request");
   const { rateLimits } = deps.settings;
   await enforceRateLimit(deps, ctx, {
     bucket: `signin:ip:${ctx.ip ?? "unknown"}`,
@@ -33,12 +35,11 @@ export async function sendMagicLink(
   const config = await deps.config.get();
   if (!config.system.signupsOpen) {
     // Sign-ups are closed: only existing accounts get a link (the answer stays the same).
-    const [known] = await deps
-      .sql`select 1 from app.users where lower(email) = lower(${input.email})`;
+    const [known] = await sql`select 1 from app.users where lower(email) = lower(${input.email})`;
     if (!known) return;
   }
   const token = randomToken();
-  await deps.sql`
+  await sql`
     insert into app_private.magic_links (email, token_hash, redirect_to, ip, expires_at)
     values (${input.email}, ${await sha256Hex(token)}, ${input.redirectTo}, ${ctx.ip},
             now() + make_interval(secs => ${deps.settings.magicLinkTtlSeconds}))`;
@@ -64,13 +65,14 @@ export async function signInWithMagicLink(
   token: string,
   ctx: RateContext,
 ): Promise<{ session: IssuedSession; redirectTo: string | null; created: boolean }> {
+  const sql = serverSql(deps, "magic-link sign-in");
   await enforceRateLimit(deps, ctx, {
     bucket: `verify:ip:${ctx.ip ?? "unknown"}`,
     rule: deps.settings.rateLimits.verifyPerIp,
     group: "verify_ip",
   });
   const tokenHash = await sha256Hex(token);
-  const outcome = await deps.sql.begin(async (tx: Tx) => {
+  const outcome = await sql.begin(async (tx: Tx) => {
     const [link] = await tx<{ email: string; redirect_to: string | null }[]>`
       update app_private.magic_links set used_at = now()
       where token_hash = ${tokenHash} and used_at is null and expires_at > now()

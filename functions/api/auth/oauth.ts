@@ -41,6 +41,7 @@ import {
 import { providerStates } from "./providers.ts";
 import { safeRedirect } from "./redirects.ts";
 import { createSession } from "./sessions.ts";
+import { serverSql } from "../core/doors.ts";
 
 /** The browser-binding cookie of the flows this browser started. */
 export const BINDING_COOKIE = "agora-oauth-binding";
@@ -87,6 +88,7 @@ export async function startOAuth(
   },
   ctx: RateContext,
 ): Promise<StartedFlow> {
+  const sql = serverSql(deps, "OAuth sign-in");
   const settings = providerSettings(deps.settings, input.provider)!;
   const state = randomToken();
   const nonce = randomToken();
@@ -112,7 +114,7 @@ export async function startOAuth(
     });
     throw new ApiError("unavailable", `${input.provider} does not answer; try again later.`);
   }
-  await deps.sql`
+  await sql`
     insert into app_private.oauth_flows
       (provider, state_hash, nonce_hash, code_verifier, binding_hash, client_challenge, redirect_to,
        link_user_id, ip, expires_at)
@@ -157,6 +159,7 @@ export async function finishOAuth(
   bindingCookie: string | null,
   ctx: RateContext,
 ): Promise<CallbackOutcome> {
+  const sql = serverSql(deps, "OAuth sign-in");
   await enforceRateLimit(deps, ctx, {
     bucket: `verify:ip:${ctx.ip ?? "unknown"}`,
     rule: deps.settings.rateLimits.verifyPerIp,
@@ -176,7 +179,7 @@ export async function finishOAuth(
     throw badRequest("The sign-in has no state.", [{ path: "state", message: "required" }]);
   }
   // Spent here, whatever happens next: a state works once.
-  const [flow] = await deps.sql<Flow[]>`
+  const [flow] = await sql<Flow[]>`
     update app_private.oauth_flows o set used_at = now(), code_verifier = null
     from (
       select f.id, f.code_verifier from app_private.oauth_flows f
@@ -242,11 +245,11 @@ export async function finishOAuth(
     // of the verifier can exchange. Which account it signs in to (or links to) is decided then,
     // so a flow someone else completed in their browser changes no account by itself.
     const code = randomToken();
-    await deps.sql`
+    await sql`
       update app_private.oauth_flows
       set exchange_code_hash = ${await sha256Hex(code)},
           exchange_expires_at = now() + make_interval(secs => ${EXCHANGE_TTL_SECONDS}),
-          result_identity = ${deps.sql.json(identity as never)}, result_authenticated_at = now()
+          result_identity = ${sql.json(identity as never)}, result_authenticated_at = now()
       where id = ${flow.id}`;
     return { kind: "redirect", location: withParam(target, "code", code) };
   }
@@ -273,13 +276,14 @@ export async function exchangeSignInCode(
   input: { code: string; codeVerifier: string },
   ctx: RateContext,
 ): Promise<IssuedSession> {
+  const sql = serverSql(deps, "OAuth sign-in");
   await enforceRateLimit(deps, ctx, {
     bucket: `verify:ip:${ctx.ip ?? "unknown"}`,
     rule: deps.settings.rateLimits.verifyPerIp,
     group: "verify_ip",
   });
   // Spent, and the identity cleared, by the first attempt, whatever happens next.
-  const [flow] = await deps.sql<{
+  const [flow] = await sql<{
     provider: OidcProviderId;
     client_challenge: string;
     identity: ProviderIdentity;

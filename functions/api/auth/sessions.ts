@@ -12,6 +12,7 @@ import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
 import { unauthenticated } from "../../_shared/errors.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import type { Deps, IssuedSession, Role, SessionUser } from "../core/context.ts";
+import { serverSql } from "../core/doors.ts";
 import { ensureWallet } from "../wallet/wallets.ts";
 
 /** A session joined with its user, as the session queries select it. */
@@ -113,6 +114,7 @@ export async function createSession(
     authenticatedAt?: Date;
   },
 ): Promise<IssuedSession> {
+  const sql = serverSql(deps, "session creation");
   try {
     await ensureWallet(deps, input.userId);
   } catch (err) {
@@ -123,7 +125,7 @@ export async function createSession(
   }
   const refreshToken = randomToken();
   const tokenHash = await sha256Hex(refreshToken);
-  const row = await deps.sql.begin(async (tx: Tx) => {
+  const row = await sql.begin(async (tx: Tx) => {
     const [session] = await tx<{ id: string }[]>`
       insert into app.sessions (user_id, provider, ip, user_agent, expires_at, authenticated_at)
       values (${input.userId}, ${input.provider}, ${input.ip}, ${
@@ -154,10 +156,11 @@ export async function rotateRefreshToken(
   deps: Deps,
   refreshToken: string,
 ): Promise<RefreshOutcome> {
+  const sql = serverSql(deps, "refresh rotation");
   const tokenHash = await sha256Hex(refreshToken);
   const successor = await deps.signRefresh(refreshToken);
   const successorHash = await sha256Hex(successor);
-  return await deps.sql.begin(async (tx: Tx): Promise<RefreshOutcome> => {
+  return await sql.begin(async (tx: Tx): Promise<RefreshOutcome> => {
     const [token] = await tx<{
       id: string;
       session_id: string;
@@ -210,7 +213,8 @@ export async function refreshOrThrow(
   refreshToken: string,
   ctx: RateContext,
 ): Promise<IssuedSession> {
-  const [found] = await deps.sql<{ session_id: string; user_id: string }[]>`
+  const sql = serverSql(deps, "refresh rotation");
+  const [found] = await sql<{ session_id: string; user_id: string }[]>`
     select rt.session_id, s.user_id from app_private.refresh_tokens rt
     join app.sessions s on s.id = rt.session_id
     where rt.token_hash = ${await sha256Hex(refreshToken)}`;

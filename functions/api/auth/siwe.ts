@@ -41,6 +41,7 @@ import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { resolveAccount } from "./accounts.ts";
 import { createSession } from "./sessions.ts";
 import type { IssuedSession } from "../core/context.ts";
+import { serverSql } from "../core/doors.ts";
 
 export const NONCE_TTL_SECONDS = 600;
 const NONCE_LENGTH = 32;
@@ -64,13 +65,14 @@ export async function issueNonce(
   deps: Deps,
   ctx: RateContext,
 ): Promise<{ nonce: string; expiresAt: Date }> {
+  const sql = serverSql(deps, "wallet sign-in");
   await enforceRateLimit(deps, ctx, {
     bucket: `nonce:ip:${ctx.ip ?? "unknown"}`,
     rule: deps.settings.rateLimits.noncePerIp,
     group: "nonce_ip",
   });
   const nonce = newNonce();
-  const [row] = await deps.sql<{ expires_at: Date }[]>`
+  const [row] = await sql<{ expires_at: Date }[]>`
     insert into app_private.siwe_nonces (nonce_hash, ip, expires_at)
     values (${await sha256Hex(
     nonce,
@@ -218,6 +220,7 @@ export async function signInWithWallet(
   input: { message: string; signature: Hex; linkUserId: string | null },
   ctx: RateContext,
 ): Promise<{ session: IssuedSession; newAccount: boolean }> {
+  const sql = serverSql(deps, "wallet sign-in");
   const parsed = parseMessage(input.message);
   const address = getAddress(parsed.address!);
   await enforceRateLimit(deps, ctx, {
@@ -239,7 +242,7 @@ export async function signInWithWallet(
   const nonceHash = await sha256Hex(parsed.nonce!);
   try {
     checkFields(deps, parsed, (await deps.config.get()).wallet.chainId, now);
-    const [known] = await deps.sql`
+    const [known] = await sql`
       select 1 from app_private.siwe_nonces
       where nonce_hash = ${nonceHash} and used_at is null and expires_at > now()`;
     if (!known) {
@@ -248,7 +251,7 @@ export async function signInWithWallet(
     if (!(await verifyWalletSignature(deps, parsed, input.message, input.signature, now))) {
       throw new Refused("bad_signature", "The signature does not match the address.");
     }
-    const spent = await deps.sql`
+    const spent = await sql`
       update app_private.siwe_nonces set used_at = now()
       where nonce_hash = ${nonceHash} and used_at is null and expires_at > now()
       returning 1`;

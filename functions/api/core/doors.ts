@@ -6,22 +6,27 @@
  *   claims the session middleware set once for this request, `claimsOf`), so RLS decides.
  * - `asAnonymous(c, tx => …)`: one transaction as role `anon`, whoever is calling: for the public
  *   routes, which answer the same to everyone.
- * - `asClaims(sql, claims, tx => …)`: the same as `asUser` for code that holds a user's claims
+ * - `asClaims(deps, claims, tx => …)`: the same as `asUser` for code that holds a user's claims
  *   but no request (the SSE stream re-checking its topics after its request's middleware is
  *   done).
  * - `asSessionOf(c, caller => …)`: the inbox page's one statement
  *   (`app_private.inbox_page_for_session`), which checks the session itself; the one
  *   specialised path kept for speed (docs/benchmarks.md: the inbox's p99 at 2,000 requests a
  *   second).
- * - `asServer(sql, { actingFor }, tx => …)`: one transaction with the pool's own rights, for the
- *   server paths listed in docs/authorization.md ("Server paths"); `actingFor` names the user a
- *   path works for, so functions that read `auth.uid()` (the idempotency keys) see that user.
- *   The other server paths run single statements on `deps.sql` and never take a request's
- *   context.
+ * - `serverSql(deps, "<server path>")`: the pool itself, with its own rights, for one of the
+ *   server paths listed in docs/authorization.md ("Server paths"), named by its row there
+ *   (`ServerPath`). Outside this file the pool is reached only this way
+ *   (tests/core/doors.test.ts): each use says which path it is, and a search for the name finds
+ *   every use. It adds nothing (no transaction, no role, no claims): the path opens its own
+ *   transaction if it needs one, or hands the pool to a statement that sets the caller's claims
+ *   itself (the inbox page, the send, the checkout).
+ * - `asServer(serverSql(deps, "<server path>"), { actingFor }, tx => …)`: one transaction with
+ *   the pool's own rights, for a server path that acts for a user; `actingFor` names that user,
+ *   so functions that read `auth.uid()` (the idempotency keys) see them.
  *
- * The one-statement doors of the send (`app_private.send_message_as`) and the checkout
- * (`app_private.create_checkout_as`) take the caller's claims as an argument, from
- * `callerClaims(c)`.
+ * The one-statement doors of the send (`app_private.send_message_as`, on `serverSql(deps,
+ * "message send")`) and the checkout (`app_private.create_checkout_as`, on `serverSql(deps,
+ * "checkout")`) take the caller's claims as an argument, from `callerClaims(c)`.
  */
 import type { Context } from "hono";
 import type { AppEnv, SessionRef, SessionUser } from "./context.ts";
@@ -107,10 +112,89 @@ export async function asSessionOf<T>(
  * but no request (a stream re-checking its topics).
  *
  * @example
- * const refused = await asClaims(deps.sql, claimsOf(user), (tx) => refusedTopics(tx, topics));
+ * const refused = await asClaims(deps, claimsOf(user), (tx) => refusedTopics(tx, topics));
  */
-export function asClaims<T>(sql: Sql, claims: DbClaims, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return withUser(sql, claims, fn);
+export function asClaims<T>(
+  deps: { sql: Sql },
+  claims: DbClaims,
+  fn: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  return withUser(deps.sql, claims, fn);
+}
+
+/**
+ * The server paths that run with the pool's own rights: the first column of the table "Server
+ * paths that run with the pool's own rights" in docs/authorization.md, row for row
+ * (tests/core/doors.test.ts holds the two lists equal). Some run outside functions/api (SQL
+ * functions, pg_cron, stack/, functions/_shared/ with the pool its creator hands it) and never
+ * call `serverSql`; they are named here so that the table and this list are one list.
+ */
+export const SERVER_PATHS = [
+  "magic-link request",
+  "magic-link sign-in",
+  "session creation",
+  "session check",
+  "refresh rotation",
+  "rate limits",
+  "security events",
+  "access log",
+  "dev mailbox",
+  "OAuth sign-in",
+  "which account",
+  "wallet sign-in",
+  "late access-log erasure",
+  "configuration defaults for sign-in",
+  "event hub",
+  "event cursor",
+  "SSE re-check",
+  "attachment files",
+  "health",
+  "configuration cache",
+  "job queue: claim and record",
+  "job queue: enqueue",
+  "attachment file removal",
+  "wallet creation",
+  "wallet transfer",
+  "wallet confirm",
+  "wallet tokens",
+  "key export",
+  "wallet broadcast and watch",
+  "chain follower (indexer)",
+  "key rotation",
+  "local funding",
+  "inbox page",
+  "message send",
+  "message digests",
+  "notification deliveries",
+  "notification batches",
+  "Realtime gateway (local)",
+  "checkout",
+  "payment webhook",
+  "store jobs",
+  "payout account",
+  "dev payment provider",
+  "settlement runs",
+  "reservations and auto-completion",
+] as const;
+
+/** A server path's name, as its row in docs/authorization.md ("Server paths") names it. */
+export type ServerPath = typeof SERVER_PATHS[number];
+
+/**
+ * The pool, with its own rights (no role, no claims: RLS does not apply, so the path checks its
+ * own rules), for the named server path. The name is the first cell of the path's row in
+ * docs/authorization.md ("Server paths that run with the pool's own rights"); it documents the
+ * use and makes every use of the pool findable by path. It returns the pool as it is: a path
+ * that needs one transaction opens it (`sql.begin`, or `asServer` to act for a user).
+ *
+ * @example
+ * export async function refreshOrThrow(deps: Deps, refreshToken: string) {
+ *   const sql = serverSql(deps, "refresh rotation");
+ *   const [found] = await sql`select … from app_private.refresh_tokens where …`;
+ * }
+ */
+export function serverSql(deps: { sql: Sql }, _path: ServerPath): Sql {
+  return deps.sql;
 }
 
 /**
@@ -120,7 +204,8 @@ export function asClaims<T>(sql: Sql, claims: DbClaims, fn: (tx: Tx) => Promise<
  * the pool's.
  *
  * @example
- * await asServer(deps.sql, { actingFor: userId }, (tx) => tx`select app.claim_idempotency_key(…)`);
+ * const sql = serverSql(deps, "wallet transfer");
+ * await asServer(sql, { actingFor: userId }, (tx) => tx`select app.claim_idempotency_key(…)`);
  */
 export function asServer<T>(
   sql: Sql,

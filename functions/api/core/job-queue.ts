@@ -26,6 +26,7 @@
 import { z } from "zod";
 import type { Deps } from "./context.ts";
 import type { Sql, Tx } from "../../_shared/db.ts";
+import { serverSql } from "./doors.ts";
 
 /** What a handler gets besides its payload. */
 export interface JobContext {
@@ -225,6 +226,7 @@ function errorText(err: unknown): string {
  * were claimed, or `maxMs` passed.
  */
 export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult> {
+  const sql = serverSql(deps, "job queue: claim and record");
   const registry = opts.registry;
   const kinds = registry.kinds();
   const maxJobs = opts.maxJobs ?? 100;
@@ -248,7 +250,7 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
     const stop = result.claimed >= maxJobs || Date.now() >= deadline || opts.signal?.aborted ||
       failure !== null;
     if (!stop && !idle && batch - running.size >= refill) {
-      const rows = await deps.sql<JobRow[]>`
+      const rows = await sql<JobRow[]>`
         select id::text, kind, payload, attempts, max_attempts, claim_token, created_at
         from app_private.claim_jobs(
           ${kinds}::text[], ${worker},
@@ -287,6 +289,7 @@ async function runOne(
   row: JobRow,
   stopping: AbortSignal | undefined,
 ): Promise<Outcome> {
+  const sql = serverSql(deps, "job queue: claim and record");
   const fields = { jobId: row.id, kind: row.kind, attempt: row.attempts };
   let failure: { error: string; retryAfter: number | null; permanent: boolean } | null = null;
 
@@ -341,12 +344,12 @@ async function runOne(
   }
 
   if (!failure) {
-    const [{ ok }] = await deps.sql<{ ok: boolean }[]>`
+    const [{ ok }] = await sql<{ ok: boolean }[]>`
       select app_private.complete_job(${row.id}::bigint, ${row.claim_token}::uuid) as ok`;
     if (!ok) deps.log("warn", "job finished after its lease was taken over", fields);
     return ok ? "done" : "lost";
   }
-  const [{ state }] = await deps.sql<{ state: string | null }[]>`
+  const [{ state }] = await sql<{ state: string | null }[]>`
     select app_private.fail_job(
       ${row.id}::bigint, ${row.claim_token}::uuid, ${failure.error},
       ${failure.retryAfter === null ? null : `${failure.retryAfter} seconds`}::interval,

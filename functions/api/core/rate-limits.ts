@@ -8,6 +8,7 @@ import type { Deps } from "./context.ts";
 import type { RateRecorder } from "./rate-headers.ts";
 import { hitRateLimit, rateLimitedError } from "../../_shared/rate-limit.ts";
 import type { RateLimitRule } from "../../_shared/settings.ts";
+import { serverSql } from "./doors.ts";
 
 /** Who is asking, for the security event; `rate` receives every decision (headers). */
 export interface RateContext {
@@ -41,7 +42,8 @@ export async function enforceRateLimit(
   ctx: RateContext,
   check: RateLimitCheck,
 ): Promise<void> {
-  const decision = await hitRateLimit(deps.sql, check.bucket, check.rule);
+  const sql = serverSql(deps, "rate limits");
+  const decision = await hitRateLimit(sql, check.bucket, check.rule);
   ctx.rate?.(decision);
   if (decision.allowed) return;
   await deps.security({

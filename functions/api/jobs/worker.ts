@@ -12,6 +12,7 @@
  */
 import type { Deps } from "../core/context.ts";
 import { drain, type JobRegistry } from "../core/job-queue.ts";
+import { serverSql } from "../core/doors.ts";
 
 export interface JobWorker {
   /** Resolves once the worker listens (and has drained what was due at start). */
@@ -34,6 +35,7 @@ const MIN_SLEEP_MS = 25;
 const RETRY_MS = 1_000;
 
 export function startJobWorker(deps: Deps, opts: JobWorkerOptions): JobWorker {
+  const sql = serverSql(deps, "job queue: claim and record");
   const { registry } = opts;
   const kinds = registry.kinds();
   const idleMs = opts.idleMs ?? 30_000;
@@ -59,7 +61,7 @@ export function startJobWorker(deps: Deps, opts: JobWorkerOptions): JobWorker {
         if (result.claimed > 0) again = true;
       } while (again && !stopped);
       if (stopped) return;
-      const [{ ms }] = await deps.sql<{ ms: number | null }[]>`
+      const [{ ms }] = await sql<{ ms: number | null }[]>`
         select (extract(epoch from app_private.next_job_at(${kinds}::text[]) - clock_timestamp())
                 * 1000)::float8 as ms`;
       if (ms !== null) next = Math.min(idleMs, Math.max(MIN_SLEEP_MS, Math.ceil(ms) + 5));
@@ -86,7 +88,7 @@ export function startJobWorker(deps: Deps, opts: JobWorkerOptions): JobWorker {
     while (!stopped) {
       try {
         // The second callback runs on every (re)connection: what was queued meanwhile is drained.
-        const listening = await deps.sql.listen(CHANNEL, () => wake(), () => wake());
+        const listening = await sql.listen(CHANNEL, () => wake(), () => wake());
         unlisten = listening.unlisten;
         if (stopped) await unlisten();
         wake();

@@ -19,7 +19,7 @@ import {
 } from "../core/openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
-import { asUser, callerClaims } from "../core/doors.ts";
+import { asUser, callerClaims, serverSql } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
 import {
   addParticipants,
@@ -219,7 +219,8 @@ conversations.openapi(
       ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
       : null;
     // The hot path: one statement as the caller (messaging/messages.queries.ts says why).
-    const message = await sendMessageAs(c.get("deps").sql, callerClaims(c), {
+    const sql = serverSql(c.get("deps"), "message send");
+    const message = await sendMessageAs(sql, callerClaims(c), {
       conversationId: id,
       content: body.content,
       replyToId: body.replyToId ?? null,

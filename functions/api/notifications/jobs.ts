@@ -22,6 +22,7 @@ import { z } from "zod";
 import type { Deps } from "../core/context.ts";
 import { defineJob, RetryJobAfter } from "../core/job-queue.ts";
 import type { PushResult } from "../../_shared/push.ts";
+import { serverSql } from "../core/doors.ts";
 
 interface DeliveryRow {
   delivery_id: string;
@@ -143,9 +144,10 @@ export async function deliverNotifications(
   notificationIds: string[],
   signal: AbortSignal,
 ): Promise<DeliveryRound> {
+  const sql = serverSql(deps, "notification deliveries");
   const round: DeliveryRound = { taken: 0, sent: 0, retries: 0, retryAfter: null };
   if (!notificationIds.length) return round;
-  const rows = await deps.sql<DeliveryRow[]>`
+  const rows = await sql<DeliveryRow[]>`
     select delivery_id::text, attempt_token::text, channel::text, device_token, platform::text,
            email, notification, collapse_key
     from app_private.take_deliveries(${notificationIds}::uuid[])`;
@@ -156,7 +158,7 @@ export async function deliverNotifications(
     deps.settings.pushConcurrency,
     (row) => sendOne(deps, row, signal),
   );
-  await deps.sql`select app_private.record_deliveries(${deps.sql.json(outcomes as never)}::jsonb)`;
+  await sql`select app_private.record_deliveries(${sql.json(outcomes as never)}::jsonb)`;
   for (const o of outcomes) {
     if (o.outcome === "sent") round.sent++;
     if (o.outcome === "retry") {
@@ -196,12 +198,13 @@ export const notificationsDigest = defineJob({
   kind: "notifications.digest",
   payload: z.object({ conversationId: uuid }),
   async run({ conversationId }, { deps }) {
+    const sql = serverSql(deps, "message digests");
     // Two statements, two transactions: the claim holds the conversation row (senders wait for
     // it) only as long as it takes to take the mark away. A crash between them leaves the job to
     // run again; the digest then covers what the first claim did (digested_seq says how far).
-    const [{ upto }] = await deps.sql<{ upto: string | null }[]>`
+    const [{ upto }] = await sql<{ upto: string | null }[]>`
       select app_private.claim_message_digest(${conversationId}::uuid)::text as upto`;
-    await deps.sql`
+    await sql`
       select app_private.digest_conversation(${conversationId}::uuid, ${upto}::bigint)`;
   },
 });
@@ -217,8 +220,8 @@ export const notificationsBatch = defineJob({
   leaseSeconds: 300,
   maxAttempts: 5,
   async run({ batchId }, { deps }) {
-    await deps
-      .sql`select app_private.write_notification_batch(${batchId}::uuid, ${BATCH_CHUNK_SIZE})`;
+    const sql = serverSql(deps, "notification batches");
+    await sql`select app_private.write_notification_batch(${batchId}::uuid, ${BATCH_CHUNK_SIZE})`;
   },
 });
 
@@ -228,13 +231,14 @@ export const notificationsBatchChunk = defineJob({
   leaseSeconds: 300,
   maxAttempts: 12,
   async run({ batchId, chunk }, { deps, signal }) {
-    const [{ ids }] = await deps.sql<{ ids: string[] }[]>`
+    const sql = serverSql(deps, "notification batches");
+    const [{ ids }] = await sql<{ ids: string[] }[]>`
       select app_private.announce_batch_chunk(${batchId}::uuid, ${chunk})::text[] as ids`;
     const rounds: DeliveryRound[] = [];
     for (let i = 0; i < ids.length; i += ROUND_SIZE) {
       rounds.push(await deliverNotifications(deps, ids.slice(i, i + ROUND_SIZE), signal));
     }
     retryIfNeeded(rounds);
-    await deps.sql`select app_private.finish_batch_chunk(${batchId}::uuid, ${chunk})`;
+    await sql`select app_private.finish_batch_chunk(${batchId}::uuid, ${chunk})`;
   },
 });

@@ -19,7 +19,7 @@ import {
 } from "../core/openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
-import { asSessionOf, asUser } from "../core/doors.ts";
+import { asSessionOf, asUser, serverSql } from "../core/doors.ts";
 import { sessionCheckedInStatement } from "../auth/session.middleware.ts";
 import { adminGate, requireRole } from "../core/middleware/roles.ts";
 import {
@@ -107,11 +107,12 @@ notifications.openapi(
     },
   }),
   async (c) => {
+    const sql = serverSql(c.get("deps"), "inbox page");
     const q = c.req.valid("query");
     const after = timeIdCursor(q.cursor);
     // The hot path: one statement, session check included (notifications/notifications.queries.ts says why).
     const page = await asSessionOf(c, (caller) =>
-      listNotifications(c.get("deps").sql, caller, {
+      listNotifications(sql, caller, {
         type: q.type,
         unread: q.unread === undefined ? undefined : q.unread === "true",
         search: q.search,

@@ -13,7 +13,7 @@ import { errors, json, router, signedIn } from "../core/openapi.ts";
 import { badRequest, forbidden } from "../../_shared/errors.ts";
 import { requireSignIn } from "../core/middleware/roles.ts";
 import { refusedTopics } from "./realtime.queries.ts";
-import { asClaims, asUser, claimsOf } from "../core/doors.ts";
+import { asClaims, asUser, claimsOf, serverSql } from "../core/doors.ts";
 import { compareCursors, type Cursor, formatCursor, parseCursor } from "./cursor.ts";
 import { currentCursor, readEvents, type RealtimeEvent } from "./events.ts";
 import type { HubSubscriber } from "./hub.ts";
@@ -114,7 +114,7 @@ realtime.openapi(
     const user = await authorize(c, topics);
     const encoder = new TextEncoder();
 
-    let last: Cursor = start ?? await currentCursor(deps.sql);
+    let last: Cursor = start ?? await currentCursor(serverSql(deps, "event cursor"));
     let closed = false;
     let unsubscribe: (() => void) | null = null;
     let heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -150,7 +150,7 @@ realtime.openapi(
           try {
             const alive = await loadSessionUser(deps, user.sessionId, user.id);
             const refused = alive
-              ? await asClaims(deps.sql, claimsOf(alive), (tx) => refusedTopics(tx, topics))
+              ? await asClaims(deps, claimsOf(alive), (tx) => refusedTopics(tx, topics))
               : topics;
             if (refused.length) close();
           } catch {
@@ -247,7 +247,7 @@ realtime.openapi(
     const topics = parseTopics(q.topics);
     const from = q.cursor ? parseCursor(q.cursor) : null;
     await authorize(c, topics);
-    const cursor = from ?? await currentCursor(deps.sql);
+    const cursor = from ?? await currentCursor(serverSql(deps, "event cursor"));
 
     // Subscribe before reading, so an event committed between the read and the wait wakes us.
     let wake: (() => void) | null = null;

@@ -13,6 +13,7 @@ import { ApiError } from "../../_shared/errors.ts";
 import { abandonCheckout, attachPaymentIntent, createCheckoutAs } from "./orders.queries.ts";
 import type { CheckoutJson } from "./store.schemas.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
+import { serverSql } from "../core/doors.ts";
 
 /** Runs a function in a transaction as the caller (the handler's `asUser`). */
 export type AsCaller = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
@@ -29,8 +30,9 @@ export async function checkout(
     requestHash: string | null;
   },
 ): Promise<CheckoutJson> {
+  const sql = serverSql(deps, "checkout");
   const provider = deps.payments;
-  const start = await createCheckoutAs(deps.sql, claims, {
+  const start = await createCheckoutAs(sql, claims, {
     items: input.items,
     address: input.address,
     idempotencyKey: input.idempotencyKey,

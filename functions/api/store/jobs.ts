@@ -31,6 +31,7 @@ import {
   storedEvent,
 } from "./jobs.queries.ts";
 import { PaymentProviderRefused } from "./payments.ts";
+import { serverSql } from "../core/doors.ts";
 
 const PAYMENT_INTENT_EVENTS = new Set([
   "payment_intent.succeeded",
@@ -65,33 +66,34 @@ export const stripeEvent = defineJob({
   kind: "store.stripe_event",
   payload: z.object({ eventId: z.string().min(1).max(255) }),
   async run({ eventId }, { deps }) {
-    const event = await storedEvent(deps.sql, eventId);
+    const sql = serverSql(deps, "store jobs");
+    const event = await storedEvent(sql, eventId);
     if (!event) throw new PermanentJobFailure(`no stored event ${eventId}`);
     const id = objectId(event.payload);
     let outcome = "ignored";
     if (PAYMENT_INTENT_EVENTS.has(event.type) && id) {
       const intent = await deps.payments.retrievePaymentIntent(id);
-      outcome = await applyPaymentIntent(deps.sql, intent);
+      outcome = await applyPaymentIntent(sql, intent);
       if (outcome === "mismatch") {
-        await finishEvent(deps.sql, eventId, outcome);
+        await finishEvent(sql, eventId, outcome);
         throw new PermanentJobFailure(
           `payment intent ${intent.id} does not match its checkout's amount or currency`,
         );
       }
     } else if (event.type === "account.updated" && id) {
       const account = await deps.payments.retrieveAccount(id);
-      const vendor = await applyPayoutAccount(deps.sql, account.id, account.payoutsStatus);
+      const vendor = await applyPayoutAccount(sql, account.id, account.payoutsStatus);
       outcome = vendor ? `payouts ${account.payoutsStatus}` : "unknown account";
     } else if (REFUND_EVENTS.has(event.type) && id) {
       const refund = await deps.payments.retrieveRefund(id);
       if (refund.orderId) {
-        await recordRefundResult(deps.sql, refund.orderId, refund.id, refundResult(refund.status));
+        await recordRefundResult(sql, refund.orderId, refund.id, refundResult(refund.status));
         outcome = `refund ${refund.status}`;
       } else {
         outcome = "refund of no order";
       }
     }
-    await finishEvent(deps.sql, eventId, outcome);
+    await finishEvent(sql, eventId, outcome);
   },
 });
 
@@ -99,10 +101,11 @@ export const refund = defineJob({
   kind: "store.refund",
   payload: z.object({ orderId: z.uuid() }),
   async run({ orderId }, { deps }) {
-    const owed = await refundToMake(deps.sql, orderId);
+    const sql = serverSql(deps, "store jobs");
+    const owed = await refundToMake(sql, orderId);
     if (!owed || owed.status === "succeeded") return;
     if (!owed.payment_intent_id) {
-      await recordRefundResult(deps.sql, orderId, null, "failed", "the order has no payment");
+      await recordRefundResult(sql, orderId, null, "failed", "the order has no payment");
       throw new PermanentJobFailure(`order ${orderId} has no payment intent to refund`);
     }
     try {
@@ -110,10 +113,10 @@ export const refund = defineJob({
         { paymentIntentId: owed.payment_intent_id, amount: owed.amount, orderId },
         `refund:${orderId}`,
       );
-      await recordRefundResult(deps.sql, orderId, made.id, refundResult(made.status));
+      await recordRefundResult(sql, orderId, made.id, refundResult(made.status));
     } catch (err) {
       if (err instanceof PaymentProviderRefused) {
-        await recordRefundResult(deps.sql, orderId, null, "failed", err.message);
+        await recordRefundResult(sql, orderId, null, "failed", err.message);
         throw new PermanentJobFailure(`refund refused: ${err.message}`);
       }
       throw err;
@@ -125,7 +128,8 @@ export const paymentIntentCancel = defineJob({
   kind: "store.payment_intent_cancel",
   payload: z.object({ checkoutId: z.uuid() }),
   async run({ checkoutId }, { deps }) {
-    const checkout = await checkoutIntent(deps.sql, checkoutId);
+    const sql = serverSql(deps, "store jobs");
+    const checkout = await checkoutIntent(sql, checkoutId);
     if (!checkout?.payment_intent_id || checkout.payment_status === "succeeded") return;
     try {
       await deps.payments.cancelPaymentIntent(
@@ -137,7 +141,7 @@ export const paymentIntentCancel = defineJob({
       // Not cancellable: paid (or processing) meanwhile. Apply what it is now; a payment of
       // cancelled orders is refunded by apply_payment_intent.
       const intent = await deps.payments.retrievePaymentIntent(checkout.payment_intent_id);
-      await applyPaymentIntent(deps.sql, intent);
+      await applyPaymentIntent(sql, intent);
     }
   },
 });
@@ -146,10 +150,11 @@ export const payout = defineJob({
   kind: "store.payout",
   payload: z.object({ settlementId: z.uuid() }),
   async run({ settlementId }, { deps }) {
-    const due = await payoutToMake(deps.sql, settlementId);
+    const sql = serverSql(deps, "store jobs");
+    const due = await payoutToMake(sql, settlementId);
     if (!due || due.status !== "pending") return;
     if (!due.account_id || due.payouts_status !== "active") {
-      await holdSettlement(deps.sql, settlementId, "the vendor's payout account is not active");
+      await holdSettlement(sql, settlementId, "the vendor's payout account is not active");
       return;
     }
     try {
@@ -160,10 +165,10 @@ export const payout = defineJob({
         settlementId,
         vendorId: due.vendor_id,
       }, `settlement:${settlementId}`);
-      await recordPayout(deps.sql, settlementId, transfer.id);
+      await recordPayout(sql, settlementId, transfer.id);
     } catch (err) {
       if (err instanceof PaymentProviderRefused) {
-        await failSettlement(deps.sql, settlementId, err.message);
+        await failSettlement(sql, settlementId, err.message);
         throw new PermanentJobFailure(`transfer refused: ${err.message}`);
       }
       throw err;

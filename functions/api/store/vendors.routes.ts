@@ -17,7 +17,7 @@ import {
   timeIdCursor,
 } from "../core/openapi.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import { asAnonymous, asUser } from "../core/doors.ts";
+import { asAnonymous, asUser, serverSql } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
 import {
   applyForVendor,
@@ -141,7 +141,7 @@ vendors.openapi(
           { email: row.contact_email, country: row.country, vendorId: row.id },
           `vendor-account:${row.id}`,
         )).id;
-        await setPayoutAccount(deps.sql, row.id, account);
+        await setPayoutAccount(serverSql(deps, "payout account"), row.id, account);
       }
       const back = `${deps.settings.siteUrl}/`;
       const link = await deps.payments.createAccountLink({

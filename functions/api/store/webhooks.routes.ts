@@ -8,6 +8,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { anyone, errors, json, router } from "../core/openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
+import { serverSql } from "../core/doors.ts";
 import { recordProviderEvent } from "./webhooks.queries.ts";
 import { WebhookSignatureError } from "./payments.ts";
 
@@ -52,7 +53,7 @@ webhooks.openapi(
       }
       throw err;
     }
-    const fresh = await recordProviderEvent(deps.sql, event);
+    const fresh = await recordProviderEvent(serverSql(deps, "payment webhook"), event);
     return c.json({ received: true as const, duplicate: !fresh }, 200);
   },
 );

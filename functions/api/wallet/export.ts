@@ -12,6 +12,7 @@ import type { Deps, SessionUser } from "../core/context.ts";
 import { enforceRateLimit, type RateContext } from "../core/rate-limits.ts";
 import { withPrivateKey } from "./keys.ts";
 import { sealedKeyOf, walletOf, walletsDisabled } from "./wallets.ts";
+import { serverSql } from "../core/doors.ts";
 
 const DAY_SECONDS = 86_400;
 
@@ -28,7 +29,8 @@ export async function exportKey(
   publicKey: JWK,
   ctx: RateContext,
 ): Promise<{ address: string; jwe: string }> {
-  const wallet = await walletOf(deps.sql, user.id);
+  const sql = serverSql(deps, "key export");
+  const wallet = await walletOf(sql, user.id);
   if (!wallet) throw notFound("You have no wallet yet.");
   let recipient: CryptoKey | Uint8Array;
   try {
@@ -49,7 +51,7 @@ export async function exportKey(
   });
   if (!deps.walletKeys) throw walletsDisabled();
   const ring = await deps.walletKeys;
-  const sealed = await sealedKeyOf(deps.sql, wallet.id);
+  const sealed = await sealedKeyOf(sql, wallet.id);
   const jwe = await withPrivateKey(
     ring,
     wallet.id,
@@ -60,7 +62,7 @@ export async function exportKey(
         .setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM" })
         .encrypt(recipient),
   );
-  await deps.sql.begin(async (tx) => {
+  await sql.begin(async (tx) => {
     await tx`update app.wallets set exported_at = now() where id = ${wallet.id}`;
     await tx`
       select app_private.notify(

@@ -34,6 +34,7 @@ import type { Deps } from "../core/context.ts";
 import { type ChainClient, erc1155UriAbi, platformContracts } from "./chain.ts";
 import { erc1155Uri, metadataFromUri } from "./nft-metadata.ts";
 import { platformTokens, type TokenKind } from "./tokens.ts";
+import { serverSql } from "../core/doors.ts";
 
 /** Blocks fetched and written per step. */
 const RANGE = 50;
@@ -110,7 +111,8 @@ interface NftTransfer {
 }
 
 async function readCursor(deps: Deps, chainId: number): Promise<Cursor | null> {
-  const [row] = await deps.sql<{ block_number: string; block_hash: string | null }[]>`
+  const sql = serverSql(deps, "chain follower (indexer)");
+  const [row] = await sql<{ block_number: string; block_hash: string | null }[]>`
     select block_number::text, block_hash from app_private.chain_cursors where chain_id = ${chainId}`;
   return row ? { number: Number(row.block_number), hash: row.block_hash } : null;
 }
@@ -150,7 +152,8 @@ async function findFork(
   chainId: number,
   head: number,
 ): Promise<Cursor> {
-  const stored = await deps.sql<{ number: string; hash: string }[]>`
+  const sql = serverSql(deps, "chain follower (indexer)");
+  const stored = await sql<{ number: string; hash: string }[]>`
     select b.number::text, b.hash from app_private.chain_blocks b
     where b.chain_id = ${chainId} order by b.number desc`;
   for (const row of stored) {
@@ -166,7 +169,8 @@ async function findFork(
 }
 
 async function rollback(deps: Deps, chainId: number, fork: Cursor): Promise<void> {
-  await deps.sql`
+  const sql = serverSql(deps, "chain follower (indexer)");
+  await sql`
     select app_private.rollback_chain_index(${chainId}, ${fork.number}::bigint, ${fork.hash})`;
   deps.log("warn", "wallet: chain reorganization; rolled back to the fork", {
     chainId,
@@ -176,11 +180,12 @@ async function rollback(deps: Deps, chainId: number, fork: Cursor): Promise<void
 
 /** ERC-20s whose Transfer logs count: the platform's tokens and every token a user added. */
 async function knownTokens(deps: Deps, chainId: number): Promise<KnownToken[]> {
+  const sql = serverSql(deps, "chain follower (indexer)");
   const config = await deps.config.get();
   const platform = (await platformTokens(deps, config))
     .filter((t) => t.address !== null)
     .map((t) => ({ ...t, address: t.address as Address }));
-  const custom = await deps.sql<
+  const custom = await sql<
     { address: string; symbol: string; name: string; decimals: number }[]
   >`
     select c.address, c.symbol, c.name, c.decimals from app.chain_tokens c
@@ -280,16 +285,17 @@ async function fetchNftMetadata(
   multicall3: Address | null,
   transfers: NftTransfer[],
 ): Promise<void> {
+  const sql = serverSql(deps, "chain follower (indexer)");
   const wanted = new Map<string, NftTransfer>();
   for (const t of transfers) wanted.set(`${t.contract}:${t.tokenId}`, t);
   if (!wanted.size) return;
   const [cached, collections] = await Promise.all([
-    deps.sql<{ contract: string; token_id: string }[]>`
+    sql<{ contract: string; token_id: string }[]>`
       select contract, token_id::text from app_private.nft_tokens
       where chain_id = ${chainId} and (contract, token_id) in (
         select * from unnest(${[...wanted.values()].map((t) => t.contract)}::text[],
                              ${[...wanted.values()].map((t) => t.tokenId.toString())}::numeric[]))`,
-    deps.sql<{ contract: string }[]>`
+    sql<{ contract: string }[]>`
       select contract from app_private.nft_collections where chain_id = ${chainId}`,
   ]);
   for (const row of cached) wanted.delete(`${row.contract}:${row.token_id}`);
@@ -345,7 +351,7 @@ async function fetchNftMetadata(
     return { t, name: text(name), symbol: text(symbol) };
   });
   if (rows.length) {
-    await deps.sql`
+    await sql`
       insert into app_private.nft_tokens (chain_id, contract, token_id, token_uri, name, image)
       select ${chainId}, * from unnest(
         ${rows.map((r) => r.t.contract)}::text[], ${
@@ -356,7 +362,7 @@ async function fetchNftMetadata(
       on conflict do nothing`;
   }
   if (collectionRows.length) {
-    await deps.sql`
+    await sql`
       insert into app_private.nft_collections (chain_id, contract, standard, name, symbol)
       select ${chainId}, c, s::app.nft_standard, n, y from unnest(
         ${collectionRows.map((r) => r.t.contract)}::text[],
@@ -372,8 +378,9 @@ async function walletsAmong(
   deps: Deps,
   addresses: Set<string>,
 ): Promise<Map<string, { id: string; user_id: string }>> {
+  const sql = serverSql(deps, "chain follower (indexer)");
   if (!addresses.size) return new Map();
-  const rows = await deps.sql<{ id: string; user_id: string; address: string }[]>`
+  const rows = await sql<{ id: string; user_id: string; address: string }[]>`
     select id, user_id, address from app.wallets where address = any(${[...addresses]}::text[])`;
   return new Map(rows.map((r) => [r.address, { id: r.id, user_id: r.user_id }]));
 }
@@ -392,19 +399,20 @@ export interface FollowOptions {
  * range is one transaction).
  */
 export async function followChain(deps: Deps, opts: FollowOptions = {}): Promise<FollowResult> {
+  const sql = serverSql(deps, "chain follower (indexer)");
   const config = await deps.config.get();
   const c = platformContracts(config);
   const chainId = c.chainId;
   const client = await deps.chain.client(chainId);
   const deadline = Date.now() + (opts.maxMs ?? 20_000);
   const head = Number(await client.getBlockNumber());
-  await deps.sql`select app_private.note_chain_head(${chainId}, ${head}::bigint)`;
+  await sql`select app_private.note_chain_head(${chainId}, ${head}::bigint)`;
 
   let cursor = await readCursor(deps, chainId);
   if (!cursor) {
     const start = Math.max(0, head - LOOKBACK);
     const before = await blockAt(client, start - 1);
-    await deps.sql`
+    await sql`
       insert into app_private.chain_cursors (chain_id, block_number, block_hash)
       values (${chainId}, ${before ? start - 1 : -1}, ${before?.hash ?? null})
       on conflict (chain_id) do nothing`;
@@ -519,7 +527,7 @@ export async function followChain(deps: Deps, opts: FollowOptions = {}): Promise
     await fetchNftMetadata(deps, client, chainId, c.multicall3, ours);
 
     const last = blocks[blocks.length - 1];
-    const moved = await deps.sql.begin(async (tx: Tx) => {
+    const moved = await sql.begin(async (tx: Tx) => {
       const advanced = await tx`
         update app_private.chain_cursors
         set block_number = ${to}, block_hash = ${last.hash}, updated_at = now()

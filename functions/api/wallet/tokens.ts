@@ -9,6 +9,7 @@ import { ApiError, badRequest, conflict } from "../../_shared/errors.ts";
 import type { ConfigDocument } from "../../_shared/config-document.ts";
 import type { Deps } from "../core/context.ts";
 import { type ChainClient, onChain, platformContracts } from "./chain.ts";
+import { serverSql } from "../core/doors.ts";
 
 export type TokenKind = "native" | "utility" | "governance" | "staking" | "custom";
 
@@ -124,9 +125,10 @@ async function platformMetadata(
   multicall3: Address | null,
   address: Address,
 ): Promise<TokenMetadata> {
+  const sql = serverSql(deps, "wallet tokens");
   const cached = known.get(keyOf(chainId, address));
   if (cached) return cached;
-  const [row] = await deps.sql<TokenMetadata[]>`
+  const [row] = await sql<TokenMetadata[]>`
     select symbol, name, decimals from app.chain_tokens
     where chain_id = ${chainId} and address = ${address}`;
   if (row) {
@@ -141,7 +143,7 @@ async function platformMetadata(
       `The configured platform token ${address} does not behave as an ERC-20.`,
     );
   }
-  await rememberToken(deps.sql, chainId, address, meta);
+  await rememberToken(sql, chainId, address, meta);
   return meta;
 }
 
@@ -208,13 +210,14 @@ export async function addCustomToken(
   userId: string,
   address: Address,
 ): Promise<Token> {
+  const sql = serverSql(deps, "wallet tokens");
   const config = await deps.config.get();
   const c = platformContracts(config);
   const platform = [c.utility, c.governance, c.staking].filter((a) => a !== null) as Address[];
   if (platform.some((a) => a.toLowerCase() === address.toLowerCase())) {
     throw conflict("This is one of the platform's tokens, already in every wallet.");
   }
-  const [listed] = await deps.sql`
+  const [listed] = await sql`
     select 1 from app.wallet_tokens
     where user_id = ${userId} and chain_id = ${c.chainId} and address = ${address}`;
   if (listed) throw conflict("This token is already in your list.");
@@ -228,7 +231,7 @@ export async function addCustomToken(
       });
     }
   }
-  const inserted = await deps.sql.begin(async (tx) => {
+  const inserted = await sql.begin(async (tx) => {
     await rememberToken(tx, c.chainId, address, meta);
     return await tx`
       insert into app.wallet_tokens (user_id, chain_id, address)

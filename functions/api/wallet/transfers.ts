@@ -34,7 +34,7 @@ import type { Sql, Tx } from "../../_shared/db.ts";
 import { ApiError, conflict, notFound, unprocessable } from "../../_shared/errors.ts";
 import type { Deps } from "../core/context.ts";
 import { RetryJobAfter } from "../core/job-queue.ts";
-import { asServer } from "../core/doors.ts";
+import { asServer, serverSql } from "../core/doors.ts";
 import {
   type ChainClient,
   type FeeQuote,
@@ -113,22 +113,23 @@ export async function createTransfer(
   input: TransferInput,
   idempotency: { key: string; hash: string } | null,
 ): Promise<TransactionJson> {
+  const sql = serverSql(deps, "wallet transfer");
   const config = await deps.config.get();
   const c = platformContracts(config);
-  const wallet = await walletOf(deps.sql, userId);
+  const wallet = await walletOf(sql, userId);
   if (!wallet) throw notFound("You have no wallet yet (POST /api/wallet/create).");
   const tokens = [
     ...await platformTokens(deps, config),
-    ...await customTokensOf(deps.sql, userId, c.chainId),
+    ...await customTokensOf(sql, userId, c.chainId),
   ];
   const token = resolveToken(tokens, input.token);
   const toUserId = typeof input.to === "string" ? null : input.to.userId;
-  const to = typeof input.to === "string" ? input.to : await recipientOf(deps.sql, input.to.userId);
+  const to = typeof input.to === "string" ? input.to : await recipientOf(sql, input.to.userId);
   if (!c.multicall3) throw walletNotConfigured("wallet.contracts.multicall3");
 
   // A key whose first request finished answers from the database alone, node or no node.
   if (idempotency) {
-    const [{ answer }] = await deps.sql<
+    const [{ answer }] = await sql<
       { answer: { conflict?: boolean; response?: TransactionJson | null } | null }[]
     >`
       select app_private.idempotent_answer(
@@ -173,7 +174,7 @@ export async function createTransfer(
   // process first (wallet-queue.ts).
   return await inWalletQueue(wallet.id, () =>
     // The idempotency functions act for `auth.uid()`: the caller, in this transaction only.
-    asServer(deps.sql, { actingFor: userId }, async (tx) => {
+    asServer(sql, { actingFor: userId }, async (tx) => {
       if (idempotency) {
         const [{ claimed }] = await tx<
           { claimed: { conflict?: boolean; response?: unknown } | null }[]
@@ -247,7 +248,8 @@ async function signAndSubmit(
   account: PrivateKeyAccount,
   fees: FeeQuote,
 ): Promise<{ json: TransactionJson } | { expired: true }> {
-  return await deps.sql.begin(async (tx) => {
+  const sql = serverSql(deps, "wallet confirm");
+  return await sql.begin(async (tx) => {
     const row = await transferRow(tx, userId, id, true);
     if (!row) throw notFound("No such transaction.");
     if (row.status !== "pending") return { json: row.json };
@@ -284,10 +286,11 @@ export async function confirmTransfer(
   userId: string,
   id: string,
 ): Promise<TransactionJson> {
-  const seen = await transferRow(deps.sql, userId, id, false);
+  const sql = serverSql(deps, "wallet confirm");
+  const seen = await transferRow(sql, userId, id, false);
   if (!seen) throw notFound("No such transaction.");
   if (seen.status === "expired" || (seen.status === "pending" && seen.expired)) {
-    await deps.sql`
+    await sql`
       update app.wallet_transactions set status = 'expired'
       where id = ${id} and status = 'pending' and expires_at <= now()`;
     throw expired();
@@ -301,13 +304,13 @@ export async function confirmTransfer(
   // The key is opened and its account derived (elliptic-curve work, milliseconds of CPU) before
   // the confirm queues behind the wallet's others (wallet-queue.ts) and takes its nonce lock, so
   // only the signature is made in turn. The key is zeroed when done.
-  const sealed = await sealedKeyOf(deps.sql, seen.wallet_id);
+  const sealed = await sealedKeyOf(sql, seen.wallet_id);
   const outcome = await withPrivateKey(ring, seen.wallet_id, seen.from_address, sealed, (key) => {
     const account = privateKeyToAccount(key);
     return inWalletQueue(seen.wallet_id, () => signAndSubmit(deps, userId, id, account, fees));
   });
   if ("expired" in outcome) {
-    await deps.sql`
+    await sql`
       update app.wallet_transactions set status = 'expired'
       where id = ${id} and status = 'pending' and expires_at <= now()`;
     throw expired();
@@ -411,6 +414,7 @@ async function known(client: ChainClient, hash: Hex): Promise<boolean> {
  * Returns true when the transfer is finished, false to look again later.
  */
 async function settle(deps: Deps, client: ChainClient, row: SubmittedRow): Promise<boolean> {
+  const sql = serverSql(deps, "wallet broadcast and watch");
   let receipt;
   try {
     receipt = await client.getTransactionReceipt({ hash: row.hash });
@@ -423,11 +427,11 @@ async function settle(deps: Deps, client: ChainClient, row: SubmittedRow): Promi
   // One confirmation is the receipt itself: no need to ask for the head.
   if (required > 1n) {
     const head = await client.getBlockNumber();
-    await deps.sql`select app_private.note_chain_head(${row.chain_id}, ${head.toString()}::bigint)`;
+    await sql`select app_private.note_chain_head(${row.chain_id}, ${head.toString()}::bigint)`;
     if (head - receipt.blockNumber + 1n < required) return false;
   }
   const fee = receipt.gasUsed * receipt.effectiveGasPrice;
-  await deps.sql`
+  await sql`
     select app_private.finish_wallet_transaction(
       ${row.id}, ${receipt.status === "success" ? "confirmed" : "failed"},
       ${receipt.blockNumber.toString()}::bigint, ${receipt.blockHash},
@@ -455,14 +459,15 @@ export interface TransferJobContext {
  */
 export async function broadcastTransfer(ctx: TransferJobContext, id: string): Promise<void> {
   const { deps } = ctx;
-  const row = await submittedRow(deps.sql, id);
+  const sql = serverSql(deps, "wallet broadcast and watch");
+  const row = await submittedRow(sql, id);
   if (!row || row.status !== "submitted") return;
   try {
     const client = await deps.chain.client(row.chain_id);
     // The wallet's earlier transactions first, in nonce order, when their own jobs have not sent
     // them yet (their jobs still run: the node answers that it knows them). Only an outage stops
     // this; any other refusal is for their own jobs to judge.
-    const earlier = await unsentBefore(deps.sql, row);
+    const earlier = await unsentBefore(sql, row);
     const sent: string[] = [];
     for (const tx of earlier) {
       try {
@@ -472,7 +477,7 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
         if (isChainDown(err)) throw err;
       }
     }
-    if (sent.length) await noteBroadcast(deps.sql, sent);
+    if (sent.length) await noteBroadcast(sql, sent);
     try {
       await client.sendRawTransaction({ serializedTransaction: row.raw });
     } catch (err) {
@@ -486,7 +491,7 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
             address: row.from_address as Address,
             blockTag: "pending",
           });
-          await deps.sql`select app_private.sync_wallet_nonce(${row.wallet_id}, ${chainNonce})`;
+          await sql`select app_private.sync_wallet_nonce(${row.wallet_id}, ${chainNonce})`;
           await finishFailed(
             deps,
             row.id,
@@ -497,15 +502,15 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
         const reason = String((err as { shortMessage?: string }).shortMessage ?? err).slice(0, 300);
         if (ctx.attempt >= ctx.maxAttempts) {
           await finishFailed(deps, row.id, `the node refused it: ${reason}`);
-          await releaseNonce(deps.sql, row);
+          await releaseNonce(sql, row);
           return;
         }
         throw new RetryJobAfter(outageDelay(ctx.attempt), `the node refused it: ${reason}`);
       }
     }
-    await noteBroadcast(deps.sql, [row.id]);
+    await noteBroadcast(sql, [row.id]);
     if (!await settle(deps, client, row)) {
-      await queueWatch(deps.sql, row.id, 1, watchDelay(1, onLoopback(deps)));
+      await queueWatch(sql, row.id, 1, watchDelay(1, onLoopback(deps)));
     }
   } catch (err) {
     if (isChainDown(err)) {
@@ -526,7 +531,8 @@ export async function watchTransfer(
   round: number,
 ): Promise<void> {
   const { deps } = ctx;
-  const row = await submittedRow(deps.sql, id);
+  const sql = serverSql(deps, "wallet broadcast and watch");
+  const row = await submittedRow(sql, id);
   if (!row || row.status !== "submitted") return;
   try {
     const client = await deps.chain.client(row.chain_id);
@@ -549,11 +555,12 @@ export async function watchTransfer(
     });
     return;
   }
-  await queueWatch(deps.sql, id, round + 1, watchDelay(round + 1, onLoopback(deps)));
+  await queueWatch(sql, id, round + 1, watchDelay(round + 1, onLoopback(deps)));
 }
 
 async function finishFailed(deps: Deps, id: string, error: string): Promise<void> {
-  await deps.sql`
+  const sql = serverSql(deps, "wallet broadcast and watch");
+  await sql`
     select app_private.finish_wallet_transaction(${id}, 'failed', null, null, null, ${error})`;
 }
 

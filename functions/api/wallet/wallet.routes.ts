@@ -19,7 +19,7 @@ import {
   signedIn,
   timeIdCursor,
 } from "../core/openapi.ts";
-import { asUser } from "../core/doors.ts";
+import { asUser, serverSql } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
 import { conflict, notFound, unauthenticated } from "../../_shared/errors.ts";
 import { sha256Hex } from "../../_shared/crypto.ts";
@@ -146,7 +146,8 @@ wallet.openapi(
   async (c) => {
     const deps = c.get("deps");
     const user = caller(c);
-    if (await walletOf(deps.sql, user.id)) throw conflict("You already have a wallet.");
+    const sql = serverSql(deps, "wallet creation");
+    if (await walletOf(sql, user.id)) throw conflict("You already have a wallet.");
     const row = await createWallet(deps, user.id);
     const config = await deps.config.get();
     return c.json({ wallet: walletJson(row, config.wallet.chainId) }, 201);

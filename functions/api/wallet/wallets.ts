@@ -9,6 +9,7 @@ import { ApiError } from "../../_shared/errors.ts";
 import { roleAtLeast } from "../core/context.ts";
 import type { Deps, Role } from "../core/context.ts";
 import { addressOf, newPrivateKey, type SealedKey, sealPrivateKey } from "./keys.ts";
+import { serverSql } from "../core/doors.ts";
 
 /** A wallet as the API shows it. */
 export interface WalletJson {
@@ -49,6 +50,7 @@ export function walletsDisabled(): ApiError {
  * user already has one, also when a concurrent call won.
  */
 export async function createWallet(deps: Deps, userId: string): Promise<WalletRow> {
+  const sql = serverSql(deps, "wallet creation");
   if (!deps.walletKeys) throw walletsDisabled();
   const ring = await deps.walletKeys;
   const privateKey = newPrivateKey();
@@ -61,7 +63,7 @@ export async function createWallet(deps: Deps, userId: string): Promise<WalletRo
   } finally {
     privateKey.fill(0);
   }
-  const [row] = await deps.sql<WalletRow[]>`
+  const [row] = await sql<WalletRow[]>`
     select id, user_id, address, created_at, exported_at
     from app_private.insert_wallet(
       ${walletId}, ${userId}, ${address}, ${sealed.keyId},
@@ -75,8 +77,9 @@ export async function createWallet(deps: Deps, userId: string): Promise<WalletRo
  * throws for a lost race (a concurrent sign-in created it: that one is returned).
  */
 export async function ensureWallet(deps: Deps, userId: string): Promise<WalletRow | null> {
+  const sql = serverSql(deps, "wallet creation");
   if (!deps.walletKeys) return null;
-  const [user] = await deps.sql<
+  const [user] = await sql<
     {
       role: Role;
       id: string | null;
@@ -105,7 +108,7 @@ export async function ensureWallet(deps: Deps, userId: string): Promise<WalletRo
     return await createWallet(deps, userId);
   } catch (err) {
     if ((err as { code?: string }).code !== "AG409") throw err;
-    return await walletOf(deps.sql, userId);
+    return await walletOf(sql, userId);
   }
 }
 
