@@ -10,9 +10,9 @@
  *   but no request (the SSE stream re-checking its topics after its request's middleware is
  *   done).
  * - `asSessionOf(c, caller => …)`: the inbox page's one statement
- *   (`app_private.inbox_page_for_session`), which checks the session itself; the one
- *   specialised path kept for speed (docs/benchmarks.md: the inbox's p99 at 2,000 requests a
- *   second).
+ *   (`app_private.inbox_page_for_session`), which checks the session itself: one of the fast
+ *   paths kept for a measured difference (docs/benchmarks.md, "Fast paths kept": the inbox's
+ *   p99 at 2,000 requests a second).
  * - `serverSql(deps, "<server path>")`: the pool itself, with its own rights, for one of the
  *   server paths listed in docs/authorization.md ("Server paths"), named by its row there
  *   (`ServerPath`). Outside this file the pool is reached only this way
