@@ -42,16 +42,24 @@ select is_empty(
 
 -- The readers follow the rule: a suspended user's own, unrevoked session reads no topic and is
 -- no fresh sign-in.
-select set_config('request.jwt.claims', json_build_object('sub', tests.user_id('live.sid@example.test'),
-  'role', 'authenticated', 'session_id', '11fe0000-0000-4000-8000-000000000004')::text, true);
-select set_config('role', 'authenticated', true);
+do $$
+begin
+  perform set_config('request.jwt.claims', json_build_object('sub', tests.user_id('live.sid@example.test'),
+    'role', 'authenticated', 'session_id', '11fe0000-0000-4000-8000-000000000004')::text, true);
+  perform set_config('role', 'authenticated', true);
+end
+$$;
 select is_empty($$ select app.readable_topics() $$, 'A suspended user''s session reads no topic.');
 select is(app.has_fresh_sign_in(), false, 'A suspended user''s session is no fresh sign-in.');
 select tests.clear_authentication();
 
-select set_config('request.jwt.claims', json_build_object('sub', tests.user_id('live.una@example.test'),
-  'role', 'authenticated', 'session_id', '11fe0000-0000-4000-8000-000000000001')::text, true);
-select set_config('role', 'authenticated', true);
+do $$
+begin
+  perform set_config('request.jwt.claims', json_build_object('sub', tests.user_id('live.una@example.test'),
+    'role', 'authenticated', 'session_id', '11fe0000-0000-4000-8000-000000000001')::text, true);
+  perform set_config('role', 'authenticated', true);
+end
+$$;
 select ok(
   (select 'user:' || tests.user_id('live.una@example.test')::text in (select app.readable_topics())),
   'A live session reads its user''s topic.'
