@@ -131,6 +131,24 @@ test("[sessions] another user's session is 404 and stays live", async () => {
   assert.ok(await whoAmI(other.accessToken));
 });
 
+test("[sessions] DELETE /api/auth/sessions/:id of another user's live session is 404 for an ADMIN too, and it stays live", async () => {
+  // An ADMIN may read every session (RLS), but ends other people's through
+  // POST /api/admin/users/:id/signout; this route is for one's own.
+  const admin = await signInAs(t, "ADMIN");
+  const other = await signInAs(t, "MEMBER");
+  await expectError(
+    await t.request("DELETE", `/api/auth/sessions/${sessionIdOf(other)}`, {
+      token: admin.accessToken,
+    }),
+    404,
+    "not_found",
+  );
+  assert.ok(await whoAmI(other.accessToken), "the other user's session still works");
+  const [row] = await t.deps.sql<{ revoked_at: Date | null }[]>`
+    select revoked_at from app.sessions where id = ${sessionIdOf(other)}`;
+  assert.equal(row.revoked_at, null, "nothing was written");
+});
+
 test("[sessions] DELETE /api/auth/sessions?scope=others ends every other session and answers how many", async () => {
   const [a, b, c] = await devices(3);
   const answer = await expectJson(

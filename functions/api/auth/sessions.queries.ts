@@ -66,12 +66,13 @@ export async function revokeOwnSessionById(
 ): Promise<{ id: string; revokedAt: Date; revokedNow: boolean } | null> {
   const [revoked] = await tx<{ id: string; revoked_at: Date }[]>`
     update app.sessions set revoked_at = now(), revoked_reason = 'revoked_by_user'
-    where id = ${sessionId} and revoked_at is null and expires_at > now()
+    where id = ${sessionId} and user_id = (select auth.uid())
+      and revoked_at is null and expires_at > now()
     returning id, revoked_at`;
   if (revoked) return { id: revoked.id, revokedAt: revoked.revoked_at, revokedNow: true };
   const [ended] = await tx<{ id: string; ended_at: Date }[]>`
     select id, coalesce(revoked_at, least(expires_at, now())) as ended_at
-    from app.sessions where id = ${sessionId}`;
+    from app.sessions where id = ${sessionId} and user_id = (select auth.uid())`;
   return ended ? { id: ended.id, revokedAt: ended.ended_at, revokedNow: false } : null;
 }
 
