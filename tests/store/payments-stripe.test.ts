@@ -131,6 +131,32 @@ test("[stripe] POST /api/store/webhooks/stripe: a bad or missing signature is 40
   assert.equal(after.n, before.n);
 });
 
+test("[stripe] POST /api/store/webhooks/stripe: a correctly signed body that is not an event is 400 and stores nothing", async () => {
+  const [before] = await t.deps.sql<{ n: number }[]>`
+    select count(*)::int as n from app_private.stripe_events`;
+  const bodies = [
+    "null",
+    "[]",
+    '"payment_intent.succeeded"',
+    JSON.stringify({ type: "payment_intent.succeeded", data: { object: { id: "pi_x" } } }),
+    JSON.stringify({ id: null, type: "payment_intent.succeeded" }),
+    JSON.stringify({ id: "evt_no_type", data: null }),
+  ];
+  for (const body of bodies) {
+    const response = await t.request("POST", "/api/store/webhooks/stripe", {
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": await signedWith(stripe.webhookSecret, body),
+      },
+      rawBody: body,
+    });
+    await expectError(response, 400, "invalid_request");
+  }
+  const [after] = await t.deps.sql<{ n: number }[]>`
+    select count(*)::int as n from app_private.stripe_events`;
+  assert.equal(after.n, before.n, "nothing stored");
+});
+
 async function signedWith(secret: string, payload: string) {
   return await new Stripe("sk_test_x").webhooks.generateTestHeaderStringAsync({ payload, secret });
 }

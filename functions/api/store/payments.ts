@@ -111,6 +111,14 @@ export class WebhookSignatureError extends Error {
   }
 }
 
+/** A correctly signed body that is not an event: not an object, or without a string id or type. */
+export class WebhookEventMalformed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WebhookEventMalformed";
+  }
+}
+
 /** The payouts status of a Connect account, from what Stripe says of it. */
 export function payoutsStatusOf(account: {
   details_submitted?: boolean | null;
@@ -143,7 +151,24 @@ export async function verifyWithSdk(
   } catch (err) {
     throw new WebhookSignatureError(err instanceof Error ? err.message : String(err));
   }
-  const object = (event.data?.object ?? null) as { id?: unknown } | null;
+  // Signed is not well formed: the body is whatever the signer sent (`null`, an array, an event
+  // without an id). Nothing is stored for it.
+  const shape = event as unknown;
+  if (typeof shape !== "object" || shape === null || Array.isArray(shape)) {
+    throw new WebhookEventMalformed("The body is not a JSON object.");
+  }
+  const { id, type } = shape as { id?: unknown; type?: unknown };
+  if (typeof id !== "string" || id.length === 0 || id.length > 255) {
+    throw new WebhookEventMalformed("The event has no id.");
+  }
+  if (typeof type !== "string" || type.length === 0 || type.length > 255) {
+    throw new WebhookEventMalformed("The event has no type.");
+  }
+  const data = (event as { data?: unknown }).data;
+  const object =
+    (typeof data === "object" && data !== null
+      ? (data as { object?: unknown }).object ?? null
+      : null) as { id?: unknown } | null;
   return {
     id: event.id,
     type: event.type,

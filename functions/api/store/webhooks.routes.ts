@@ -10,7 +10,7 @@ import { anyone, errors, json, router } from "../core/openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
 import { serverSql } from "../core/doors.ts";
 import { recordProviderEvent } from "./webhooks.queries.ts";
-import { WebhookSignatureError } from "./payments.ts";
+import { WebhookEventMalformed, WebhookSignatureError } from "./payments.ts";
 
 export const webhooks = router();
 
@@ -34,7 +34,7 @@ webhooks.openapi(
         z.object({ received: z.literal(true), duplicate: z.boolean() }),
         "Received (duplicate: seen before, nothing done)",
       ),
-      ...errors(400, 413),
+      ...errors(400, 403, 413),
     },
   }),
   async (c) => {
@@ -49,6 +49,12 @@ webhooks.openapi(
         throw badRequest("The webhook signature does not verify.", [{
           path: "Stripe-Signature",
           message: "not a valid signature of this body",
+        }]);
+      }
+      if (err instanceof WebhookEventMalformed) {
+        throw badRequest("The body is not a payment provider's event.", [{
+          path: "body",
+          message: err.message,
         }]);
       }
       throw err;
