@@ -192,6 +192,7 @@ test("[notifications] bad input is 400 and writes nothing", async () => {
     { type: "SYSTEM", title: "x", data: [1, 2] },
     { type: "SYSTEM", title: "x", data: { pad: "p".repeat(3000) } },
     { type: "SYSTEM", title: "x", userId: "not-a-uuid" },
+    { type: "SYSTEM", title: "x" }, // no body: the contract requires it
   ];
   for (const body of bad) {
     await expectError(await post("/api/notifications", me, body), 400, "invalid_request");

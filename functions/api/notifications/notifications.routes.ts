@@ -137,7 +137,10 @@ notifications.openapi(
       "type's in-app channel is off for them (it may still be pushed or mailed).",
     security: signedIn,
     request: {
-      body: jsonBody(z.object({ userId: z.uuid().optional(), ...content })),
+      // `body` is required here, as the contract says (it may be empty).
+      body: jsonBody(
+        z.object({ userId: z.uuid().optional(), ...content, body: z.string().max(2000) }),
+      ),
     },
     responses: {
       201: json(
