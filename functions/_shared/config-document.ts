@@ -13,8 +13,10 @@ import { z } from "@hono/zod-openapi";
 
 const role = z.enum(["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"]);
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "a colour like #1f6feb");
+// Both cases spelt out rather than the `i` flag: a JSON Schema pattern has no flags, and the
+// OpenAPI document carries this pattern as it is.
 const hostname = z.string().max(253).regex(
-  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i,
+  /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/,
   "a host name like community.example.com",
 );
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address");

@@ -750,3 +750,49 @@ test("[openapi] an attachment download is documented with the file's own type; i
     description: "An IPv4 or IPv6 address",
   });
 });
+
+test("[openapi] a cookie session's unsafe request without its CSRF token is refused with 403, and every such operation declares 403", async () => {
+  // The CSRF refusal (core/middleware/csrf.ts) applies to every unsafe method of a cookie
+  // session; these operations had not declared it.
+  for (
+    const [path, method] of [
+      ["/api/auth/sessions", "delete"],
+      ["/api/auth/sessions/{id}", "delete"],
+      ["/api/auth/identities/{id}", "delete"],
+      ["/api/auth/refresh", "post"],
+      ["/api/store/webhooks/stripe", "post"],
+    ] as const
+  ) {
+    assert.ok(doc.paths[path]?.[method]?.responses?.["403"], `${method} ${path} declares 403`);
+  }
+  // The store's public reads answer 403 while the store is switched off (the feature gate).
+  assert.ok(doc.paths["/api/store/products"].get.responses["403"], "GET /api/store/products");
+  assert.ok(
+    doc.paths["/api/store/products/{id}"].get.responses["403"],
+    "GET /api/store/products/{id}",
+  );
+});
+
+test("[openapi] whiteLabel.customDomain's pattern is a plain JSON Schema pattern that takes a host name", () => {
+  const found: string[] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== "object" || node === null) return;
+    const record = node as Record<string, unknown>;
+    const custom = (record.properties as Record<string, { pattern?: string }> | undefined)
+      ?.customDomain;
+    if (custom) {
+      const options = (custom as { anyOf?: { pattern?: string }[] }).anyOf ?? [custom];
+      for (const option of options) if (option.pattern) found.push(option.pattern);
+    }
+    Object.values(record).forEach(walk);
+  };
+  walk(doc);
+  assert.ok(found.length > 0, "the document has customDomain's pattern");
+  for (const pattern of found) {
+    const re = new RegExp(pattern);
+    assert.ok(re.test("shop.example.com"), `${pattern} takes shop.example.com`);
+    assert.ok(re.test("Shop.Example.COM"), `${pattern} takes capitals`);
+    assert.ok(!re.test("not a host"), `${pattern} refuses "not a host"`);
+  }
+});

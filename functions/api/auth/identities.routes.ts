@@ -53,7 +53,7 @@ identities.openapi(
     request: { params: z.object({ id: z.uuid() }) },
     responses: {
       200: json(z.object({ id: z.uuid(), unlinked: z.literal(true) }), "Unlinked"),
-      ...errors(400, 401, 404, 422),
+      ...errors(400, 401, 403, 404, 422),
     },
   }),
   async (c) => {

@@ -85,7 +85,7 @@ sessions.openapi(
     request: { params: z.object({ id: z.uuid() }) },
     responses: {
       200: json(z.object({ id: z.uuid(), revokedAt: z.iso.datetime() }), "The session ended"),
-      ...errors(400, 401, 404),
+      ...errors(400, 401, 403, 404),
     },
   }),
   async (c) => {
@@ -118,7 +118,7 @@ sessions.openapi(
     request: { query: z.object({ scope: z.enum(["others"]) }) },
     responses: {
       200: json(z.object({ revoked: z.number().int().min(0) }), "How many sessions ended"),
-      ...errors(400, 401),
+      ...errors(400, 401, 403),
     },
   }),
   async (c) => {

@@ -480,7 +480,7 @@ auth.openapi(
         sessionSchema.partial({ accessToken: true, refreshToken: true }),
         "The rotated session",
       ),
-      ...errors(400, 401, 429),
+      ...errors(400, 401, 403, 429),
     },
   }),
   async (c) => {

@@ -84,7 +84,7 @@ products.openapi(
         }),
         "A page of products with facets",
       ),
-      ...errors(400),
+      ...errors(400, 403),
     },
   }),
   async (c) => {
@@ -136,7 +136,7 @@ products.openapi(
       "A catalog product, or one of the caller's own vendor (any status); 404 otherwise.",
     security: anyone,
     request: { params: z.object({ id: z.uuid() }) },
-    responses: { 200: json(productSchema, "The product"), ...errors(400, 404) },
+    responses: { 200: json(productSchema, "The product"), ...errors(400, 403, 404) },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
