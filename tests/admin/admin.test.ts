@@ -644,3 +644,34 @@ test("[admin] analytics count messaging across every conversation, not only the 
   );
   assert.ok(last(after.messaging.activeSenders) >= 2);
 });
+
+test("[admin] an audited change keeps its security event whatever text the request carried (NUL, a lone surrogate)", async () => {
+  const current = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
+  const body = await expectJson(
+    await t.request("PUT", "/api/admin/config", {
+      token: admin.accessToken,
+      body: {
+        config: { whiteLabel: { brandName: `Odd ${crypto.randomUUID().slice(0, 6)}` } },
+        reason: "x \ud800 and \u0000 y",
+        expectedVersion: current.version,
+      },
+    }),
+    200,
+  );
+  const [event] = await t.deps.sql<{ details: { version: number; reason: string } }[]>`
+    select details from app.security_events
+    where type = 'admin.config_changed' and (details ->> 'version')::int = ${body.version}`;
+  assert.ok(event, "the change has its admin.config_changed event");
+  assert.equal(event.details.reason, "x \ufffd and \ufffd y", "stored with U+FFFD in their place");
+
+  await t.request("GET", "/api/admin/users%00", {
+    token: subscriber.accessToken,
+    ip: "192.0.2.92",
+  });
+  const [denied] = await t.deps.sql`
+    select type from app.security_events where ip = '192.0.2.92' order by id desc limit 1`;
+  assert.equal(denied?.type, "admin.access_denied", "the refusal of a path with NUL is recorded");
+});
