@@ -203,6 +203,30 @@ test("[store] POST /api/store/orders with Idempotency-Key replays the first answ
   assert.deepEqual(await stockOf(item.id), { stock: 10, reserved: 3 });
 });
 
+test("[store] POST /api/store/orders: bursts of 12 with one Idempotency-Key and body make one checkout, never a 5xx", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const item = await product(t, vendor, { stock: 100 });
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  for (let round = 0; round < 3; round++) {
+    const key = { "idempotency-key": `burst-${crypto.randomUUID()}` };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.request("POST", "/api/store/orders", {
+          token: buyer.accessToken,
+          headers: key,
+          body: { items: [{ productId: item.id, quantity: 1 }] },
+        })),
+    );
+    const ids = new Set<string>();
+    for (const response of answers) {
+      const body = await expectJson(response, [201, 409]);
+      if (response.status === 201) ids.add(body.checkout.id);
+    }
+    assert.equal(ids.size, 1, `round ${round + 1}: one checkout for one key`);
+  }
+  assert.deepEqual(await stockOf(item.id), { stock: 100, reserved: 3 }, "one reservation a key");
+});
+
 test("[store] GET /api/store/orders/:id: buyer, vendor owner and ADMIN; 404 for a stranger", async () => {
   const vendor = await approvedVendor(t, admin);
   const item = await product(t, vendor);

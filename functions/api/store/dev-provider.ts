@@ -90,7 +90,13 @@ export function createDevProvider(
       union all
       select data from app_private.dev_payment_objects where idempotency_key = ${key}
       limit 1`;
-    return row.data;
+    if (row) return row.data;
+    // A concurrent request with the same key inserted first: this statement waited for it to
+    // commit, but its snapshot, taken before that, cannot see the row. A new statement can.
+    const [made] = await sql<{ data: Json }[]>`
+      select data from app_private.dev_payment_objects where idempotency_key = ${key}`;
+    if (!made) throw new Error(`dev payments: no ${object} for idempotency key ${key}`);
+    return made.data;
   }
 
   async function read(object: string, id: string): Promise<Json | null> {
