@@ -208,9 +208,11 @@ export async function customTokensOf(sql: Sql, userId: string, chainId: number):
 export async function addCustomToken(
   deps: Deps,
   userId: string,
-  address: Address,
+  given: Address,
 ): Promise<Token> {
   const sql = serverSql(deps, "wallet tokens");
+  // One spelling per token: an address in lower case is the same token as its checksummed form.
+  const address = getAddress(given.toLowerCase());
   const config = await deps.config.get();
   const c = platformContracts(config);
   const platform = [c.utility, c.governance, c.staking].filter((a) => a !== null) as Address[];
@@ -219,7 +221,7 @@ export async function addCustomToken(
   }
   const [listed] = await sql`
     select 1 from app.wallet_tokens
-    where user_id = ${userId} and chain_id = ${c.chainId} and address = ${address}`;
+    where user_id = ${userId} and chain_id = ${c.chainId} and lower(address) = ${address.toLowerCase()}`;
   if (listed) throw conflict("This token is already in your list.");
   if (!c.multicall3) throw walletNotConfigured("wallet.contracts.multicall3");
   let meta: TokenMetadata | null | undefined = known.get(keyOf(c.chainId, address));
