@@ -645,7 +645,7 @@ test("[admin] analytics count messaging across every conversation, not only the 
   assert.ok(last(after.messaging.activeSenders) >= 2);
 });
 
-test("[admin] an audited change keeps its security event whatever text the request carried (NUL, a lone surrogate)", async () => {
+test("[admin] an audited change keeps its security event whatever text the request carried (a lone surrogate, a NUL in the path); a NUL in a reason is 400", async () => {
   const current = await expectJson(
     await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
     200,
@@ -655,7 +655,7 @@ test("[admin] an audited change keeps its security event whatever text the reque
       token: admin.accessToken,
       body: {
         config: { whiteLabel: { brandName: `Odd ${crypto.randomUUID().slice(0, 6)}` } },
-        reason: "x \ud800 and \u0000 y",
+        reason: "x \ud800 y",
         expectedVersion: current.version,
       },
     }),
@@ -665,7 +665,22 @@ test("[admin] an audited change keeps its security event whatever text the reque
     select details from app.security_events
     where type = 'admin.config_changed' and (details ->> 'version')::int = ${body.version}`;
   assert.ok(event, "the change has its admin.config_changed event");
-  assert.equal(event.details.reason, "x \ufffd and \ufffd y", "stored with U+FFFD in their place");
+  assert.equal(event.details.reason, "x \ufffd y", "stored with U+FFFD in its place");
+
+  // A NUL cannot be stored in the version's reason: the change is refused, and nothing is saved.
+  await expectError(
+    await t.request("PUT", "/api/admin/config", {
+      token: admin.accessToken,
+      body: { config: { whiteLabel: { brandName: "Nul" } }, reason: "a \u0000 b" },
+    }),
+    400,
+    "invalid_request",
+  );
+  const after = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
+  assert.equal(after.version, body.version, "no version was saved");
 
   await t.request("GET", "/api/admin/users%00", {
     token: subscriber.accessToken,
