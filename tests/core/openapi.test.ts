@@ -751,7 +751,7 @@ test("[openapi] an attachment download is documented with the file's own type; i
   });
 });
 
-test("[openapi] a cookie session's unsafe request without its CSRF token is refused with 403, and every such operation declares 403", async () => {
+test("[openapi] the unsafe operations a cookie session's CSRF check refuses with 403 declare 403; so do the store's reads while it is off", () => {
   // The CSRF refusal (core/middleware/csrf.ts) applies to every unsafe method of a cookie
   // session; these operations had not declared it.
   for (
