@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain foundation: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121090000_foundation.sql
+--   supabase/migrations/20261128090200_foundation_config_audit.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -124,7 +125,7 @@ GRANT SELECT ON TABLE app.access_logs TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.config_versions
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261128090200_foundation_config_audit.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.config_versions (
@@ -144,6 +145,8 @@ ALTER TABLE ONLY app.config_versions
     ADD CONSTRAINT config_versions_pkey PRIMARY KEY (version);
 
 CREATE INDEX config_versions_changed_by_idx ON app.config_versions USING btree (changed_by);
+
+CREATE TRIGGER config_versions_audit AFTER INSERT ON app.config_versions FOR EACH ROW EXECUTE FUNCTION app_private.audit_config_version();
 
 ALTER TABLE ONLY app.config_versions
     ADD CONSTRAINT config_versions_changed_by_fkey FOREIGN KEY (changed_by) REFERENCES app.users(id) ON DELETE SET NULL;
@@ -747,6 +750,35 @@ COMMENT ON FUNCTION app.public_config() IS 'The public part of the configuration
 REVOKE ALL ON FUNCTION app.public_config() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.public_config() TO anon;
 GRANT ALL ON FUNCTION app.public_config() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.audit_config_version
+-- created in 20261128090200_foundation_config_audit.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.audit_config_version() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.record_security_event(
+    'admin.config_changed',
+    'warning',
+    new.changed_by,
+    jsonb_build_object(
+      'version', new.version,
+      'keys', (select coalesce(jsonb_agg(k order by k), '[]'::jsonb)
+               from jsonb_object_keys(new.diff) k),
+      'reason', new.reason
+    )
+  );
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.audit_config_version() IS 'Writes admin.config_changed (the version, the changed keys, the reason) in the transaction that saves a configuration version, so the change and its record commit together or not at all. security definer: an ADMIN saves versions under RLS, and security events are written by the server only.';
+
+REVOKE ALL ON FUNCTION app_private.audit_config_version() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.config_defaults

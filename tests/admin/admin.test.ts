@@ -653,6 +653,7 @@ test("[admin] an audited change keeps its security event whatever text the reque
   const body = await expectJson(
     await t.request("PUT", "/api/admin/config", {
       token: admin.accessToken,
+      ip: "192.0.2.93",
       body: {
         config: { whiteLabel: { brandName: `Odd ${crypto.randomUUID().slice(0, 6)}` } },
         reason: "x \ud800 y",
@@ -661,11 +662,16 @@ test("[admin] an audited change keeps its security event whatever text the reque
     }),
     200,
   );
-  const [event] = await t.deps.sql<{ details: { version: number; reason: string } }[]>`
-    select details from app.security_events
+  const [event] = await t.deps.sql<
+    { details: { version: number; reason: string; keys: string[] }; ip: string; user_id: string }[]
+  >`
+    select details, host(ip) as ip, user_id from app.security_events
     where type = 'admin.config_changed' and (details ->> 'version')::int = ${body.version}`;
   assert.ok(event, "the change has its admin.config_changed event");
   assert.equal(event.details.reason, "x \ufffd y", "stored with U+FFFD in its place");
+  assert.deepEqual(event.details.keys, ["whiteLabel.brandName"]);
+  assert.equal(event.ip, "192.0.2.93", "written in the change's transaction, with the client");
+  assert.equal(event.user_id, admin.user.id);
 
   // A NUL cannot be stored in the version's reason: the change is refused, and nothing is saved.
   await expectError(

@@ -12,6 +12,7 @@ import {
   diffConfig,
 } from "../../_shared/config-document.ts";
 import { asUser } from "../core/doors.ts";
+import { setClient } from "../core/paging.ts";
 import { currentConfig, insertConfigVersion } from "./config.queries.ts";
 
 export const adminConfig = router();
@@ -70,6 +71,9 @@ adminConfig.openapi(
     const user = c.get("user")!;
     const deps = c.get("deps");
     const result = await asUser(c, async (tx) => {
+      // The version's security event is written by its trigger, in this transaction, with the
+      // client's address (app_private.audit_config_version).
+      await setClient(tx, { ip: c.get("ip"), userAgent: c.get("userAgent") });
       const current = await currentConfig(tx);
       if (expectedVersion !== undefined && expectedVersion !== current.version) {
         throw conflict("The configuration has changed since you read it.", {
@@ -95,14 +99,6 @@ adminConfig.openapi(
       return { version, config: next, diff };
     });
     deps.config.invalidate();
-    await deps.security({
-      type: "admin.config_changed",
-      severity: "warning",
-      userId: user.id,
-      ip: c.get("ip"),
-      userAgent: c.get("userAgent"),
-      details: { version: result.version, keys: Object.keys(result.diff), reason },
-    });
     return c.json(result, 200);
   },
 );
