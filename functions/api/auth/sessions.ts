@@ -15,7 +15,7 @@ import type { Deps, IssuedSession, Role, SessionUser } from "../core/context.ts"
 import { serverSql } from "../core/doors.ts";
 import { ensureWallet } from "../wallet/wallets.ts";
 
-/** A session joined with its user, as the session queries select it. */
+/** A live session with its user, as `app_private.live_sessions` returns it. */
 export interface SessionRow {
   id: string;
   email: string | null;
@@ -30,15 +30,6 @@ export interface SessionRow {
   auth_ms: number;
   provider: string;
 }
-
-/**
- * The columns a statement that writes a session returns (with `u` the user, `s` the session): the
- * fields of `app_private.live_sessions`, which the session check reads.
- */
-export const SESSION_COLUMNS = `u.id, u.email, u.name, u.image, u.role, u.wallet_address,
-  s.id as session_id, s.provider,
-  (extract(epoch from s.expires_at) * 1000)::float8 as expires_ms,
-  (extract(epoch from s.authenticated_at) * 1000)::float8 as auth_ms`;
 
 export function toSessionUser(row: SessionRow): SessionUser {
   return {
@@ -135,13 +126,14 @@ export async function createSession(
               coalesce(${input.authenticatedAt ?? null}::timestamptz, now()))
       returning id`;
     await tx`insert into app_private.refresh_tokens (session_id, token_hash) values (${session.id}, ${tokenHash})`;
+    await tx`update app.users set last_sign_in_at = now() where id = ${input.userId}`;
     const [user] = await tx<SessionRow[]>`
-      update app.users u set last_sign_in_at = now()
-      from app.sessions s where u.id = ${input.userId} and s.id = ${session.id}
-      returning ${tx.unsafe(SESSION_COLUMNS)}`;
+      select * from app_private.live_sessions(array[${session.id}]::uuid[])`;
     return user;
   });
-  return issueAccess(deps, toSessionUser(row as SessionRow), refreshToken);
+  // The sign-in checked the account; a user suspended meanwhile has no live session.
+  if (!row) throw unauthenticated("This account cannot sign in.");
+  return issueAccess(deps, toSessionUser(row), refreshToken);
 }
 
 export type RefreshOutcome =
@@ -171,7 +163,7 @@ export async function rotateRefreshToken(
     }[]>`
       select rt.id, rt.session_id, s.user_id, rt.spent_at is not null as spent,
              rt.spent_at > now() - make_interval(secs => ${deps.settings.refreshGraceSeconds}) as spent_recently,
-             (s.revoked_at is null and s.expires_at > now()) as live
+             exists (select 1 from app_private.live_sessions(array[rt.session_id])) as live
       from app_private.refresh_tokens rt join app.sessions s on s.id = rt.session_id
       where rt.token_hash = ${tokenHash}
       for update of rt`;
@@ -195,15 +187,14 @@ export async function rotateRefreshToken(
         return { ok: false, reason: "reused", userId: token.user_id, sessionId: token.session_id };
       }
     }
-    const rows = await tx<SessionRow[]>`
-      update app.sessions s set refreshed_at = now()
-      from app.users u
-      where s.id = ${token.session_id} and u.id = s.user_id and u.status = 'active'
-      returning ${tx.unsafe(SESSION_COLUMNS)}`;
-    if (!rows.length) {
+    await tx`update app.sessions set refreshed_at = now() where id = ${token.session_id}`;
+    // Live was checked under the token's row lock above (app_private.live_sessions, the rule).
+    const [row] = await tx<SessionRow[]>`
+      select * from app_private.live_sessions(array[${token.session_id}]::uuid[])`;
+    if (!row) {
       return { ok: false, reason: "inactive", userId: token.user_id, sessionId: token.session_id };
     }
-    return { ok: true, session: await issueAccess(deps, toSessionUser(rows[0]), successor) };
+    return { ok: true, session: await issueAccess(deps, toSessionUser(row), successor) };
   });
 }
 
