@@ -4,8 +4,9 @@
  * The live-session rule, once. A session is live while it is not revoked, not expired and its
  * user is active; that condition was written in four places (the API's session check in
  * TypeScript, the inbox page's statement, the topics a session may read, the fresh sign-in
- * check). Now app_private.live_sessions says it, and the four read it: the API's check
- * (functions/api/auth/session-lookup.ts) selects from it, and the three functions below call it.
+ * check). Now app_private.live_sessions says it, and they read it: the API's check and the
+ * refresh rotation (functions/api/auth/session-lookup.ts, sessions.ts) select from it, and the
+ * three functions below call it (their comments say so).
  *
  * Changes: app.readable_topics and app.has_fresh_sign_in also refuse a suspended user's session
  * (suspension revokes the sessions anyway; now the rule does not depend on that). Nothing
@@ -176,5 +177,14 @@ begin
   end if;
 end;
 $$;
+
+comment on function app.readable_topics() is
+  'THE topic rule, as the set of topics the current user may read: conversation:<id> for participants (active users of at least SUBSCRIBER), user:<id> for that user, vendor:<id> for the vendor''s owner, admin for ADMINs; only for a live session (app_private.live_sessions: not revoked, not expired, the user active), so signout or suspension ends realtime access at once. Every transport uses it: SSE and long-poll through app.can_read_topic, Realtime through the realtime.messages policy, the app.events policy as a set (evaluated once per statement, not per event row). security definer: it reads memberships, vendors and sessions the caller may not read, and returns only the caller''s own topics.';
+
+comment on function app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) is
+  'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path), session check included: the session the access token names must be live and its user active by the one rule, app_private.live_sessions (else AG401), the claims are built from those rows, then the page is read under RLS as role authenticated, newest first, with the unread count (app.notification_counters) on every row; an empty page is one row with a null id carrying the count. One round trip instead of two (the session check, then the page): measured, the round trips and the session query cost more than the page. Only the API''s own role may call it, with ids from an access token whose signature it verified.';
+
+comment on function app.has_fresh_sign_in() is
+  'Whether the caller''s session (the session_id claim) is live (app_private.live_sessions: not revoked, not expired, the user active) and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/core/middleware/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
 
 revoke execute on all functions in schema app, app_private from public;

@@ -127,7 +127,7 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app.readable_topics() IS 'THE topic rule, as the set of topics the current user may read: conversation:<id> for participants (active users of at least SUBSCRIBER), user:<id> for that user, vendor:<id> for the vendor''s owner, admin for ADMINs; only for a live session, so signout ends realtime access at once. Every transport uses it: SSE and long-poll through app.can_read_topic, Realtime through the realtime.messages policy, the app.events policy as a set (evaluated once per statement, not per event row). security definer: it reads memberships, vendors and sessions the caller may not read, and returns only the caller''s own topics.';
+COMMENT ON FUNCTION app.readable_topics() IS 'THE topic rule, as the set of topics the current user may read: conversation:<id> for participants (active users of at least SUBSCRIBER), user:<id> for that user, vendor:<id> for the vendor''s owner, admin for ADMINs; only for a live session (app_private.live_sessions: not revoked, not expired, the user active), so signout or suspension ends realtime access at once. Every transport uses it: SSE and long-poll through app.can_read_topic, Realtime through the realtime.messages policy, the app.events policy as a set (evaluated once per statement, not per event row). security definer: it reads memberships, vendors and sessions the caller may not read, and returns only the caller''s own topics.';
 
 REVOKE ALL ON FUNCTION app.readable_topics() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.readable_topics() TO authenticated;

@@ -353,7 +353,7 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/core/middleware/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
+COMMENT ON FUNCTION app.has_fresh_sign_in() IS 'Whether the caller''s session (the session_id claim) is live (app_private.live_sessions: not revoked, not expired, the user active) and was opened by a sign-in within security.freshSignInSeconds: what deleting the account and exporting a wallet key need. The API checks the same first (functions/api/core/middleware/freshness.ts); this is the database''s own check. security definer: it reads the caller''s session row and the configuration.';
 
 REVOKE ALL ON FUNCTION app.has_fresh_sign_in() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.has_fresh_sign_in() TO authenticated;
