@@ -199,9 +199,8 @@ export function serverSql(deps: { sql: Sql }, _path: ServerPath): Sql {
 
 /**
  * Runs `fn` in one transaction with the pool's own rights (a server path: RLS does not apply, so
- * the path checks its own rules). With `actingFor`, `auth.uid()` is that user for the
- * transaction, for the functions that act for the caller (the idempotency keys); the role stays
- * the pool's.
+ * the path checks its own rules) in which `auth.uid()` is `actingFor`, for the functions that act
+ * for the caller (the idempotency keys); the role stays the pool's.
  *
  * @example
  * const sql = serverSql(deps, "wallet transfer");
@@ -209,15 +208,13 @@ export function serverSql(deps: { sql: Sql }, _path: ServerPath): Sql {
  */
 export function asServer<T>(
   sql: Sql,
-  options: { actingFor?: string },
+  options: { actingFor: string },
   fn: (tx: Tx) => Promise<T>,
 ): Promise<T> {
   return sql.begin(async (tx) => {
-    if (options.actingFor) {
-      await tx`select set_config('request.jwt.claims', ${
-        JSON.stringify({ sub: options.actingFor })
-      }, true)`;
-    }
+    await tx`select set_config('request.jwt.claims', ${
+      JSON.stringify({ sub: options.actingFor })
+    }, true)`;
     return await fn(tx);
   }) as Promise<T>;
 }
