@@ -9,6 +9,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/core/context.ts";
 import { createApp } from "../functions/api/app.ts";
+import { guardDriverFaults } from "../functions/_shared/db.ts";
 import type { JobRegistry } from "../functions/api/core/job-queue.ts";
 import { appJobs } from "../functions/api/jobs/registry.ts";
 import { type JobWorker, startJobWorker } from "../functions/api/jobs/worker.ts";
@@ -86,6 +87,7 @@ export function isApiPath(url: string): boolean {
 }
 
 export function startStackServer(deps: Deps, opts: StackServerOptions): StackServer {
+  guardDriverFaults(deps.log);
   const app = createApp(deps);
   const gateway = createGateway({
     sql: deps.sql,

@@ -9,6 +9,7 @@
  */
 import net from "node:net";
 import postgres from "postgres";
+import type { Logger } from "./logger.ts";
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -22,6 +23,19 @@ export interface DbClaims {
   [key: string]: unknown;
 }
 
+/**
+ * Seconds a connection waits before connecting again after its last one failed: postgres.js's
+ * default grows with every failure of any connection of the pool (the count is shared) up to 20 s,
+ * so after a three-second restart of Postgres queries waited up to 13 s for a connection. Here it
+ * doubles from 50 ms to at most half a second, with jitter so the pool's connections do not all
+ * knock at once: the API answers again within a second of Postgres accepting connections
+ * (tests/core/database-restart.test.ts), and a database that stays down is asked twice a second
+ * per connection, each attempt a refused TCP connect.
+ */
+export function reconnectDelay(failures: number): number {
+  return Math.min(0.05 * 2 ** Math.max(0, failures - 1), 0.5) * (0.75 + Math.random() / 4);
+}
+
 /** Opens the pool. Notices are dropped; errors surface through the queries that hit them. */
 export function createPool(url: string, max: number): Sql {
   const options = {
@@ -29,6 +43,7 @@ export function createPool(url: string, max: number): Sql {
     prepare: true,
     idle_timeout: 60,
     connect_timeout: 10,
+    backoff: reconnectDelay,
     onnotice: () => {},
     connection: { application_name: "agora-api" },
     // Documented ("Custom socket" in postgres.js's README) but missing from its type declarations.
@@ -95,4 +110,33 @@ export function withAnon<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
                     set_config('request.jwt.claims', '{"role":"anon"}', true)`;
     return await fn(tx);
   }) as Promise<T>;
+}
+
+/**
+ * Keeps the process alive through postgres.js 3.4.9's one known uncatchable fault, for where
+ * patches/ does not apply (hosted Edge Functions resolve `npm:postgres` themselves). When a
+ * connection closes while a transaction is running, the driver sends the transaction's `rollback`
+ * on it anyway and schedules the write on a timer; the timer finds the socket gone and throws a
+ * TypeError no caller can catch, which ends the process with every request in it
+ * (patches/README.md). The patched driver settles that query with `CONNECTION_CLOSED` instead;
+ * this guard is the second line: it stops exactly that error (a TypeError raised in the driver's
+ * `nextWrite`) from ending the process, logs it, and leaves every other uncaught error fatal.
+ * Installed once per process by the entry points (functions/api/index.ts, stack/cli.ts).
+ */
+export function guardDriverFaults(log: Logger): void {
+  if (guarded) return;
+  guarded = true;
+  globalThis.addEventListener("error", (event) => {
+    if (!isDriverWriteAfterClose(event.error)) return;
+    event.preventDefault();
+    log("error", "database driver: a write after its connection closed was dropped", {
+      error: String(event.error),
+    });
+  });
+}
+let guarded = false;
+
+/** The driver's write-after-close fault (see `guardDriverFaults`). */
+export function isDriverWriteAfterClose(err: unknown): boolean {
+  return err instanceof TypeError && /\bnextWrite\b[^\n]*postgres/.test(err.stack ?? "");
 }

@@ -107,17 +107,37 @@ const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> =
   "40P01": { code: "conflict", message: "A concurrent change won; try again." },
 };
 
+/**
+ * "The database is not there right now": its connection was refused, reset, broken or closed, or
+ * Postgres is shutting down, starting or full. 503 with Retry-After: the pool reconnects by
+ * itself (db.ts), so the same request a moment later succeeds.
+ */
 const UNAVAILABLE_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTCONN",
   "CONNECT_TIMEOUT",
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
-  "57P01",
-  "57P03",
-  "53300",
+  "57P01", // admin_shutdown: a fast or immediate stop
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now: starting up or recovering
+  "53300", // too_many_connections
+  "08000", // connection_exception and its subclasses
+  "08001",
+  "08003",
+  "08004",
+  "08006",
 ]);
+
+/** Seconds a client waits before trying again after a 503 of the database. */
+const UNAVAILABLE_RETRY_AFTER = "1";
 
 /**
  * A custom SQLSTATE (`AGnnn`) may name a more specific code of the same status in its HINT and
@@ -155,7 +175,12 @@ export function toApiError(err: unknown): ApiError | null {
       return new ApiError(mapped.code, mapped.message ?? e.message ?? "Request refused.");
     }
     if (UNAVAILABLE_CODES.has(e.code)) {
-      return new ApiError("unavailable", "The service is temporarily unavailable.");
+      return new ApiError(
+        "unavailable",
+        "The service is temporarily unavailable; try again in a moment.",
+        undefined,
+        { "Retry-After": UNAVAILABLE_RETRY_AFTER },
+      );
     }
   }
   return null;
