@@ -1,6 +1,8 @@
 -- Agora's schema as it is now, domain jobs: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121090100_jobs.sql
+--   supabase/migrations/20261128100000_jobs_kind_leases.sql
+--   supabase/migrations/20261128100100_jobs_release_gone_workers.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -95,10 +97,10 @@ ALTER TABLE app_private.jobs ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.claim_jobs
--- created in 20261121090100_jobs.sql
+-- created in 20261121090100_jobs.sql; last changed in 20261128100000_jobs_kind_leases.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer DEFAULT 10, lease interval DEFAULT '00:01:00'::interval) RETURNS SETOF app_private.jobs
+CREATE FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer DEFAULT 10, leases interval[] DEFAULT NULL::interval[]) RETURNS SETOF app_private.jobs
     LANGUAGE plpgsql
     SET search_path TO ''
     SET plan_cache_mode TO 'force_generic_plan'
@@ -107,8 +109,11 @@ begin
   if batch is null or batch < 1 or batch > 1000 then
     raise exception 'batch must be between 1 and 1000' using errcode = '22023';
   end if;
-  if lease is null or lease <= interval '0' then
-    raise exception 'lease must be positive' using errcode = '22023';
+  if leases is not null and (
+    cardinality(leases) <> cardinality(kinds)
+    or exists (select from unnest(leases) l where l is null or l <= interval '0')
+  ) then
+    raise exception 'leases must be positive, one per kind' using errcode = '22023';
   end if;
 
   update app_private.jobs j
@@ -124,7 +129,8 @@ begin
   return query
   update app_private.jobs j
   set state = 'running', attempts = j.attempts + 1, claim_token = gen_random_uuid(),
-      claimed_by = worker, locked_until = now() + lease, started_at = now()
+      claimed_by = worker, started_at = now(),
+      locked_until = now() + coalesce(leases[array_position(kinds, j.kind)], interval '60 seconds')
   where j.id in (
     select x.id from app_private.jobs x
     where x.state in ('queued', 'running') and x.run_at <= now() and x.kind = any(kinds)
@@ -137,9 +143,9 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) IS 'Claims up to batch due jobs of the given kinds (queued and due, or running with an expired lease) with for update skip locked; each gets attempts + 1, a new claim_token and a lease. Dead-letters jobs whose lease expired on their last attempt.';
+COMMENT ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, leases interval[]) IS 'Claims up to batch due jobs of the given kinds (queued and due, or running with an expired lease) with for update skip locked; each gets attempts + 1, a new claim_token and the lease of its own kind (leases[i] for kinds[i]; 60 s when leases is null), so a job a crash interrupted is claimable again after its kind''s lease, not the longest of the kinds claimed together. Dead-letters jobs whose lease expired on their last attempt.';
 
-REVOKE ALL ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, lease interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.claim_jobs(kinds text[], worker text, batch integer, leases interval[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.complete_job
@@ -288,6 +294,30 @@ COMMENT ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval)
 REVOKE ALL ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.release_jobs_of
+-- created in 20261128100100_jobs_release_gone_workers.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.release_jobs_of(workers text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  released integer;
+begin
+  update app_private.jobs j
+  set locked_until = now()
+  where j.state = 'running' and j.claimed_by = any(workers) and j.locked_until > now();
+  get diagnostics released = row_count;
+  return released;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.release_jobs_of(workers text[]) IS 'Ends the leases of the running jobs claimed by the given workers (processes known to be gone: jobs/worker.ts checks them on its own machine when it starts), so the next claim takes them again now instead of when their leases run out. Their claim tokens stay, so a worker that was not gone after all cannot record an outcome over the new claim. Returns how many.';
+
+REVOKE ALL ON FUNCTION app_private.release_jobs_of(workers text[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.retry_dead_job
 -- created in 20261121090100_jobs.sql
 -- ---------------------------------------------------------------------------------------------
@@ -314,6 +344,22 @@ $$;
 COMMENT ON FUNCTION app_private.retry_dead_job(job_id bigint) IS 'Operators: puts a dead job back in the queue, due now, with its attempts reset (after fixing the cause). last_error is kept until the next outcome.';
 
 REVOKE ALL ON FUNCTION app_private.retry_dead_job(job_id bigint) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.running_job_workers
+-- created in 20261128100100_jobs_release_gone_workers.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.running_job_workers() RETURNS SETOF text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select distinct claimed_by from app_private.jobs where state = 'running' and claimed_by is not null
+$$;
+
+COMMENT ON FUNCTION app_private.running_job_workers() IS 'The workers (host:pid:tag) holding running jobs: what a starting worker checks against the processes of its own machine (release_jobs_of).';
+
+REVOKE ALL ON FUNCTION app_private.running_job_workers() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-prune-jobs

@@ -6,6 +6,7 @@
  * Each test uses job kinds of its own, so no drain here touches another test's jobs.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { SignJWT } from "jose";
 import {
@@ -28,7 +29,7 @@ import {
   retryAfterSeconds,
   RetryJobAfter,
 } from "../../functions/api/core/job-queue.ts";
-import { startJobWorker } from "../../functions/api/jobs/worker.ts";
+import { releaseGoneWorkers, startJobWorker } from "../../functions/api/jobs/worker.ts";
 import { startStackServer } from "../../stack/server.ts";
 
 const storageDir = await Deno.makeTempDir({ prefix: "agora-jobs-" });
@@ -246,7 +247,7 @@ test("[jobs] a crash between claiming and finishing: the job runs again once the
   // A worker claims the job with a short lease and dies before finishing.
   const [claimed] = await t.deps.sql<{ claim_token: string }[]>`
     select claim_token from app_private.claim_jobs(
-      ${[crashy.kind]}::text[], 'crashed-worker', 10, interval '300 milliseconds')`;
+      ${[crashy.kind]}::text[], 'crashed-worker', 10, array[interval '300 milliseconds'])`;
   staleToken = claimed.claim_token;
   assert.equal((await jobRow(id)).state, "running");
   assert.equal((await drain(t.deps, { registry })).claimed, 0, "held while the lease lasts");
@@ -275,7 +276,7 @@ test("[jobs] a lease that runs out on the last attempt dead-letters the job inst
   const id = await enqueueJob(t.deps.sql, once, { n: 1 });
   await t.deps.sql`
     select * from app_private.claim_jobs(${[once.kind]}::text[], 'crashed-worker', 1,
-                                         interval '100 milliseconds')`;
+                                         array[interval '100 milliseconds'])`;
   await sleep(200);
   assert.equal((await drain(t.deps, { registry })).claimed, 0);
   const row = await jobRow(id);
@@ -598,4 +599,45 @@ test("[jobs] the drain route is in the OpenAPI document with the service-key sec
   assert.deepEqual(op.security, [{ serviceRole: [] }]);
   assert.equal(doc.components.securitySchemes.serviceRole.scheme, "bearer");
   for (const status of ["200", "400", "401", "403"]) assert.ok(op.responses[status], status);
+});
+
+test("[jobs] one drain of two kinds leases each job for its own kind's time", async () => {
+  const leases: Record<string, number> = {};
+  const record = (name: string) => async (_p: { n: number }, ctx: JobContext) => {
+    const [row] = await t.deps.sql<{ seconds: number }[]>`
+      select round(extract(epoch from locked_until - started_at))::int as seconds
+      from app_private.jobs where id = ${ctx.job.id}`;
+    leases[name] = row.seconds;
+  };
+  const short = kindOf("short", record("short"));
+  const long = kindOf("long", record("long"), { leaseSeconds: 240 });
+  const registry = new JobRegistry([short, long]);
+  await enqueueJob(t.deps.sql, short, { n: 1 });
+  await enqueueJob(t.deps.sql, long, { n: 1 });
+  assert.equal((await drain(t.deps, { registry })).done, 2);
+  assert.deepEqual(leases, { short: 30, long: 240 });
+});
+
+test("[jobs] a starting worker takes back at once the jobs of a process of its machine that is gone", async () => {
+  const kind = kindOf("orphan", () => Promise.resolve(), { leaseSeconds: 600 });
+  const goneJob = await enqueueJob(t.deps.sql, kind, { n: 1 });
+  const liveJob = await enqueueJob(t.deps.sql, kind, { n: 2 });
+  let deadPid = 4_000_000;
+  while (existsSync(`/proc/${deadPid}`)) deadPid--;
+  const host = Deno.hostname();
+  // Claimed by a process that no longer exists, and by one that does (pid 1), for ten minutes.
+  for (
+    const [id, worker] of [[goneJob, `${host}:${deadPid}:killed`], [liveJob, `${host}:1:alive`]]
+  ) {
+    await t.deps.sql`
+      update app_private.jobs set state = 'running', attempts = 1, claimed_by = ${worker},
+        claim_token = gen_random_uuid(), locked_until = now() + interval '10 minutes'
+      where id = ${id}`;
+  }
+  assert.ok((await releaseGoneWorkers(t.deps)) >= 1);
+  const result = await drain(t.deps, { registry: new JobRegistry([kind]) });
+  assert.equal(result.done, 1, "the gone process's job ran again now; the live one's waits");
+  assert.equal((await jobRow(goneJob)).state, "done");
+  assert.equal((await jobRow(liveJob)).state, "running");
+  await t.deps.sql`update app_private.jobs set state = 'dead' where id = ${liveJob}`;
 });

@@ -53,7 +53,10 @@ export interface JobKind<P = unknown> {
   payload: z.ZodType<P>;
   /** Must be idempotent (see the module's documentation). */
   run(payload: P, ctx: JobContext): Promise<void>;
-  /** How long one attempt may take before the job is claimable again; default 60 s. */
+  /**
+   * How long one attempt may take before the job is claimable again; default 30 s. A longer one
+   * is how long a crashed attempt's job waits, so set it only for work that needs it, and say why.
+   */
   leaseSeconds?: number;
   /** Attempts before the job is dead-lettered, for jobs enqueued from TypeScript; default 10. */
   maxAttempts?: number;
@@ -95,7 +98,16 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
 }
 
 const KIND = /^[a-z][a-z0-9_.:-]{0,99}$/;
-const DEFAULT_LEASE_SECONDS = 60;
+/**
+ * A kind's lease unless it says otherwise: how long a job a crash interrupted waits before it is
+ * claimed again (a payment's application, a transfer's broadcast). Short, because most handlers
+ * take milliseconds; a kind whose attempt may take longer sets `leaseSeconds` and says why.
+ */
+const DEFAULT_LEASE_SECONDS = 30;
+
+function leaseOf(kind: JobKind): number {
+  return kind.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+}
 
 /** The job kinds a process can run, by name. */
 export class JobRegistry {
@@ -121,10 +133,9 @@ export class JobRegistry {
     return [...this.#kinds.keys()];
   }
 
-  /** The longest lease among the kinds: what a claim of several kinds asks for. */
-  leaseSeconds(): number {
-    const leases = [...this.#kinds.values()].map((k) => k.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
-    return leases.length ? Math.max(...leases) : DEFAULT_LEASE_SECONDS;
+  /** Each kind's lease in seconds, in the order of `kinds()`: what a claim asks for per kind. */
+  leases(): number[] {
+    return [...this.#kinds.values()].map(leaseOf);
   }
 }
 
@@ -233,7 +244,7 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
   const deadline = Date.now() + (opts.maxMs ?? 20_000);
   const batch = Math.max(1, Math.min(opts.batch ?? 10, 1000));
   const worker = opts.worker ?? defaultWorker();
-  const lease = registry.leaseSeconds();
+  const leases = registry.leases().map((seconds) => `${seconds} seconds`);
   const result: DrainResult = { claimed: 0, done: 0, retried: 0, dead: 0, lost: 0 };
   if (!kinds.length) return result;
 
@@ -255,7 +266,7 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
         from app_private.claim_jobs(
           ${kinds}::text[], ${worker},
           ${Math.min(batch - running.size, maxJobs - result.claimed)},
-          make_interval(secs => ${lease})
+          ${leases}::interval[]
         )`;
       result.claimed += rows.length;
       for (const row of rows) {
@@ -302,7 +313,7 @@ async function runOne(
     };
   } else {
     // Stop waiting a second before the lease ends, so the failure is recorded by this claim.
-    const leaseMs = (kind.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
+    const leaseMs = leaseOf(kind) * 1000;
     const controller = new AbortController();
     const onStop = () => controller.abort(new Error("the worker is stopping"));
     stopping?.addEventListener("abort", onStop, { once: true });

@@ -8,7 +8,8 @@
  * lease end: `app_private.next_job_at`), at most `idleMs`, which also covers a missed
  * notification. Several processes each run one: `for update skip locked` gives every job to one
  * of them. `stop()` claims nothing more and waits briefly for the jobs in hand; a job cut off by
- * the process ending is claimed again when its lease runs out.
+ * the process ending is claimed again when its lease runs out, or at once when a worker starts
+ * again on the same machine and finds the process that held it gone (`releaseGoneWorkers`).
  */
 import type { Deps } from "../core/context.ts";
 import { drain, type JobRegistry } from "../core/job-queue.ts";
@@ -103,7 +104,7 @@ export function startJobWorker(deps: Deps, opts: JobWorkerOptions): JobWorker {
     }
   };
 
-  const ready = listen().then(async () => {
+  const ready = releaseGoneWorkers(deps).then(listen).then(async () => {
     await pumping;
   });
 
@@ -125,4 +126,57 @@ export function startJobWorker(deps: Deps, opts: JobWorkerOptions): JobWorker {
       }
     },
   };
+}
+
+/**
+ * Gives back at once the jobs held by processes of this machine that no longer exist (a server
+ * killed and started again): a worker's name is `host:pid:tag` (core/job-queue.ts), and a pid
+ * without an entry in /proc is gone. Where that cannot be told (another machine, no /proc, a
+ * runtime that does not say its host) the claim is left to its lease. A mistaken release costs a
+ * second run of a job, which every handler must bear anyway (at least once). Never fails the
+ * worker: a database that is down now is retried by the drain.
+ */
+export async function releaseGoneWorkers(deps: Deps): Promise<number> {
+  let host: string;
+  try {
+    host = Deno.hostname();
+    Deno.statSync("/proc/self");
+  } catch {
+    return 0;
+  }
+  try {
+    const sql = serverSql(deps, "job queue: claim and record");
+    const workers = await sql<{ worker: string }[]>`
+      select w as worker from app_private.running_job_workers() w`;
+    const gone = workers.map((w) => w.worker).filter((worker) => {
+      const parts = worker.split(":");
+      const pid = Number(parts.at(-2));
+      return parts.length >= 3 && parts.slice(0, -2).join(":") === host &&
+        Number.isInteger(pid) && pid > 0 && pid !== Deno.pid && !processExists(pid);
+    });
+    if (!gone.length) return 0;
+    const [{ released }] = await sql<{ released: number }[]>`
+      select app_private.release_jobs_of(${gone}::text[]) as released`;
+    if (released) {
+      deps.log("warn", "job worker: took back the jobs of a process that is gone", {
+        workers: gone,
+        jobs: released,
+      });
+    }
+    return released;
+  } catch (err) {
+    deps.log("warn", "job worker: could not check for jobs of gone processes", {
+      error: String(err),
+    });
+    return 0;
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
+  }
 }

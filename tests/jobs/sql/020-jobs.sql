@@ -7,7 +7,7 @@
  * attachment, even as a user through app.delete_message, queues its file's removal.
  */
 begin;
-select plan(66);
+select plan(69);
 
 do $$
 begin
@@ -49,7 +49,8 @@ select is_empty(
     cross join (values ('anon'), ('authenticated'), ('service_role')) as r (role)
     where p.pronamespace = 'app_private'::regnamespace
       and p.proname in ('enqueue_job', 'job_backoff', 'claim_jobs', 'complete_job', 'fail_job',
-                        'next_job_at', 'retry_dead_job', 'prune_jobs', 'queue_storage_deletion')
+                        'next_job_at', 'retry_dead_job', 'prune_jobs', 'queue_storage_deletion',
+                        'release_jobs_of', 'running_job_workers')
       and has_function_privilege(r.role, p.oid, 'EXECUTE')
   $$,
   'No API role may execute any job queue function.'
@@ -66,9 +67,10 @@ select is(
   (select count(*)::int from pg_proc p
    where p.pronamespace = 'app_private'::regnamespace
      and p.proname in ('enqueue_job', 'job_backoff', 'claim_jobs', 'complete_job', 'fail_job',
-                       'next_job_at', 'retry_dead_job', 'prune_jobs', 'queue_storage_deletion')
+                       'next_job_at', 'retry_dead_job', 'prune_jobs', 'queue_storage_deletion',
+                       'release_jobs_of', 'running_job_workers')
      and obj_description(p.oid, 'pg_proc') is not null),
-  9,
+  11,
   'Every job queue function carries its why as a comment.'
 );
 select isnt(obj_description('app_private.jobs'::regclass, 'pg_class'), null,
@@ -173,7 +175,7 @@ select app_private.enqueue_job('test.sql.b', '{"n": 2}', now() + interval '1 hou
 select app_private.enqueue_job('test.sql.other', '{"n": 3}') as other_id \gset
 
 create temp table claimed on commit drop as
-  select * from app_private.claim_jobs(array['test.sql.b'], 'pgtap-worker', 10, interval '1 minute');
+  select * from app_private.claim_jobs(array['test.sql.b'], 'pgtap-worker', 10, array[interval '1 minute']);
 
 select is((select array_agg(id) from claimed), array[:'b_id'::bigint],
   'A claim takes the due jobs of its kinds only: not a job due later, not another kind.');
@@ -353,6 +355,29 @@ select results_eq(
   $$ select kind, payload, state::text from app_private.jobs where dedupe_key = 'storage.delete:test/jobs/f.txt' $$,
   $$ values ('storage.delete', '{"key": "test/jobs/f.txt"}'::jsonb, 'queued') $$,
   'A member deleting their message queues a storage.delete job for its file (the trigger is security definer).'
+);
+
+-- Leases per kind: one claim of two kinds leases each job for its own kind's time.
+select app_private.enqueue_job('test.sql.short', '{}') as short_id \gset
+select app_private.enqueue_job('test.sql.long', '{}') as long_id \gset
+create temp table by_kind on commit drop as
+  select id, locked_until - now() as lease from app_private.claim_jobs(
+    array['test.sql.short', 'test.sql.long'], 'w', 10,
+    array[interval '5 seconds', interval '5 minutes']);
+select results_eq(
+  'select lease from by_kind order by id',
+  $$ values (interval '5 seconds'), (interval '5 minutes') $$,
+  'Each claimed job is leased for its own kind''s time, not the longest of the kinds claimed.'
+);
+select throws_ok(
+  $$ select * from app_private.claim_jobs(array['a', 'b'], 'w', 1, array[interval '1 second']) $$,
+  '22023', 'leases must be positive, one per kind',
+  'A claim gives one lease per kind.'
+);
+select throws_ok(
+  $$ select * from app_private.claim_jobs(array['a'], 'w', 1, array[interval '0 seconds']) $$,
+  '22023', 'leases must be positive, one per kind',
+  'A lease is positive.'
 );
 
 select * from finish();
