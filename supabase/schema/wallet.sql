@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain wallet: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124130000_wallet.sql
+--   supabase/migrations/20261128130000_wallet_lock_order.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -1040,7 +1041,7 @@ REVOKE ALL ON FUNCTION app_private.refresh_wallet_nfts(chain integer, holders te
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.rollback_chain_index
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261128130000_wallet_lock_order.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) RETURNS integer
@@ -1052,6 +1053,10 @@ declare
   touched record;
   moved record;
 begin
+  -- The cursor first, as a range's transaction takes it (its compare-and-set is its first
+  -- write): a follower recording blocks and one rolling back then queue on this row, before
+  -- either holds a transaction row the other needs.
+  perform 1 from app_private.chain_cursors c where c.chain_id = chain for update;
   delete from app.wallet_transactions t
   where t.chain_id = chain and t.direction = 'in' and t.block_number > fork;
   get diagnostics affected = row_count;
@@ -1086,7 +1091,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) IS 'Rolls the follower back to block `fork` after a reorganization: incoming transfers and NFT logs above it are deleted (holdings recomputed), outgoing transfers mined above it return to submitted with a wallet.watch job, block hashes above it are dropped and the cursor moves to the fork. Returns the transactions touched. Server path only.';
+COMMENT ON FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) IS 'Rolls the follower back to block `fork` after a reorganization: incoming transfers and NFT logs above it are deleted (holdings recomputed), outgoing transfers mined above it return to submitted with a wallet.watch job, block hashes above it are dropped and the cursor moves to the fork. Returns the transactions touched. Takes the cursor row first, as a range''s transaction does (its compare-and-set), so a rollback and another follower''s range never deadlock. Server path only.';
 
 REVOKE ALL ON FUNCTION app_private.rollback_chain_index(chain integer, fork bigint, fork_hash text) FROM PUBLIC;
 

@@ -83,7 +83,7 @@ interface KnownToken {
 
 type FullBlock = Block<bigint, true>;
 
-interface Incoming {
+export interface Incoming {
   walletId: string;
   userId: string;
   token: KnownToken | null; // null: native
@@ -527,6 +527,8 @@ export async function followChain(deps: Deps, opts: FollowOptions = {}): Promise
     await fetchNftMetadata(deps, client, chainId, c.multicall3, ours);
 
     const last = blocks[blocks.length - 1];
+    // The cursor first, before any other write (the lock order rollback_chain_index keeps too):
+    // two followers then queue on the cursor row, never on each other's transaction rows.
     const moved = await sql.begin(async (tx: Tx) => {
       const advanced = await tx`
         update app_private.chain_cursors
@@ -566,7 +568,8 @@ export async function followChain(deps: Deps, opts: FollowOptions = {}): Promise
   return result;
 }
 
-async function recordIncoming(
+/** Writes incoming transfers (the range's transaction; exported for the lock-order test). */
+export async function recordIncoming(
   tx: Tx,
   chainId: number,
   head: number,
