@@ -6,26 +6,30 @@
  *   its attempt fails, staying payable), and a Stripe-shaped `payment_intent.succeeded` /
  *   `payment_intent.payment_failed` event, signed with the dev provider's webhook secret, goes
  *   through the real webhook route (`POST /api/store/webhooks/stripe`), exactly as Stripe's would.
- *   Answers 200 `{ eventId }`.
+ *   `succeed` again for an intent that already succeeded changes nothing and sends the same event
+ *   again (so a client's retry never dead-ends); `fail` of a succeeded intent is 409.
  * - `GET` or `POST /_dev/accounts/<accountId>/onboard` (the link `POST /api/store/vendors/me/payouts`
  *   answers with the dev provider): the Connect account is complete, and an `account.updated`
- *   event goes through the same route. Answers 200 `{ eventId }`.
+ *   event goes through the same route.
  *
- * The webhook's job then reads the object again from the dev provider and applies it.
+ * Each answers 200 `{ eventId, delivered: true }` when the webhook acknowledged the event (2xx),
+ * and 202 `{ eventId, delivered: false }` when it did not: the change is made and its event
+ * recorded, and a store.dev_event_delivery job delivers it again with backoff, as Stripe retries
+ * (functions/api/store/dev-provider.ts). The webhook's job then reads the object again from the
+ * dev provider and applies it.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, Deps } from "../functions/api/core/context.ts";
 import type { DevPaymentProvider } from "../functions/api/store/dev-provider.ts";
-import { PaymentProviderRefused, signWebhook } from "../functions/api/store/payments.ts";
+import { PaymentProviderRefused } from "../functions/api/store/payments.ts";
 
 const PAYMENT = /^\/_dev\/payments\/([A-Za-z0-9_]{1,255})\/(succeed|fail)$/;
 const ACCOUNT = /^\/_dev\/accounts\/([A-Za-z0-9_]{1,255})\/onboard$/;
 
+const HEADERS = () => ({ "Cache-Control": "no-store", "X-Request-Id": crypto.randomUUID() });
+
 function error(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, {
-    status,
-    headers: { "Cache-Control": "no-store", "X-Request-Id": crypto.randomUUID() },
-  });
+  return Response.json({ error: { code, message } }, { status, headers: HEADERS() });
 }
 
 /** The answer for a `/_dev/payments` or `/_dev/accounts` request, or null for other paths. */
@@ -60,25 +64,18 @@ export async function devPayments(
     }
     throw err;
   }
-  const body = JSON.stringify(event);
-  const signature = await signWebhook(body, await provider.webhookSecret());
-  const delivered = await app.fetch(
-    new Request(new URL("/api/store/webhooks/stripe", url), {
-      method: "POST",
-      headers: { "content-type": "application/json", "stripe-signature": signature },
-      body,
-    }),
-    info,
-  );
-  if (delivered.status !== 200) {
-    return error(
-      502,
-      "internal",
-      `The webhook answered ${delivered.status}: ${await delivered.text()}`,
-    );
+  // The event is recorded with its redelivery queued; this is its first delivery.
+  const delivery = await provider.deliverEvent(event.id as string, {
+    endpoint: async (webhook) => await app.fetch(webhook, info),
+  });
+  if (!delivery.delivered) {
+    deps.log("warn", "dev payments: the webhook did not acknowledge the event; it is redelivered", {
+      eventId: event.id,
+      result: delivery.result,
+    });
   }
-  await delivered.body?.cancel();
-  return Response.json({ eventId: event.id }, {
-    headers: { "Cache-Control": "no-store", "X-Request-Id": crypto.randomUUID() },
+  return Response.json({ eventId: event.id, delivered: delivery.delivered }, {
+    status: delivery.delivered ? 200 : 202,
+    headers: HEADERS(),
   });
 }

@@ -34,6 +34,7 @@ import { store } from "./store/store.routes.ts";
 import { wallet } from "./wallet/wallet.routes.ts";
 import { notifications } from "./notifications/notifications.routes.ts";
 import { serverSql } from "./core/doors.ts";
+import type { DevPaymentProvider } from "./store/dev-provider.ts";
 
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -170,5 +171,16 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     return c.json(errorBody(apiError), apiError.status as 400);
   });
 
+  // The dev payment provider posts its events (and their redeliveries, store.dev_event_delivery)
+  // to this app's webhook route, in process, as Stripe posts to a deployment's.
+  if (deps.payments.name === "dev") {
+    (deps.payments as DevPaymentProvider).connectEndpoint((request) =>
+      Promise.resolve(app.fetch(request, LOOPBACK))
+    );
+  }
+
   return app;
 }
+
+/** The connection a dev provider event arrives on: the process itself. */
+const LOOPBACK = { remoteAddr: { hostname: "127.0.0.1", port: 0, transport: "tcp" } };

@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain payments: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110300_payments.sql
+--   supabase/migrations/20261128120000_payments_dev_events.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -9,6 +10,45 @@
 -- realtime.messages, pg_cron jobs; by name within each. Above each object: the migration whose
 -- create statement made it and the last one that replaced or altered it (create or replace,
 -- alter, an index, trigger or policy on a table; comments and grants are not counted).
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.dev_payment_events
+-- created in 20261128120000_payments_dev_events.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.dev_payment_events (
+    id text NOT NULL,
+    type text NOT NULL,
+    object_id text NOT NULL,
+    payload jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_attempt_at timestamp with time zone,
+    last_result text,
+    delivered_at timestamp with time zone,
+    delivery_job_id bigint,
+    delivery_rounds integer DEFAULT 0 NOT NULL,
+    CONSTRAINT dev_payment_events_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT dev_payment_events_delivery_rounds_check CHECK ((delivery_rounds >= 0)),
+    CONSTRAINT dev_payment_events_id_check CHECK (((char_length(id) >= 1) AND (char_length(id) <= 255))),
+    CONSTRAINT dev_payment_events_last_result_check CHECK ((char_length(last_result) <= 500)),
+    CONSTRAINT dev_payment_events_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT dev_payment_events_type_check CHECK (((char_length(type) >= 1) AND (char_length(type) <= 255)))
+);
+
+COMMENT ON TABLE app_private.dev_payment_events IS 'Every event the dev payment provider emits (payment_intent.succeeded, payment_intent.payment_failed, account.updated), written in the transaction of the change it reports, so none is lost between the change and its delivery. attempts, last_attempt_at and last_result say how delivering it went; delivered_at is set at the first 2xx of the webhook. delivery_job_id is the store.dev_event_delivery job that re-delivers it (no foreign key: finished jobs are pruned); delivery_rounds counts the jobs queued for it (a /succeed retried after the attempts ran out queues another).';
+
+ALTER TABLE ONLY app_private.dev_payment_events
+    ADD CONSTRAINT dev_payment_events_pkey PRIMARY KEY (id);
+
+CREATE INDEX dev_payment_events_object_idx ON app_private.dev_payment_events USING btree (object_id, type, created_at);
+
+CREATE INDEX dev_payment_events_undelivered_idx ON app_private.dev_payment_events USING btree (created_at) WHERE (delivered_at IS NULL);
+
+ALTER TABLE ONLY app_private.dev_payment_events
+    ADD CONSTRAINT dev_payment_events_object_id_fkey FOREIGN KEY (object_id) REFERENCES app_private.dev_payment_objects(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.dev_payment_events ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.dev_payment_objects
@@ -149,6 +189,63 @@ $$;
 COMMENT ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) IS 'Marks an event handled, with what it did (for operators reading app_private.stripe_events).';
 
 REVOKE ALL ON FUNCTION app_private.finish_stripe_event(event_id text, event_outcome text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.queue_dev_event_delivery
+-- created in 20261128120000_payments_dev_events.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.queue_dev_event_delivery(event_id text, first_delay interval, max_attempts integer) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  event app_private.dev_payment_events;
+  job_id bigint;
+begin
+  select * into event from app_private.dev_payment_events e where e.id = event_id for update;
+  if not found or event.delivered_at is not null then
+    return null;
+  end if;
+  select j.id into job_id from app_private.jobs j
+  where j.id = event.delivery_job_id and j.state in ('queued', 'running');
+  if job_id is not null then
+    return job_id;
+  end if;
+  job_id := app_private.enqueue_job(
+    'store.dev_event_delivery', jsonb_build_object('eventId', event_id), now() + first_delay,
+    'dev-event:' || event_id || ':' || (event.delivery_rounds + 1), max_attempts
+  );
+  update app_private.dev_payment_events e
+  set delivery_job_id = job_id, delivery_rounds = event.delivery_rounds + 1
+  where e.id = event_id;
+  return job_id;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.queue_dev_event_delivery(event_id text, first_delay interval, max_attempts integer) IS 'Makes sure a dev provider event the webhook has not acknowledged has a store.dev_event_delivery job queued or running (a new one, first run after first_delay, when its last one finished or ran out of attempts); nothing for an acknowledged event. Returns the job''s id, or null.';
+
+REVOKE ALL ON FUNCTION app_private.queue_dev_event_delivery(event_id text, first_delay interval, max_attempts integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.record_dev_event
+-- created in 20261128120000_payments_dev_events.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.record_dev_event(event_id text, event_type text, event_object_id text, event_payload jsonb, first_delay interval, max_attempts integer) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app_private.dev_payment_events (id, type, object_id, payload)
+  values (event_id, event_type, event_object_id, event_payload);
+  perform app_private.queue_dev_event_delivery(event_id, first_delay, max_attempts);
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.record_dev_event(event_id text, event_type text, event_object_id text, event_payload jsonb, first_delay interval, max_attempts integer) IS 'Stores an event of the dev payment provider and queues its (re)delivery job, called in the transaction that changes the object the event reports, so a change is never without its event. The request that made the change delivers it at once; the job is the retry, like Stripe''s.';
+
+REVOKE ALL ON FUNCTION app_private.record_dev_event(event_id text, event_type text, event_object_id text, event_payload jsonb, first_delay interval, max_attempts integer) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.record_refund_result

@@ -116,7 +116,7 @@ test("[realtime] vendor:<id> is refused to anyone but its owner (SSE and long-po
   );
 });
 
-test("[realtime] /_dev/payments: a failed attempt, then success; unknown intents 404, a second success 409, GET 405", async () => {
+test("[realtime] /_dev/payments: a failed attempt, then success; a second success the same event, a failure after it 409, unknown intents 404, GET 405", async () => {
   const vendor = await approvedVendor(t, admin);
   const item = await product(t, vendor, { stock: 2 });
   const buyer = await signInAs(t, "SUBSCRIBER");
@@ -128,10 +128,19 @@ test("[realtime] /_dev/payments: a failed attempt, then success; unknown intents
   await expectJson(await fetch(`${base}/_dev/payments/${id}/fail`, { method: "POST" }), 200);
   const failed = await eventually(order, (o) => o.payment.status === "failed");
   assert.equal(failed.status, "pending_payment");
-  await expectJson(await fetch(`${base}/_dev/payments/${id}/succeed`, { method: "POST" }), 200);
-  assert.equal((await eventually(order, (o) => o.status === "paid")).status, "paid");
-  await expectError(
+  const paid = await expectJson(
     await fetch(`${base}/_dev/payments/${id}/succeed`, { method: "POST" }),
+    200,
+  );
+  assert.equal(paid.delivered, true);
+  assert.equal((await eventually(order, (o) => o.status === "paid")).status, "paid");
+  assert.deepEqual(
+    await expectJson(await fetch(`${base}/_dev/payments/${id}/succeed`, { method: "POST" }), 200),
+    { eventId: paid.eventId, delivered: true },
+    "a retried success answers the same event",
+  );
+  await expectError(
+    await fetch(`${base}/_dev/payments/${id}/fail`, { method: "POST" }),
     409,
     "conflict",
   );

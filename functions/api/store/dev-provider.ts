@@ -9,8 +9,19 @@
  * which change the object here and send a Stripe-shaped event, signed with this provider's
  * webhook secret, through the real webhook route. The secret is derived from AGORA_JWT_SECRET
  * (an HMAC), so nobody without the server's secret can sign a dev event.
+ *
+ * Events are delivered as Stripe delivers them: each is a row of `app_private.dev_payment_events`
+ * written in the transaction of the change it reports, with a store.dev_event_delivery job
+ * queued (store/jobs.ts) that posts it again, signed anew each time, until the webhook answers
+ * 2xx: first `REDELIVERY.firstDelaySeconds` after the change, then with `redeliveryDelaySeconds`
+ * between attempts, `REDELIVERY.attempts` times (about three days, Stripe's span). The request
+ * that made the change delivers it at once; the job covers a webhook that failed and a process
+ * that died in between. The webhook stores each event id once, so a second delivery does nothing.
+ *
+ * Where events go: `connectEndpoint` (createApp connects its own webhook route, in process);
+ * before any app is built, a POST to `<AGORA_SITE_URL>/api/store/webhooks/stripe`.
  */
-import type { Sql } from "../../_shared/db.ts";
+import type { Sql, Tx } from "../../_shared/db.ts";
 import { base64url, hmacSigner } from "../../_shared/crypto.ts";
 import {
   type AccountState,
@@ -19,6 +30,7 @@ import {
   PaymentProviderRefused,
   payoutsStatusOf,
   type RefundState,
+  signWebhook,
   verifyWithSdk,
 } from "./payments.ts";
 
@@ -29,10 +41,57 @@ export interface DevPaymentProvider extends PaymentProvider {
   readonly name: "dev";
   /** The secret its events are signed with (`whsec_dev_…`). */
   webhookSecret(): Promise<string>;
-  /** Marks a payment intent succeeded (or failed) and returns the event to send. */
+  /**
+   * Marks a payment intent succeeded (or its attempt failed) and returns the event, recorded in
+   * the same transaction with its redelivery queued. `succeed` of an intent that already
+   * succeeded changes nothing and returns the event that reported it (queued again if it was
+   * never acknowledged), so a client's retry gets the same event; `fail` of one is refused (409).
+   */
   settleIntent(id: string, outcome: "succeed" | "fail"): Promise<Json>;
-  /** Completes an account's onboarding and returns the `account.updated` event to send. */
+  /** Completes an account's onboarding and returns the `account.updated` event, recorded likewise. */
   onboardAccount(id: string): Promise<Json>;
+  /**
+   * Posts a recorded event, signed now, to the webhook endpoint (this provider's, or `endpoint`)
+   * once, and records the attempt. `delivered`: acknowledged (2xx) now or before.
+   */
+  deliverEvent(eventId: string, opts?: DeliverOptions): Promise<Delivery>;
+  /** Where events are posted: the deployment's own webhook route (createApp connects it). */
+  connectEndpoint(endpoint: WebhookEndpoint): void;
+}
+
+/** Stripe's side of a webhook endpoint: posts the request and returns the answer. */
+export type WebhookEndpoint = (request: Request) => Promise<Response>;
+
+export interface DeliverOptions {
+  endpoint?: WebhookEndpoint;
+  /** Stops waiting for the webhook (a job's lease running out). */
+  signal?: AbortSignal;
+}
+
+export interface Delivery {
+  /** No such event. */
+  missing?: true;
+  /** Acknowledged by the webhook, at this attempt or before. */
+  delivered: boolean;
+  /** What this attempt got: `HTTP 200`, `HTTP 500`, or the error. */
+  result: string;
+}
+
+/**
+ * The redelivery schedule, Stripe's shape on a local scale: the job's first run this long after
+ * the change (the request's own delivery came first), then `redeliveryDelaySeconds(n)` after its
+ * n-th failed run, for `attempts` runs.
+ */
+export const REDELIVERY = {
+  firstDelaySeconds: 5,
+  attempts: 20,
+  /** How long one delivery may wait for the webhook's answer. */
+  timeoutSeconds: 10,
+} as const;
+
+/** 15 s, 45 s, 2¼ min, 6¾ min, 20 min, 1 h, 3 h, then every 6 h: 20 runs span about 3 days. */
+export function redeliveryDelaySeconds(failedRuns: number): number {
+  return Math.min(5 * 3 ** Math.max(1, failedRuns), 6 * 3600);
 }
 
 function randomId(prefix: string): string {
@@ -58,6 +117,8 @@ function event(type: string, object: Json): Json {
   };
 }
 
+const WEBHOOK_PATH = "/api/store/webhooks/stripe";
+
 function notFound(what: string, id: string): PaymentProviderRefused {
   return new PaymentProviderRefused(`No such ${what}: '${id}'`, "resource_missing", 404);
 }
@@ -68,6 +129,17 @@ export function createDevProvider(
 ): DevPaymentProvider {
   const secret = hmacSigner(opts.jwtSecret)("agora dev payments webhook")
     .then((mac) => `whsec_dev_${mac}`);
+  let webhookEndpoint: WebhookEndpoint = (request) => fetch(request);
+
+  /** Stores the event with its delivery queued, in `tx` (the change's transaction). */
+  async function record(tx: Tx, made: Json, objectId: string): Promise<Json> {
+    await tx`
+      select app_private.record_dev_event(
+        ${made.id as string}, ${made.type as string}, ${objectId}, ${tx.json(made as never)}::jsonb,
+        make_interval(secs => ${REDELIVERY.firstDelaySeconds}), ${REDELIVERY.attempts}
+      )`;
+    return made;
+  }
 
   /** Creates an object once per idempotency key; the same key returns the first object. */
   async function create(
@@ -131,6 +203,30 @@ export function createDevProvider(
     id: a.id as string,
     payoutsStatus: payoutsStatusOf(a as Parameters<typeof payoutsStatusOf>[0]),
   });
+
+  /**
+   * The event that reported an intent's success (recorded now if it has none: an intent made
+   * succeeded some other way), its delivery queued again when it was never acknowledged.
+   */
+  async function succeeded(id: string): Promise<Json> {
+    return await sql.begin(async (tx) => {
+      const [intent] = await tx<{ data: Json }[]>`
+        select data from app_private.dev_payment_objects
+        where id = ${id} and object = 'payment_intent' for update`;
+      const [known] = await tx<{ id: string; payload: Json }[]>`
+        select id, payload from app_private.dev_payment_events
+        where object_id = ${id} and type = 'payment_intent.succeeded'
+        order by created_at desc, id desc limit 1`;
+      if (!known) {
+        return await record(tx, event("payment_intent.succeeded", intent.data), id);
+      }
+      await tx`
+        select app_private.queue_dev_event_delivery(
+          ${known.id}, make_interval(secs => ${REDELIVERY.firstDelaySeconds}), ${REDELIVERY.attempts}
+        )`;
+      return known.payload;
+    });
+  }
 
   return {
     name: "dev",
@@ -270,13 +366,9 @@ export function createDevProvider(
 
     async settleIntent(id, outcome) {
       const payable = ["requires_payment_method", "requires_confirmation", "requires_action"];
-      const pi = outcome === "succeed"
-        ? await update(id, payable, {
-          status: "succeeded",
-          last_payment_error: null,
-          latest_charge: randomId("ch"),
-        })
-        : await update(id, payable, {
+      const changes = outcome === "succeed"
+        ? { status: "succeeded", last_payment_error: null, latest_charge: randomId("ch") }
+        : {
           status: "requires_payment_method",
           last_payment_error: {
             type: "card_error",
@@ -284,39 +376,95 @@ export function createDevProvider(
             decline_code: "generic_decline",
             message: "Your card was declined.",
           },
-        });
-      if (!pi) {
-        const current = await read("payment_intent", id);
-        if (!current) throw notFound("payment_intent", id);
-        throw new PaymentProviderRefused(
-          `This PaymentIntent's status is ${current.status}; it cannot ${outcome} now.`,
-          "payment_intent_unexpected_state",
-          409,
-        );
-      }
-      return event(
-        outcome === "succeed" ? "payment_intent.succeeded" : "payment_intent.payment_failed",
-        pi,
+        };
+      const type = outcome === "succeed"
+        ? "payment_intent.succeeded"
+        : "payment_intent.payment_failed";
+      const made = await sql.begin(async (tx) => {
+        const [row] = await tx<{ data: Json }[]>`
+          update app_private.dev_payment_objects set data = data || ${sql.json(changes as never)}
+          where id = ${id} and object = 'payment_intent' and data ->> 'status' = any(${payable})
+          returning data`;
+        return row ? await record(tx, event(type, row.data), id) : null;
+      });
+      if (made) return made;
+      const current = await read("payment_intent", id);
+      if (!current) throw notFound("payment_intent", id);
+      if (outcome === "succeed" && current.status === "succeeded") return await succeeded(id);
+      throw new PaymentProviderRefused(
+        `This PaymentIntent's status is ${current.status}; it cannot ${outcome} now.`,
+        "payment_intent_unexpected_state",
+        409,
       );
     },
 
     async onboardAccount(id) {
-      const account = await sql<{ data: Json }[]>`
-        update app_private.dev_payment_objects
-        set data = data || ${
-        sql.json({
-          status: "enabled",
-          charges_enabled: true,
-          payouts_enabled: true,
-          details_submitted: true,
-          capabilities: { transfers: "active" },
-          requirements: { currently_due: [], disabled_reason: null },
-        } as never)
+      const made = await sql.begin(async (tx) => {
+        const [row] = await tx<{ data: Json }[]>`
+          update app_private.dev_payment_objects
+          set data = data || ${
+          sql.json({
+            status: "enabled",
+            charges_enabled: true,
+            payouts_enabled: true,
+            details_submitted: true,
+            capabilities: { transfers: "active" },
+            requirements: { currently_due: [], disabled_reason: null },
+          } as never)
+        }
+          where id = ${id} and object = 'account'
+          returning data`;
+        return row ? await record(tx, event("account.updated", row.data), id) : null;
+      });
+      if (!made) throw notFound("account", id);
+      return made;
+    },
+
+    connectEndpoint(endpoint) {
+      webhookEndpoint = endpoint;
+    },
+
+    async deliverEvent(eventId, deliver = {}) {
+      const [found] = await sql<{ payload: Json }[]>`
+        select payload from app_private.dev_payment_events where id = ${eventId}`;
+      if (!found) return { missing: true, delivered: false, result: "no such event" };
+      const body = JSON.stringify(found.payload);
+      const signature = await signWebhook(body, await secret);
+      const request = new Request(`${opts.siteUrl}${WEBHOOK_PATH}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          "stripe-signature": signature,
+          "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks) agora-dev",
+        },
+        body,
+      });
+      let result: string;
+      let acknowledged = false;
+      const timeout = AbortSignal.timeout(REDELIVERY.timeoutSeconds * 1000);
+      const stop = deliver.signal ? AbortSignal.any([deliver.signal, timeout]) : timeout;
+      try {
+        const response = await Promise.race([
+          (deliver.endpoint ?? webhookEndpoint)(request),
+          new Promise<never>((_, reject) => {
+            if (stop.aborted) reject(stop.reason);
+            stop.addEventListener("abort", () => reject(stop.reason), { once: true });
+          }),
+        ]);
+        await response.body?.cancel();
+        acknowledged = response.status >= 200 && response.status < 300;
+        result = `HTTP ${response.status}`;
+      } catch (err) {
+        result = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       }
-        where id = ${id} and object = 'account'
-        returning data`;
-      if (!account.length) throw notFound("account", id);
-      return event("account.updated", account[0].data);
+      const [kept] = await sql<{ delivered: boolean }[]>`
+        update app_private.dev_payment_events
+        set attempts = attempts + 1, last_attempt_at = now(), last_result = left(${result}, 500),
+            delivered_at = case when ${acknowledged} then coalesce(delivered_at, now())
+                                else delivered_at end
+        where id = ${eventId}
+        returning delivered_at is not null as delivered`;
+      return { delivered: kept?.delivered ?? acknowledged, result };
     },
   };
 }

@@ -11,12 +11,15 @@
  *   cancelled).
  * - `store.payout`: a settlement's Stripe Connect transfer with the idempotency key
  *   `settlement:<id>`; a vendor whose payout account is not active is held, not lost.
+ * - `store.dev_event_delivery`: the `dev` provider's side, Stripe's retries: posts one of its
+ *   recorded events to the webhook route again until it answers 2xx (dev-provider.ts has the
+ *   schedule); queued with the event, in the transaction of the change the event reports.
  *
  * A provider that does not answer is retried with the queue's backoff; a refusal (4xx) is
  * recorded and dead-letters the job for an operator.
  */
 import { z } from "zod";
-import { defineJob, PermanentJobFailure } from "../core/job-queue.ts";
+import { defineJob, PermanentJobFailure, RetryJobAfter } from "../core/job-queue.ts";
 import {
   applyPaymentIntent,
   applyPayoutAccount,
@@ -31,6 +34,7 @@ import {
   storedEvent,
 } from "./jobs.queries.ts";
 import { PaymentProviderRefused } from "./payments.ts";
+import { type DevPaymentProvider, REDELIVERY, redeliveryDelaySeconds } from "./dev-provider.ts";
 import { serverSql } from "../core/doors.ts";
 
 const PAYMENT_INTENT_EVENTS = new Set([
@@ -176,5 +180,26 @@ export const payout = defineJob({
   },
 });
 
+export const devEventDelivery = defineJob({
+  kind: "store.dev_event_delivery",
+  payload: z.object({ eventId: z.string().min(1).max(255) }),
+  // One POST that waits at most REDELIVERY.timeoutSeconds.
+  leaseSeconds: 30,
+  maxAttempts: REDELIVERY.attempts,
+  async run({ eventId }, { deps, job, signal }) {
+    if (deps.payments.name !== "dev") {
+      throw new PermanentJobFailure("the dev payment provider is not in use here");
+    }
+    const delivery = await (deps.payments as DevPaymentProvider).deliverEvent(eventId, { signal });
+    if (delivery.missing) throw new PermanentJobFailure(`no dev payment event ${eventId}`);
+    if (!delivery.delivered) {
+      throw new RetryJobAfter(
+        redeliveryDelaySeconds(job.attempt),
+        `the webhook did not acknowledge ${eventId}: ${delivery.result}`,
+      );
+    }
+  },
+});
+
 /** Every store job kind, for the registry. */
-export const storeJobs = [stripeEvent, refund, paymentIntentCancel, payout];
+export const storeJobs = [stripeEvent, refund, paymentIntentCancel, payout, devEventDelivery];
