@@ -19,6 +19,15 @@
  *   key, audience `token_uri`) and posts it to `token_uri`; firebase-admin caches the token and
  *   asks again five minutes before it expires.
  *
+ * No connection is reused for a send (agents without keep-alive): Deno 2.9.6's `node:http` (and
+ * its `fetch` alike) sends a request again, on a new connection, when a kept-alive connection
+ * breaks after the request was written, and answers with the second attempt's response, so a
+ * message FCM had already received went out twice and was recorded as sent once. On a fresh
+ * connection the same break is an error (`socket hang up`, ECONNRESET), which is classified as
+ * `outcome_unknown` below and never sent again. The cost is a connection (and a TLS handshake)
+ * per push; tests/notifications/delivery-faults checks that a break after the request was read
+ * reaches the stand-in exactly once.
+ *
  * Retries are the job queue's, not the SDK's: firebase-admin's HTTP client retries 503 answers
  * and connection resets on its own (up to 4 times, sleeping up to 60 s inside one call), which
  * would hide Retry-After from the queue and could send a message twice after a reset. Its retry
@@ -132,7 +141,8 @@ function agentFor(base: string): https.Agent {
       return socket;
     }
   }
-  return new BaseUrlAgent({ keepAlive: true, maxSockets: 256 });
+  // No keep-alive: see the module comment (a reused connection's break is re-sent silently).
+  return new BaseUrlAgent({ keepAlive: false, maxSockets: 256 });
 }
 
 /** The message as firebase-admin builds and validates it, for the token's platform. */
@@ -275,7 +285,7 @@ export function createPushSender(
 ): PushSender | null {
   if (!fcm) return null;
   const httpAgent = fcm.apiUrl === GOOGLE_FCM
-    ? new https.Agent({ keepAlive: true, maxSockets: 256 })
+    ? new https.Agent({ keepAlive: false, maxSockets: 256 })
     : agentFor(fcm.apiUrl);
   const app: App = initializeApp({
     credential: new ServiceAccountCredential(fcm.serviceAccount),

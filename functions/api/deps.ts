@@ -48,6 +48,7 @@ export function createDeps(settings: Settings): Deps {
       from: settings.mailFrom,
       localMode: settings.localMode,
       sql,
+      log,
     }),
     security: createSecurityRecorder(sql, log),
     // Its own connection, so a batch never holds up the app's queries.

@@ -14,6 +14,11 @@ create table if not exists dev.mail (
   links text[] not null default '{}',
   created_at timestamptz not null default now()
 );
+-- The mail's Message-ID, when the sender gave a stable one (a notification delivery's): the same
+-- message is kept once, however many attempts sent it. Added after the table, for mailboxes
+-- made before.
+alter table dev.mail add column if not exists message_id text;
+create unique index if not exists mail_message_id_key on dev.mail (message_id);
 create index if not exists mail_to_address_created_at_idx on dev.mail (lower(to_address), created_at desc);
 alter table dev.mail enable row level security;
 revoke all on schema dev from public, anon, authenticated;

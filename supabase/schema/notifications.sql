@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124100000_notifications.sql
 --   supabase/migrations/20261124150000_inbox_session_check.sql
+--   supabase/migrations/20261128110000_notifications_delivery_slices.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -1677,10 +1678,10 @@ REVOKE ALL ON FUNCTION app_private.role_change_notification() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.take_deliveries
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261128110000_notifications_delivery_slices.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.take_deliveries(notification_ids uuid[]) RETURNS TABLE(delivery_id bigint, attempt_token uuid, channel app_private.delivery_channel, device_token text, platform app.push_platform, email text, notification jsonb, collapse_key text)
+CREATE FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) RETURNS TABLE(delivery_id bigint, attempt_token uuid, channel app_private.delivery_channel, device_token text, platform app.push_platform, email text, notification jsonb, collapse_key text)
     LANGUAGE plpgsql
     SET search_path TO ''
     SET plan_cache_mode TO 'force_generic_plan'
@@ -1743,6 +1744,10 @@ begin
       'notifications.deliver:' || md5(array_to_string(waiting, ',')) || ':' || extract(epoch from next_at)::text);
   end if;
 
+  -- At most max_rows: what the caller sends now. The rest stays queued and unclaimed, so an
+  -- attempt that dies costs only the rows it had in flight (they fail as outcome_unknown above,
+  -- at the next call); the others are sent by the next attempt. tried_ids: the rows this
+  -- attempt already tried and put back for a retry, not taken again before the job's retry.
   return query
   with claimed as (
     update app_private.notification_deliveries d
@@ -1750,7 +1755,9 @@ begin
     where d.id in (
       select x.id from app_private.notification_deliveries x
       where x.notification_id = any(notification_ids) and x.status = 'queued' and x.not_before <= now()
-        and x.in_flight_since is null
+        and x.in_flight_since is null and x.id <> all(coalesce(tried_ids, '{}'))
+      order by x.id
+      limit greatest(max_rows, 0)
       for update skip locked
     )
     returning d.id, d.in_flight_token, d.channel, d.device_id, d.notification_id
@@ -1765,9 +1772,9 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.take_deliveries(notification_ids uuid[]) IS 'Claims the due deliveries of some notifications for one attempt (attempts + 1, in_flight_since, a fresh attempt token) and returns what sending needs (device token and platform, e-mail address, the notification). Before that: rows an interrupted attempt left in flight fail as outcome_unknown (never sent twice); preferences are checked again (a channel turned off since, a suspended recipient, a device gone: failed with that code); quiet hours that began since hold rows back, with a notifications.deliver job queued for when they end. Server only (the job''s connection).';
+COMMENT ON FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) IS 'Claims at most max_rows due deliveries of some notifications (except tried_ids, the rows this attempt already tried and put back for a retry) for one attempt (attempts + 1, in_flight_since, a fresh attempt token) and returns what sending needs (device token and platform, e-mail address, the notification); the caller sends them, records them (record_deliveries) and calls again until none is returned, so a crash costs only the rows in flight. Before that: rows an interrupted attempt left in flight fail as outcome_unknown (never sent twice; the caller records every slice before it takes the next, so its own rows are never in flight here); preferences are checked again (a channel turned off since, a suspended recipient, a device gone: failed with that code); quiet hours that began since hold rows back, with a notifications.deliver job queued for when they end. Server only (the job''s connection).';
 
-REVOKE ALL ON FUNCTION app_private.take_deliveries(notification_ids uuid[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.touch_push_device

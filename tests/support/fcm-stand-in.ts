@@ -19,6 +19,14 @@
  *
  * Error bodies follow FCM's documented shape: `{ error: { code, message, status, details: [
  * { "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode }, ... ] } }`.
+ *
+ * It serves HTTP/1.1 itself on a TCP listener (keep-alive, Content-Length bodies), not through
+ * `Deno.serve`, so a test can break a connection where a network would (`faultNext`): `cut`
+ * closes it after the request's headers and part of its body (the message never arrives
+ * whole), `drop` after the whole request was read and the message accepted, before answering,
+ * and `hang` reads the request and never answers until `releaseHung()` (or `close()`) breaks the
+ * connection. `requests` counts every send request that arrived, whole or not, whatever the
+ * answer: what a test compares with the messages it meant to send.
  */
 import { jwtVerify } from "jose";
 
@@ -34,6 +42,9 @@ type Scripted =
   | { status: 503; retryAfter?: number }
   | { status: 500 };
 
+/** A broken connection, where a network would break it (see the module comment). */
+export type ConnectionFault = "cut" | "drop" | "hang";
+
 export interface FcmStandIn {
   /** The API base URL (an origin): AGORA_FCM_API_URL. */
   url: string;
@@ -46,6 +57,14 @@ export interface FcmStandIn {
   attempts: Map<string, number>;
   /** Access tokens issued so far. */
   tokensIssued: number;
+  /** Send requests that arrived (whole or cut), whatever the answer. */
+  requests: number;
+  /** Send requests held by a `hang` fault right now. */
+  hung: number;
+  /** The next `times` send requests, to any token, meet this fault. */
+  faultNext(fault: ConnectionFault, times?: number): void;
+  /** Breaks the connections of the requests held by `hang`, without an answer. */
+  releaseHung(): void;
   /** From now on, sends to this token answer 404 UNREGISTERED. */
   unregister(token: string): void;
   /** The next `times` sends to `token` (or to any token, with "*") answer this failure. */
@@ -168,6 +187,68 @@ function invalidMessage(message: unknown): [string, string] | null {
   return null;
 }
 
+/** What a send handler answers to break the connection instead of answering. */
+const DROP = Symbol("drop");
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+/** Reads an HTTP/1.1 request's head and body from a connection, keeping what comes after. */
+class ByteReader {
+  #buffer: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  readonly #chunk = new Uint8Array(64 * 1024);
+
+  constructor(private readonly conn: Deno.Conn) {}
+
+  async #fill(): Promise<boolean> {
+    const n = await this.conn.read(this.#chunk);
+    if (n === null) return false;
+    this.#buffer = concat(this.#buffer, this.#chunk.subarray(0, n));
+    return true;
+  }
+
+  /** The head (request line and headers) without the blank line, or null at the end. */
+  async head(): Promise<string | null> {
+    for (;;) {
+      const end = indexOfBlankLine(this.#buffer);
+      if (end >= 0) {
+        const head = new TextDecoder().decode(this.#buffer.subarray(0, end));
+        this.#buffer = this.#buffer.subarray(end + 4);
+        return head;
+      }
+      if (!await this.#fill()) return null;
+    }
+  }
+
+  /** The next `length` bytes, or null when the connection ended first. */
+  async body(length: number): Promise<Uint8Array<ArrayBuffer> | null> {
+    while (this.#buffer.length < length) {
+      if (!await this.#fill()) return null;
+    }
+    const body = this.#buffer.slice(0, length);
+    this.#buffer = this.#buffer.subarray(length);
+    return body;
+  }
+}
+
+function indexOfBlankLine(bytes: Uint8Array): number {
+  for (let i = 0; i + 3 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
+      return i;
+    }
+  }
+  return -1;
+}
+
 export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStandIn> {
   const keys = await crypto.subtle.generateKey(
     {
@@ -186,6 +267,9 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
   const scripted = new Map<string, { times: number; failure: Scripted }[]>();
   let counter = 0;
   let tokenUri = "";
+  const faults: ConnectionFault[] = [];
+  const hung: (() => void)[] = [];
+  const connections = new Set<Deno.TcpConn>();
 
   const standIn: FcmStandIn = {
     url: "",
@@ -194,6 +278,15 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
     accepted: [],
     attempts: new Map(),
     tokensIssued: 0,
+    requests: 0,
+    hung: 0,
+    faultNext(fault, times = 1) {
+      for (let i = 0; i < times; i++) faults.push(fault);
+    },
+    releaseHung() {
+      for (const release of hung.splice(0)) release();
+      standIn.hung = 0;
+    },
     unregister: (token) => void unregistered.add(token),
     failNext(token, times, failure) {
       const list = scripted.get(token) ?? [];
@@ -204,10 +297,23 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
     reset() {
       standIn.accepted.length = 0;
       standIn.attempts.clear();
+      standIn.requests = 0;
+      faults.length = 0;
       unregistered.clear();
       scripted.clear();
     },
-    close: async () => await server.shutdown(),
+    async close() {
+      standIn.releaseHung();
+      listener.close();
+      for (const conn of connections) {
+        try {
+          conn.close();
+        } catch {
+          // already closed
+        }
+      }
+      await serving;
+    },
   };
 
   function takeScripted(token: string): Scripted | null {
@@ -269,7 +375,7 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
     return Response.json({ access_token: accessToken, expires_in: 3599, token_type: "Bearer" });
   }
 
-  async function send(request: Request, project: string): Promise<Response> {
+  async function send(request: Request, project: string, fault: ConnectionFault | null) {
     const bearer = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
     const expires = bearer ? issued.get(bearer) : undefined;
     if (!expires || expires < Date.now()) {
@@ -293,6 +399,12 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
     const message = body.message as Record<string, unknown>;
     const target = typeof message?.token === "string" ? message.token : "";
     if (target) standIn.attempts.set(target, (standIn.attempts.get(target) ?? 0) + 1);
+    if (fault === "hang") {
+      // Read, never answered: the connection breaks when the test releases it.
+      standIn.hung++;
+      await new Promise<void>((resolve) => hung.push(resolve));
+      return DROP;
+    }
     if (problem) {
       return fcmError(400, "INVALID_ARGUMENT", problem[1], "INVALID_ARGUMENT", problem[0]);
     }
@@ -336,25 +448,101 @@ export async function startFcmStandIn(projectId = "agora-test"): Promise<FcmStan
     }
     const name = `projects/${projectId}/messages/${++counter}`;
     standIn.accepted.push({ name, token: target, message, at: Date.now() });
+    // FCM has the message; the answer is lost with the connection.
+    if (fault === "drop") return DROP;
     return Response.json({ name });
   }
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+  /** One connection: requests in turn (keep-alive), each answered or broken by its fault. */
+  async function serveConnection(conn: Deno.TcpConn): Promise<void> {
+    connections.add(conn);
+    const reader = new ByteReader(conn);
+    try {
+      for (;;) {
+        const head = await reader.head();
+        if (head === null) return;
+        const [requestLine, ...lines] = head.split("\r\n");
+        const [method, target] = requestLine.split(" ");
+        const headers = new Headers();
+        for (const line of lines) {
+          const colon = line.indexOf(":");
+          if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+        }
+        const length = Number(headers.get("content-length") ?? 0);
+        const isSend = method === "POST" && SEND_PATH.test(target.split("?")[0]);
+        const fault = isSend ? faults.shift() ?? null : null;
+        if (isSend) standIn.requests++;
+        if (fault === "cut") {
+          // Part of the body, then the connection breaks: the message never arrives whole.
+          await reader.body(Math.min(length, 16));
+          return;
+        }
+        const body = await reader.body(length);
+        if (body === null) return;
+        const request = new Request(`http://127.0.0.1:${port}${target}`, {
+          method,
+          headers,
+          body: method === "GET" || method === "HEAD" ? undefined : body,
+        });
+        const response = await route(request, fault);
+        if (response === DROP) return;
+        const payload = new Uint8Array(await response.arrayBuffer());
+        let out = `HTTP/1.1 ${response.status} ${response.statusText || "Status"}\r\n`;
+        response.headers.forEach((value, name) => {
+          if (name !== "content-length") out += `${name}: ${value}\r\n`;
+        });
+        const close = headers.get("connection")?.toLowerCase() === "close";
+        out += `content-length: ${payload.length}\r\nconnection: ${
+          close ? "close" : "keep-alive"
+        }\r\n\r\n`;
+        await writeAll(conn, concat(new TextEncoder().encode(out), payload));
+        if (close) return;
+      }
+    } catch {
+      // the peer went away, or the stand-in is closing
+    } finally {
+      connections.delete(conn);
+      try {
+        conn.close();
+      } catch {
+        // already closed
+      }
+    }
+  }
+
+  const SEND_PATH = /^\/v1\/projects\/([^/]+)\/messages:send$/;
+
+  function route(request: Request, fault: ConnectionFault | null): Promise<Response | typeof DROP> {
     const path = new URL(request.url).pathname;
     if (request.method === "POST" && path === "/token") return token(request);
     // Not FCM's: how a benchmark running the stand-in in another process reads its counts.
     if (request.method === "GET" && path === "/_stand-in/stats") {
-      return Response.json({
+      return Promise.resolve(Response.json({
         accepted: standIn.accepted.length,
         distinctTokens: new Set(standIn.accepted.map((a) => a.token)).size,
         tokensIssued: standIn.tokensIssued,
-      });
+        requests: standIn.requests,
+      }));
     }
-    const match = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(path);
-    if (request.method === "POST" && match) return send(request, decodeURIComponent(match[1]));
-    return fcmError(404, "NOT_FOUND", "Not found", null);
-  });
-  standIn.url = `http://127.0.0.1:${server.addr.port}`;
+    const match = SEND_PATH.exec(path);
+    if (request.method === "POST" && match) {
+      return send(request, decodeURIComponent(match[1]), fault);
+    }
+    return Promise.resolve(fcmError(404, "NOT_FOUND", "Not found", null));
+  }
+
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const serving = (async () => {
+    const open: Promise<void>[] = [];
+    try {
+      for await (const conn of listener) open.push(serveConnection(conn));
+    } catch {
+      // the listener was closed
+    }
+    await Promise.allSettled(open);
+  })();
+  standIn.url = `http://127.0.0.1:${port}`;
   tokenUri = `${standIn.url}/token`;
   standIn.serviceAccountJson = JSON.stringify({
     type: "service_account",

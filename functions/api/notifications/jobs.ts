@@ -13,15 +13,21 @@
  *   (`app_private.claim_message_digest`, then `app_private.digest_conversation`).
  *
  * Never twice: every delivery is a row keyed by notification and device (or notification, for
- * e-mail). `take_deliveries` claims the due rows of one attempt before anything is sent; a row
- * a crashed attempt left claimed is never sent again (it fails as `outcome_unknown`), a sent row
- * is never taken again. 429 and 5xx put the row back for later, and the job is retried after
- * FCM's Retry-After (or the queue's backoff).
+ * e-mail). `take_deliveries` claims the rows about to be sent (at most `pushConcurrency`, one
+ * slice) before anything is sent; the slice's outcomes are recorded before the next slice is
+ * claimed. A row a crashed attempt left claimed is never sent again (it fails as
+ * `outcome_unknown`), so a crash costs at most one slice; a sent row is never taken again. A
+ * send that may have reached the provider without an answer (a connection broken after the
+ * request or the mail's data was written) fails as `outcome_unknown` too. 429 and 5xx (SMTP: 4xx
+ * and anything before the data was handed over) put the row back for later, and the job is
+ * retried after FCM's Retry-After (or the queue's backoff). An e-mail carries a Message-ID made
+ * from its delivery row's id (`deliveryMessageId`), the same for every attempt.
  */
 import { z } from "zod";
 import type { Deps } from "../core/context.ts";
 import { defineJob, RetryJobAfter } from "../core/job-queue.ts";
 import type { PushResult } from "../../_shared/push.ts";
+import { MailError } from "../../_shared/mailer.ts";
 import { serverSql } from "../core/doors.ts";
 
 interface DeliveryRow {
@@ -61,22 +67,12 @@ export interface DeliveryRound {
   retryAfter: number | null;
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time, in order of completion. */
-async function eachLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+/**
+ * The Message-ID of a delivery's e-mail: from the row's id and the site's host, so every attempt
+ * (and any other path that sends it again) carries the same id.
+ */
+export function deliveryMessageId(deps: Deps, deliveryId: string): string {
+  return `<notification-delivery-${deliveryId}@${new URL(deps.settings.siteUrl).hostname}>`;
 }
 
 async function sendOne(deps: Deps, row: DeliveryRow, signal: AbortSignal): Promise<Outcome> {
@@ -87,16 +83,26 @@ async function sendOne(deps: Deps, row: DeliveryRow, signal: AbortSignal): Promi
   }
   const n = row.notification;
   if (row.channel === "email") {
+    const messageId = deliveryMessageId(deps, row.delivery_id);
     try {
       await deps.mailer.send({
         to: row.email,
         subject: n.title,
         text: n.body ? `${n.body}\n\n${deps.settings.siteUrl}/` : `${deps.settings.siteUrl}/`,
         links: [`${deps.settings.siteUrl}/`],
+        messageId,
       });
-      return { ...base, outcome: "sent" };
+      return { ...base, outcome: "sent", providerId: messageId };
     } catch (err) {
-      return { ...base, outcome: "retry", code: "mail_error", message: String(err).slice(0, 500) };
+      const message = String(err instanceof Error ? err.message : err).slice(0, 500);
+      if (!(err instanceof MailError)) {
+        return { ...base, outcome: "retry", code: "mail_error", message };
+      }
+      if (err.outcome === "outcome_unknown") {
+        // The data was handed over and no answer came: it may have been taken; never again.
+        return { ...base, outcome: "failed", code: "outcome_unknown", message };
+      }
+      return { ...base, outcome: err.outcome, code: `mail_${err.code}`, message };
     }
   }
   if (!deps.push) {
@@ -136,8 +142,13 @@ async function sendOne(deps: Deps, row: DeliveryRow, signal: AbortSignal): Promi
 }
 
 /**
- * One round for some notifications: take their due deliveries (claimed for this attempt), send
- * them `pushConcurrency` at a time, record every outcome in one statement.
+ * One round for some notifications, in slices: claim at most `pushConcurrency` due deliveries
+ * (`take_deliveries`), send them together, record their outcomes in one statement, and claim
+ * the next slice, until none is due (rows a slice put back for a retry wait for the job's
+ * retry). Only one slice is ever claimed and unrecorded, so an
+ * attempt that dies costs at most that slice (see the module comment). A stopped worker
+ * (`signal`) claims no further slice; what it left queued is counted as retries, so the job
+ * comes back for it.
  */
 export async function deliverNotifications(
   deps: Deps,
@@ -147,28 +158,35 @@ export async function deliverNotifications(
   const sql = serverSql(deps, "notification deliveries");
   const round: DeliveryRound = { taken: 0, sent: 0, retries: 0, retryAfter: null };
   if (!notificationIds.length) return round;
-  const rows = await sql<DeliveryRow[]>`
-    select delivery_id::text, attempt_token::text, channel::text, device_token, platform::text,
-           email, notification, collapse_key
-    from app_private.take_deliveries(${notificationIds}::uuid[])`;
-  round.taken = rows.length;
-  if (!rows.length) return round;
-  const outcomes = await eachLimited(
-    rows,
-    deps.settings.pushConcurrency,
-    (row) => sendOne(deps, row, signal),
-  );
-  await sql`select app_private.record_deliveries(${sql.json(outcomes as never)}::jsonb)`;
-  for (const o of outcomes) {
-    if (o.outcome === "sent") round.sent++;
-    if (o.outcome === "retry") {
+  const slice = Math.max(1, deps.settings.pushConcurrency);
+  // Rows this round put back for a retry: not taken again before the job's retry.
+  const tried: string[] = [];
+  for (;;) {
+    if (signal.aborted) {
+      // Rows not yet claimed stay queued: one retry for the job to come back for them.
       round.retries++;
-      if (o.retryAfter !== undefined && o.retryAfter !== null) {
-        round.retryAfter = Math.max(round.retryAfter ?? 0, o.retryAfter);
+      return round;
+    }
+    const rows = await sql<DeliveryRow[]>`
+      select delivery_id::text, attempt_token::text, channel::text, device_token, platform::text,
+             email, notification, collapse_key
+      from app_private.take_deliveries(${notificationIds}::uuid[], ${slice}, ${tried}::bigint[])`;
+    round.taken += rows.length;
+    if (!rows.length) return round;
+    const outcomes = await Promise.all(rows.map((row) => sendOne(deps, row, signal)));
+    await sql`select app_private.record_deliveries(${sql.json(outcomes as never)}::jsonb)`;
+    for (const o of outcomes) {
+      if (o.outcome === "sent") round.sent++;
+      if (o.outcome === "retry") {
+        round.retries++;
+        tried.push(o.id);
+        if (o.retryAfter !== undefined && o.retryAfter !== null) {
+          round.retryAfter = Math.max(round.retryAfter ?? 0, o.retryAfter);
+        }
       }
     }
+    if (rows.length < slice) return round;
   }
-  return round;
 }
 
 /** Ends a job whose round put rows back: after FCM's Retry-After, else the queue's backoff. */

@@ -329,7 +329,7 @@ select set_eq(
             ('app.attach_payment_intent(uuid,text,text,text)'),
             ('app_private.notify_rows(app.notification_type,uuid[],text[],text[],jsonb[],app.notification_priority,text)'),
             ('app_private.digest_conversation(uuid,bigint)'),
-            ('app_private.take_deliveries(uuid[])'),
+            ('app_private.take_deliveries(uuid[],integer,bigint[])'),
             ('app_private.claim_jobs(text[],text,integer,interval[])'),
             ('app_private.create_wallet_transfer(uuid,integer,app.wallet_token_kind,text,text,text,integer,text,uuid,numeric,numeric,numeric,numeric,numeric)'),
             ('app_private.submit_wallet_transaction(uuid,bigint,text,text,numeric,numeric)'),

@@ -8,7 +8,7 @@
  * due after Retry-After).
  */
 begin;
-select plan(23);
+select plan(27);
 
 do $$
 begin
@@ -28,7 +28,7 @@ select app_private.notify(:'kim', 'SYSTEM', 'Hello Kim', 'body') as n1 \gset
 -- ---------------------------------------------------------------------------------------------
 
 create temporary table claimed on commit drop as
-select * from app_private.take_deliveries(array[:'n1']::uuid[]);
+select * from app_private.take_deliveries(array[:'n1']::uuid[], 1000, '{}');
 
 select results_eq(
   $$ select channel::text, device_token, email, notification ->> 'title' from claimed order by channel, device_token $$,
@@ -43,7 +43,7 @@ select ok(
   'Each taken row is claimed for this attempt: attempts 1, in flight, a token.'
 );
 select is_empty(
-  format($$ select * from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n1'),
+  format($$ select * from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n1'),
   'Rows in flight are not taken again by a concurrent call...'
 );
 select is(
@@ -58,7 +58,7 @@ select is(
 
 select app_private.notify(:'kim', 'SYSTEM', 'Second', '') as n2 \gset
 create temporary table second_claim on commit drop as
-select * from app_private.take_deliveries(array[:'n2']::uuid[]);
+select * from app_private.take_deliveries(array[:'n2']::uuid[], 1000, '{}');
 
 select is(
   app_private.record_deliveries((
@@ -97,12 +97,12 @@ select results_eq(
   'The pruned token''s device is deleted.'
 );
 select is_empty(
-  format($$ select * from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n2'),
+  format($$ select * from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n2'),
   'Nothing is due yet: sent rows are never taken again and the retry waits.'
 );
 update app_private.notification_deliveries set not_before = now() where notification_id = :'n2' and status = 'queued';
 select results_eq(
-  format($$ select channel::text from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n2'),
+  format($$ select channel::text from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n2'),
   $$ values ('email') $$,
   'Once due, only the retried row is taken.'
 );
@@ -119,7 +119,7 @@ select is(
 select app_private.notify(:'lou', 'WALLET', 'Paid', '') as n3 \gset
 insert into app.notification_preferences (user_id, types) values (:'lou', '{"WALLET": {"push": false}}');
 select is_empty(
-  format($$ select * from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n3'),
+  format($$ select * from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n3'),
   'A channel turned off after queueing is not sent...'
 );
 select results_eq(
@@ -131,7 +131,7 @@ select results_eq(
 select app_private.notify(:'lou', 'SYSTEM', 'Critical', '', '{}', 'critical') as n4 \gset
 update app.notification_preferences set types = '{"SYSTEM": {"push": false, "email": false}}' where user_id = :'lou';
 select is(
-  (select count(*)::int from app_private.take_deliveries(array[:'n4']::uuid[])),
+  (select count(*)::int from app_private.take_deliveries(array[:'n4']::uuid[], 1000, '{}')),
   2,
   'A critical notification is sent whatever the preferences say by then.'
 );
@@ -139,7 +139,7 @@ select is(
 select app_private.notify(:'lou', 'SYSTEM', 'Suspended soon', '', '{}', 'critical') as n5 \gset
 update app.users set status = 'suspended' where id = :'lou';
 select is_empty(
-  format($$ select * from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n5'),
+  format($$ select * from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n5'),
   'Nothing goes to a recipient suspended since...'
 );
 select results_eq(
@@ -152,7 +152,7 @@ update app.users set status = 'active' where id = :'lou';
 select app_private.notify(:'kim', 'ENTITY', 'Device gone', '') as n6 \gset
 delete from app.push_devices where user_id = :'kim';
 select is_empty(
-  format($$ select * from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n6'),
+  format($$ select * from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n6'),
   'A device unregistered since gets nothing...'
 );
 select results_eq(
@@ -164,7 +164,7 @@ select results_eq(
 select app_private.notify(:'lou', 'SYSTEM', 'Address gone', '', '{}', 'critical') as n6b \gset
 update app.users set email = null where id = :'lou';
 select results_eq(
-  format($$ select channel::text from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n6b'),
+  format($$ select channel::text from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n6b'),
   $$ values ('push') $$,
   'An e-mail address erased since queueing: only the push goes...'
 );
@@ -182,7 +182,7 @@ insert into app.notification_preferences (user_id, quiet_start, quiet_end, quiet
 values (:'kim', date_trunc('minute', now() - interval '10 minutes')::time,
         date_trunc('minute', now() + interval '50 minutes')::time, 'UTC');
 select is_empty(
-  format($$ select * from app_private.take_deliveries(array[%L]::uuid[]) $$, :'n7'),
+  format($$ select * from app_private.take_deliveries(array[%L]::uuid[], 1000, '{}') $$, :'n7'),
   'Quiet hours that began after queueing hold the delivery back...'
 );
 select results_eq(
@@ -192,6 +192,38 @@ select results_eq(
             from app_private.notification_deliveries d where d.notification_id = %L $$, :'n7', :'n7'),
   $$ values (true, true) $$,
   '...until they end, with a notifications.deliver job queued for then.'
+);
+
+-- Slices: a claim takes at most max_rows; the rest stays queued and unclaimed.
+do $$ begin perform tests.create_user('dlv.sam@example.test', 'MEMBER'); end $$;
+insert into app.push_devices (user_id, token, platform) values
+  (tests.user_id('dlv.sam@example.test'), 'dlv-sam-a', 'android'),
+  (tests.user_id('dlv.sam@example.test'), 'dlv-sam-b', 'ios'),
+  (tests.user_id('dlv.sam@example.test'), 'dlv-sam-c', 'web');
+select app_private.notify(tests.user_id('dlv.sam@example.test'), 'SYSTEM', 'Sliced', '') as n8 \gset
+select is(
+  (select count(*)::int from app_private.take_deliveries(array[:'n8']::uuid[], 2, '{}')),
+  2,
+  'take_deliveries claims at most max_rows deliveries...'
+);
+select results_eq(
+  format($$ select count(*) filter (where in_flight_since is not null)::int,
+                   count(*) filter (where in_flight_since is null and status = 'queued' and attempts = 0)::int
+            from app_private.notification_deliveries where notification_id = %L $$, :'n8'),
+  $$ values (2, 2) $$,
+  '...and leaves the others queued, unclaimed and untried (3 pushes and an e-mail: 2 and 2).'
+);
+-- An attempt that died with its slice in flight: the next call fails that slice only.
+select is(
+  (select count(*)::int from app_private.take_deliveries(array[:'n8']::uuid[], 10, '{}')),
+  2,
+  'The next attempt takes the two never claimed...'
+);
+select results_eq(
+  format($$ select status::text, error_code, count(*)::int from app_private.notification_deliveries
+            where notification_id = %L group by 1, 2 order by 1, 2 $$, :'n8'),
+  $$ values ('failed', 'outcome_unknown', 2), ('queued', null, 2) $$,
+  '...and fails only the two the dead attempt had in flight as outcome_unknown.'
 );
 
 select * from finish();
