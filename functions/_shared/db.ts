@@ -10,6 +10,7 @@
 import net from "node:net";
 import postgres from "postgres";
 import type { Logger } from "./logger.ts";
+import { isConnectionGone } from "./errors.ts";
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -120,7 +121,8 @@ export function withAnon<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
  * TypeError no caller can catch, which ends the process with every request in it
  * (patches/README.md). The patched driver settles that query with `CONNECTION_CLOSED` instead;
  * this guard is the second line: it stops exactly that error (a TypeError raised in the driver's
- * `nextWrite`) from ending the process, logs it, and leaves every other uncaught error fatal.
+ * `nextWrite`) from ending the process, logs it, and leaves every other uncaught error fatal;
+ * likewise a rejection nobody handled whose error says the database connection is gone.
  * Installed once per process by the entry points (functions/api/index.ts, stack/cli.ts).
  */
 export function guardDriverFaults(log: Logger): void {
@@ -131,6 +133,16 @@ export function guardDriverFaults(log: Logger): void {
     event.preventDefault();
     log("error", "database driver: a write after its connection closed was dropped", {
       error: String(event.error),
+    });
+  });
+  // A connection's end that reached a promise nobody awaited any more (seen once in a few
+  // hundred restarts: EPIPE, "This socket has been ended by the other party"): the request it
+  // belonged to has already failed with 503; ending the process would fail every other one.
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    if (!isConnectionGone(event.reason)) return;
+    event.preventDefault();
+    log("warn", "database: a connection ended under a promise nobody awaited", {
+      error: String(event.reason),
     });
   });
 }

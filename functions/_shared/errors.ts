@@ -136,6 +136,12 @@ const UNAVAILABLE_CODES = new Set([
   "08006",
 ]);
 
+/** Whether `err` says the database (or its connection) is not there right now. */
+export function isConnectionGone(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && UNAVAILABLE_CODES.has(code);
+}
+
 /** Seconds a client waits before trying again after a 503 of the database. */
 const UNAVAILABLE_RETRY_AFTER = "1";
 
