@@ -205,6 +205,8 @@ const uuid = z.uuid();
 export const notificationsDeliver = defineJob({
   kind: "notifications.deliver",
   payload: z.object({ notificationIds: z.array(uuid).min(1).max(1000) }),
+  // Up to 1,000 notifications' deliveries, a slice of AGORA_PUSH_CONCURRENCY at a time, each push
+  // or mail waiting up to 15 s: longer than the default. A crash loses only the slice in flight.
   leaseSeconds: 120,
   maxAttempts: 12,
   async run({ notificationIds }, { deps, signal }) {
@@ -235,6 +237,8 @@ const ROUND_SIZE = 500;
 export const notificationsBatch = defineJob({
   kind: "notifications.batch",
   payload: z.object({ batchId: uuid }),
+  // One statement writes the whole batch's inbox (a bulk send to every user: minutes at a
+  // million recipients). Nothing is sent here, so a second run after a crash repeats no delivery.
   leaseSeconds: 300,
   maxAttempts: 5,
   async run({ batchId }, { deps }) {
@@ -246,6 +250,7 @@ export const notificationsBatch = defineJob({
 export const notificationsBatchChunk = defineJob({
   kind: "notifications.batch_chunk",
   payload: z.object({ batchId: uuid, chunk: z.number().int().min(0) }),
+  // 1,000 recipients' events and deliveries, sent a slice at a time like notifications.deliver.
   leaseSeconds: 300,
   maxAttempts: 12,
   async run({ batchId, chunk }, { deps, signal }) {

@@ -45,6 +45,7 @@ export const walletIndex = defineJob({
   kind: "wallet.index",
   payload: z.object({}),
   maxAttempts: 3,
+  // A catch-up over many blocks (after the node or the follower was down) reads them in ranges.
   leaseSeconds: 60,
   async run(_payload, { deps, job, signal }) {
     // Nothing to follow: no node configured, or the wallet turned off.
