@@ -11,7 +11,9 @@
  * - every failure during the outage was a 503 `unavailable` with Retry-After, never a 500;
  * - every acknowledged message exists once (one row per Idempotency-Key), numbered without gaps;
  * - every acknowledged checkout exists once, and the stock was never oversold;
- * - every paid order is paid once (one `paid` step in its history), and no job is left running.
+ * - every paid order is paid once (one `paid` step in its history), and no job is left running;
+ * - a subscriber of the conversation (SSE, resuming from its last event after every break)
+ *   received every event of the conversation once, in order.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -21,12 +23,12 @@ import { startJobWorker } from "../../functions/api/jobs/worker.ts";
 import { appJobs } from "../../functions/api/jobs/registry.ts";
 import { devPayments } from "../../stack/dev-payments.ts";
 import { closeDeps } from "../../functions/api/deps.ts";
-import { guardDriverFaults } from "../../functions/_shared/db.ts";
+import { freePort } from "../../stack/postgres.ts";
+import { startStackServer } from "../../stack/server.ts";
+import { openSse } from "../realtime/sse-client.ts";
 import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { approvedVendor, LOOPBACK, product } from "../support/store.ts";
 
-// The server's own guard (stack/server.ts installs it): this process plays the server.
-guardDriverFaults(() => {});
 const { cluster, dispose } = await throwawayCluster();
 // The throwaway cluster trades durability for speed (synchronous_commit off: a commit is
 // acknowledged before its WAL is written). An immediate stop is a crash, so here a commit must be
@@ -36,6 +38,10 @@ await cluster.psql("alter system set synchronous_commit = on");
 await cluster.psql("select pg_reload_conf()");
 const t = testApp({ AGORA_DB_URL: cluster.url(), AGORA_DB_POOL_SIZE: "10" });
 const worker = startJobWorker(t.deps, { registry: appJobs(), idleMs: 500 });
+// The same app over HTTP, for the Realtime subscriber (SSE); it installs the server's guard
+// against the driver's faults in this process, which plays the server.
+const server = startStackServer(t.deps, { port: freePort(), jobs: false, follower: false });
+const base = `http://127.0.0.1:${server.port}`;
 
 const admin = await signInAs(t, "ADMIN");
 const alice = await signInAs(t, "MEMBER");
@@ -191,6 +197,55 @@ async function pay(paymentIntentId: string): Promise<void> {
   await expectJson(response, [200, 202]);
 }
 
+/** A subscriber over SSE that resumes from its last event after any break or quiet second. */
+async function subscribe(who: SignedIn, topic: string) {
+  const url = `${base}/api/realtime/sse?topics=${topic}`;
+  const headers = { authorization: `Bearer ${who.accessToken}` };
+  const first = await openSse(url, headers);
+  const ready = await first.next();
+  first.close();
+  const start = ready!.id!;
+  const received: string[] = [];
+  let last = start;
+  let stopping = false;
+  const running = (async () => {
+    while (!stopping) {
+      const stream = await openSse(url, { ...headers, "last-event-id": last }).catch(() => null);
+      if (!stream || stream.response.status !== 200) {
+        await stream?.response.body?.cancel().catch(() => {});
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      for (;;) {
+        const frame = await stream.next(1_000);
+        if (!frame) break; // ended, or quiet: open it again from the last event
+        if (frame.event === "ready" || !frame.id) continue;
+        received.push(frame.id);
+        last = frame.id;
+      }
+      stream.close();
+    }
+  })();
+  return {
+    start,
+    received,
+    async stop() {
+      stopping = true;
+      await running;
+    },
+  };
+}
+
+/** The topic's events after `cursor` (`xid.id`), in order: what a subscriber must receive. */
+async function eventsAfter(topic: string, cursor: string): Promise<string[]> {
+  const [xid, id] = cursor.split(".");
+  const rows = await t.deps.sql<{ cursor: string }[]>`
+    select xid::text || '.' || id::text as cursor from app.events
+    where topic = ${topic} and (xid, id) > (${xid}::text::xid8, ${id}::bigint)
+    order by xid, id`;
+  return rows.map((r) => r.cursor);
+}
+
 async function until(what: string, check: () => Promise<boolean>, limitMs = 30_000) {
   const deadline = Date.now() + limitMs;
   while (!(await check())) {
@@ -233,6 +288,8 @@ async function assertInvariants(load: Load, item: { id: string }): Promise<void>
 
 test("[faults] Postgres restarted (fast, then immediate) under sends, checkouts and payments: nothing lost, nothing twice, 2xx within 2 s", async () => {
   try {
+    const topic = `conversation:${conversation.id}`;
+    const subscriber = await subscribe(bob, topic);
     const recoveries: Record<string, number> = {};
     const paidIntents: string[] = [];
     for (const mode of ["fast", "immediate"] as const) {
@@ -252,6 +309,16 @@ test("[faults] Postgres restarted (fast, then immediate) under sends, checkouts 
       assert.ok(load.messages.size > 0 && load.checkouts.size > 0, "the load did something");
       await assertInvariants(load, item);
     }
+    // The subscriber caught up: every event of the conversation once, in order.
+    await new Promise((r) => setTimeout(r, 1_500));
+    await subscriber.stop();
+    const expected = await eventsAfter(topic, subscriber.start);
+    assert.ok(expected.length > 0);
+    assert.deepEqual(
+      subscriber.received,
+      expected,
+      "the subscriber got every event once, in order",
+    );
     assert.deepEqual(failures.filter((s) => s !== 503), [], "no failure other than 503");
     assert.deepEqual(unavailableWithoutRetryAfter, [], "every 503 says Retry-After");
     for (const [mode, ms] of Object.entries(recoveries)) {
@@ -278,6 +345,7 @@ test("[faults] Postgres restarted (fast, then immediate) under sends, checkouts 
     });
   } finally {
     await worker.stop();
+    await server.shutdown();
     await closeDeps(t.deps).catch(() => {});
     await dispose();
   }
