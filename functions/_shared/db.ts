@@ -43,7 +43,9 @@ export function createPool(url: string, max: number): Sql {
     max,
     prepare: true,
     idle_timeout: 60,
-    connect_timeout: 10,
+    // A connection opened while the database restarts can stay silent (its packets lost): the
+    // queries queued on it wait this long, then fail as 503. Ten times a slow hosted handshake.
+    connect_timeout: 5,
     backoff: reconnectDelay,
     onnotice: () => {},
     connection: { application_name: "agora-api" },

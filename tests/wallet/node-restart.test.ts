@@ -10,7 +10,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Address, createPublicClient, http, parseEther } from "viem";
-import { drain } from "../../functions/api/core/job-queue.ts";
+import { drain, enqueueJob, JobRegistry } from "../../functions/api/core/job-queue.ts";
+import { walletIndex } from "../../functions/api/wallet/jobs.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { startChainFollower } from "../../functions/api/wallet/follower.ts";
 import { type Chain, startChain } from "../../stack/chain/anvil.ts";
@@ -141,5 +142,21 @@ test("[wallet] the chain node stopped and started: acknowledged transfers go out
       from app.config_versions`;
     await chain.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+test("[wallet] a wallet.index job whose node stays down ends on its last attempt instead of dead-lettering", async () => {
+  const down = testApp({ AGORA_RPC_URL: "http://127.0.0.1:1" });
+  const id = await enqueueJob(down.deps.sql, walletIndex, {});
+  try {
+    // Its last attempt: the two before failed the same way (each a RetryJobAfter).
+    await down.deps.sql`update app_private.jobs set attempts = max_attempts - 1 where id = ${id}`;
+    const result = await drain(down.deps, { registry: new JobRegistry([walletIndex]) });
+    assert.deepEqual([result.done, result.dead], [1, 0]);
+    const [row] = await down.deps.sql<{ state: string }[]>`
+      select state::text from app_private.jobs where id = ${id}`;
+    assert.equal(row.state, "done");
+  } finally {
+    await down.deps.sql`delete from app_private.jobs where id = ${id}`;
   }
 });

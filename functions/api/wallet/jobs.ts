@@ -9,6 +9,7 @@
  *   submitted transfer; queues the next check until the transfer has `wallet.confirmations`.
  * - `wallet.index` (queued by pg_cron once a minute, hosted; the local stack also follows blocks
  *   itself): runs the chain follower. Idempotent: the follower's cursor moves by compare-and-set.
+ *   With the node down it retries twice, then ends (the next minute's job goes on from the cursor).
  */
 import { z } from "zod";
 import { defineJob, RetryJobAfter } from "../core/job-queue.ts";
@@ -54,6 +55,14 @@ export const walletIndex = defineJob({
       await followChain(deps, { maxMs: 40_000, signal });
     } catch (err) {
       if (isChainDown(err)) {
+        // A job of a minute whose node stayed down: the next minute's job follows from the same
+        // cursor, so this one ends instead of being dead-lettered as if work were lost.
+        if (job.attempt >= job.maxAttempts) {
+          deps.log("warn", "wallet: the chain node does not answer; the next index job follows", {
+            jobId: job.id,
+          });
+          return;
+        }
         throw new RetryJobAfter(outageDelay(job.attempt), "the chain node does not answer");
       }
       throw err;
