@@ -249,3 +249,28 @@ test("[conventions] postgres.js is patched: a query holds no closures of its own
     (error: { code?: string }) => error.code === "22012",
   );
 });
+
+test("[conventions] every way a database connection goes away is 503 unavailable with Retry-After", () => {
+  const gone = [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "EPIPE", // "This socket has been ended by the other party": was a 500
+    "ETIMEDOUT",
+    "CONNECT_TIMEOUT",
+    "CONNECTION_CLOSED",
+    "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED",
+    "57P01",
+    "57P02",
+    "57P03",
+    "53300",
+    "08006",
+  ];
+  for (const code of gone) {
+    const mapped = toApiError(Object.assign(new Error("gone"), { code }));
+    assert.equal(mapped?.status, 503, code);
+    assert.equal(mapped?.code, "unavailable", code);
+    assert.equal(mapped?.headers["Retry-After"], "1", code);
+  }
+  assert.equal(toApiError(Object.assign(new Error("a bug"), { code: "ERR_SOMETHING" })), null);
+});
