@@ -389,6 +389,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const broadcastConfig = (config.broadcast ?? {}) as Record<string, unknown>;
     const presenceConfig = (config.presence ?? {}) as Record<string, unknown>;
     const isPrivate = flag(config.private);
+    if (!isPrivate && isReservedTopic(sub)) {
+      return joinError(
+        `Unauthorized: ${sub} is a private topic; join it with config.private set to true`,
+      );
+    }
 
     const now = Date.now();
     conn.recentJoins = conn.recentJoins.filter((t) => t > now - 1_000);
@@ -837,4 +842,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
       await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
     },
   };
+}
+
+/**
+ * The topics Agora's events use (`app.readable_topics`: `conversation:<id>`, `user:<id>`,
+ * `vendor:<id>`, `admin`). Their channels are private only: a public join of one is refused, so a
+ * client that forgets `private: true` is told so at once instead of talking on a channel anyone
+ * may join under the same name (nothing private is ever sent on the public one, but what the
+ * client sends there is public).
+ */
+export function isReservedTopic(sub: string): boolean {
+  return sub === "admin" || /^(conversation|user|vendor):/.test(sub);
 }

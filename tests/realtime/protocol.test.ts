@@ -974,16 +974,23 @@ async function databaseSend(payload: unknown, event: string, topic: string, isPr
 }
 
 for (const vsn of VERSIONS) {
-  test(`[gateway] public and private channels of a topic never mix, for client and database broadcasts (${vsn})`, async () => {
+  test(`[gateway] Agora's topics are private only (a public join is refused with the reason); public and private broadcasts never mix, for client and database broadcasts (${vsn})`, async () => {
     try {
       const alice = await signInAs(t, "MEMBER");
       const bob = await signInAs(t, "MEMBER");
       const conv = await conversation(alice, bob);
       const sub = `conversation:${conv}`;
+      const open = `lobby-${uid()}`; // a public topic of a client's own
       const pub = await connect(vsn);
-      await joined(pub, sub);
+      for (const reserved of [sub, `user:${bob.user.id}`, `vendor:${uid()}`, "admin"]) {
+        assert.equal(
+          await refused(pub, reserved),
+          `Unauthorized: ${reserved} is a private topic; join it with config.private set to true`,
+        );
+      }
+      await joined(pub, open);
       const pubSender = await connect(vsn);
-      const pubSenderRef = await joined(pubSender, sub);
+      const pubSenderRef = await joined(pubSender, open);
       const priv = await connect(vsn);
       await joined(priv, sub, { private: true, token: bob.accessToken });
       const privSender = await connect(vsn);
@@ -992,23 +999,27 @@ for (const vsn of VERSIONS) {
         token: alice.accessToken,
       });
 
-      broadcast(pubSender, sub, pubSenderRef, "client", { from: "public" });
+      broadcast(pubSender, open, pubSenderRef, "client", { from: "public" });
       broadcast(privSender, sub, privSenderRef, "client", { from: "private" });
       await settle(pubSender, privSender, pub, priv);
-      assert.deepEqual(takeBroadcasts(pub, sub, "client"), [{ from: "public" }]);
+      assert.deepEqual(takeBroadcasts(pub, open, "client"), [{ from: "public" }]);
       assert.deepEqual(takeBroadcasts(priv, sub, "client"), [{ from: "private" }]);
-      assert.deepEqual(takeBroadcasts(pubSender, sub, "client"), [], "self is off");
+      assert.deepEqual(takeBroadcasts(pubSender, open, "client"), [], "self is off");
       assert.deepEqual(takeBroadcasts(privSender, sub, "client"), [], "self is off");
 
-      // Database broadcasts, committed in this order: private ones are odd, public ones even.
+      // Database broadcasts, committed in this order: private ones to the conversation are odd,
+      // public ones to it even (no channel may hear those), then public ones to the lobby.
       for (let n = 1; n <= 6; n++) await databaseSend({ n }, "db", sub, n % 2 === 1);
+      for (const n of [7, 8]) await databaseSend({ n }, "db", open, false);
       const rows = await t.deps.sql<{ id: string; n: number }[]>`
         select id::text, (payload ->> 'n')::int as n from realtime.messages
-        where topic = ${sub} and event = 'db'`;
+        where topic in (${sub}, ${open}) and event = 'db'`;
       const idOf = new Map(rows.map((r) => [r.n, r.id]));
-      for (const [client, expected] of [[priv, [1, 3, 5]], [pub, [2, 4, 6]]] as const) {
+      for (
+        const [client, topic, expected] of [[priv, sub, [1, 3, 5]], [pub, open, [7, 8]]] as const
+      ) {
         for (const n of expected) {
-          const frame = await received(client, sub, "db");
+          const frame = await received(client, topic, "db");
           assert.deepEqual(
             frame.payload.payload,
             { n },
@@ -1021,13 +1032,19 @@ for (const vsn of VERSIONS) {
           }
         }
       }
+      await settle(priv, pub);
+      assert.deepEqual(
+        takeBroadcasts(priv, sub, "db"),
+        [],
+        "no public broadcast on a private channel",
+      );
       if (vsn === "1.0.0") {
         assertWire(pub, {
           joinRef: null,
           ref: null,
-          topic: `realtime:${sub}`,
+          topic: `realtime:${open}`,
           event: "broadcast",
-          payload: { type: "broadcast", event: "db", payload: { n: 6 }, meta: { id: idOf.get(6) } },
+          payload: { type: "broadcast", event: "db", payload: { n: 8 }, meta: { id: idOf.get(8) } },
         });
       }
     } finally {
@@ -1576,7 +1593,7 @@ for (const vsn of VERSIONS) {
   });
 }
 
-test("[gateway] presence on a private channel: state and diffs for readers only, apart from the public channel", async () => {
+test("[gateway] presence on a private channel: state and diffs for readers only; no public channel of the same name", async () => {
   try {
     const alice = await signInAs(t, "MEMBER");
     const bob = await signInAs(t, "MEMBER");
@@ -1598,8 +1615,11 @@ test("[gateway] presence on a private channel: state and diffs for readers only,
       payload: {},
     });
     const outsider = await connect("1.0.0");
-    await joined(outsider, sub, { presence: true });
-    assert.deepEqual((await outsider.take(isPresence(sub, "presence_state")))?.payload, {});
+    assert.match(
+      await refused(outsider, sub, { presence: true }),
+      /^Unauthorized: .* is a private topic/,
+      "no public channel under a private topic's name to watch from",
+    );
     const a = await connect("1.0.0");
     const aRef = await joined(a, sub, {
       private: true,
@@ -1618,7 +1638,7 @@ test("[gateway] presence on a private channel: state and diffs for readers only,
     assert.equal(
       outsider.pending().find(isPresence(sub, "presence_diff")),
       undefined,
-      "the public channel of the same name sees nothing",
+      "the refused client sees nothing",
     );
   } finally {
     closeAll();
