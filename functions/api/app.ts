@@ -17,7 +17,7 @@ import { requestContext } from "./core/middleware/request-context.ts";
 import { sessionMiddleware } from "./auth/session.middleware.ts";
 import { csrfProtection } from "./core/middleware/csrf.ts";
 import { featureGate } from "./core/middleware/features.ts";
-import { withJsonBodyErrors } from "./core/openapi.ts";
+import { withCommonResponses } from "./core/openapi.ts";
 import { auth } from "./auth/signin.routes.ts";
 import { admin } from "./admin/admin.routes.ts";
 import { publicConfig } from "./admin/public-config.routes.ts";
@@ -142,7 +142,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   };
   app.get(
     "/api/openapi.json",
-    (c) => c.json(withJsonBodyErrors(app.getOpenAPI31Document(documentConfig)), 200),
+    (c) => c.json(withCommonResponses(app.getOpenAPI31Document(documentConfig)), 200),
   );
 
   app.notFound((c) => c.json(errorBody(new ApiError("not_found", "No such endpoint.")), 404));

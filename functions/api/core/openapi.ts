@@ -63,26 +63,37 @@ export function errors(...statuses: number[]) {
 }
 
 /**
- * What holds for every operation with a JSON body, whatever its route declares: the app's
- * middleware refuses an oversized body (413) and another content type (415), and the validation
- * hook a malformed or invalid one (400). Added to the generated document here, once.
+ * What holds for every operation, whatever its route declares, added to the generated document
+ * here, once: with a JSON body, the app's middleware refuses an oversized body (413) and another
+ * content type (415), and the validation hook a malformed or invalid one (400); and any operation
+ * may answer 503 `unavailable` with Retry-After while the database is not there (a restart, a
+ * failover: docs/operations.md), since every one reads the session or the configuration from it.
  */
-export function withJsonBodyErrors<D extends { paths?: Record<string, unknown> }>(document: D): D {
+const METHODS = new Set(["get", "put", "post", "delete", "patch", "options", "head", "trace"]);
+
+export function withCommonResponses<D extends { paths?: Record<string, unknown> }>(
+  document: D,
+): D {
   const refusals = errors(400, 413, 415);
+  const unavailable = errors(503)[503];
+  const add = (operation: { responses?: Record<string, unknown> }, status: string, d: string) => {
+    operation.responses ??= {};
+    operation.responses[status] ??= {
+      description: d,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  };
   for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
-    for (
-      const operation of Object.values(item) as {
+    for (const [method, value] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue; // `parameters`, `summary`: not operations
+      const operation = value as {
         requestBody?: { content?: Record<string, unknown> };
         responses?: Record<string, unknown>;
-      }[]
-    ) {
-      if (!operation?.requestBody?.content?.["application/json"]) continue;
-      operation.responses ??= {};
+      };
+      add(operation, "503", unavailable.description);
+      if (!operation.requestBody?.content?.["application/json"]) continue;
       for (const [status, response] of Object.entries(refusals)) {
-        operation.responses[status] ??= {
-          description: response.description,
-          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-        };
+        add(operation, status, response.description);
       }
     }
   }
