@@ -186,14 +186,14 @@ test("[wallet] a confirmed transfer whose block is lost is watched again, sent a
   const me = await signInAs(t, "SUBSCRIBER");
   const address = await addressOfCaller(t, me.accessToken);
   await fund(contracts, address, { nfts: false });
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: me.accessToken,
       body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", token: "native", amount: "777" },
     }),
     201,
   );
-  const submitted = await expectJson(
+  const { transaction: submitted } = await expectJson(
     await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
       token: me.accessToken,
     }),
@@ -238,19 +238,19 @@ test("[wallet] a nonce used outside the platform (an exported key) fails that tr
   });
   await outside.publicClient.waitForTransactionReceipt({ hash });
   const send = async () => {
-    const created = await expectJson(
+    const { transaction: created } = await expectJson(
       await t.request("POST", "/api/wallet/transfer", {
         token: me.accessToken,
         body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", token: "native", amount: "5" },
       }),
       201,
     );
-    return await expectJson(
+    return (await expectJson(
       await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
         token: me.accessToken,
       }),
       200,
-    );
+    )).transaction;
   };
   const first = await send();
   assert.equal(first.nonce, 0, "the platform did not know nonce 0 was taken");
@@ -267,7 +267,7 @@ test("[wallet] a transfer that reverts on the chain ends failed, its fee recorde
   const me = await signInAs(t, "SUBSCRIBER");
   const address = await addressOfCaller(t, me.accessToken);
   await fund(contracts, address, { nfts: false, tokens: parseEther("10") });
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: me.accessToken,
       body: {

@@ -104,7 +104,9 @@ async function recipientOf(sql: Sql, userId: string): Promise<Address> {
 
 /**
  * Creates a pending transfer (201) or replays the first answer for the same Idempotency-Key and
- * body. 404 without a wallet; 422 for an unknown token or recipient, `insufficient_funds` when the
+ * body. The key stores the bare transaction (as it always has) and the route wraps it as
+ * `{ transaction }`, fresh or replayed, so keys stored before the answer was wrapped replay in
+ * the same shape as new ones. 404 without a wallet; 422 for an unknown token or recipient, `insufficient_funds` when the
  * balance less what is in flight (and gas) does not cover it; 503 `chain_unavailable`.
  */
 export async function createTransfer(
