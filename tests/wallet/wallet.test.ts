@@ -161,6 +161,8 @@ test("[wallet] transfer: pending with expiresAt, confirm → submitted with hash
   );
   assert.equal(created.status, "pending");
   assert.equal(created.direction, "out");
+  // The recipient's address is shown before the confirm, on purpose (docs/wallet.md, "The
+  // recipient's address before the confirm").
   assert.equal(created.to, to);
   assert.equal(created.from, from);
   assert.equal(created.token.symbol, "AGU");
