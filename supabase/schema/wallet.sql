@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124130000_wallet.sql
 --   supabase/migrations/20261128130000_wallet_lock_order.sql
+--   supabase/migrations/20261128140000_wallet_resign_outside_nonce.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -526,7 +527,7 @@ ALTER TABLE app_private.wallet_nonces ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.wallet_signed_transactions
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261128140000_wallet_resign_outside_nonce.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.wallet_signed_transactions (
@@ -535,11 +536,14 @@ CREATE TABLE app_private.wallet_signed_transactions (
     broadcasts integer DEFAULT 0 NOT NULL,
     last_broadcast_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    replaced_hashes text[] DEFAULT '{}'::text[] NOT NULL,
     CONSTRAINT wallet_signed_transactions_broadcasts_check CHECK ((broadcasts >= 0)),
     CONSTRAINT wallet_signed_transactions_raw_check CHECK ((raw ~ '^0x[0-9a-f]+$'::text))
 );
 
 COMMENT ON TABLE app_private.wallet_signed_transactions IS 'The signed raw transaction of every submitted transfer, stored with its hash in the confirming transaction before anything is broadcast: a retry after an outage sends the same bytes, so a transfer can never go out twice.';
+
+COMMENT ON COLUMN app_private.wallet_signed_transactions.replaced_hashes IS 'Hashes of earlier signatures of this transfer, replaced because a transaction sent outside the platform used their nonce before any node accepted them; oldest first. They can never be mined (their nonce is used on the chain) and are never sent again; kept so an operator can tell them from the transfer''s hash.';
 
 ALTER TABLE ONLY app_private.wallet_signed_transactions
     ADD CONSTRAINT wallet_signed_transactions_pkey PRIMARY KEY (transaction_id);
@@ -1038,6 +1042,42 @@ $$;
 COMMENT ON FUNCTION app_private.refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]) IS 'Recomputes the holdings of the given (holder, contract, token id) triples from app_private.nft_transfers: positive balances are upserted into app.wallet_nfts with their metadata, the rest deleted. The follower calls it after indexing or rolling back blocks. Server path only.';
 
 REVOKE ALL ON FUNCTION app_private.refresh_wallet_nfts(chain integer, holders text[], contracts text[], token_ids numeric[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.resign_wallet_transaction
+-- created in 20261128140000_wallet_resign_outside_nonce.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.resign_wallet_transaction(target_id uuid, replaced_hash text, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) RETURNS app.wallet_transactions
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  updated app.wallet_transactions;
+begin
+  update app_private.wallet_signed_transactions s
+  set raw = resign_wallet_transaction.raw, replaced_hashes = s.replaced_hashes || replaced_hash,
+      broadcasts = 0, last_broadcast_at = null
+  where s.transaction_id = target_id and s.broadcasts = 0
+    and exists (
+      select 1 from app.wallet_transactions t
+      where t.id = target_id and t.status = 'submitted' and t.hash = replaced_hash
+    );
+  if not found then
+    raise exception 'the transfer was sent, moved on or signed again' using errcode = 'AG409';
+  end if;
+  update app.wallet_transactions t
+  set nonce = signed_nonce, hash = signed_hash,
+      max_fee_per_gas = signed_max_fee, max_priority_fee_per_gas = signed_priority_fee
+  where t.id = target_id
+  returning * into updated;
+  return updated;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.resign_wallet_transaction(target_id uuid, replaced_hash text, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) IS 'Records a new signature (nonce, hash, raw bytes) for a submitted transfer whose nonce was used outside the platform before any node accepted its bytes, keeping the replaced hash; AG409 when it was broadcast, moved on or signed again. The caller took the nonce with allocate_wallet_nonce in the same transaction. Server path only.';
+
+REVOKE ALL ON FUNCTION app_private.resign_wallet_transaction(target_id uuid, replaced_hash text, signed_nonce bigint, signed_hash text, raw text, signed_max_fee numeric, signed_priority_fee numeric) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.rollback_chain_index

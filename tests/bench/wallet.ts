@@ -349,11 +349,11 @@ async function measureTransfers(
           }),
       ),
     );
-    ids.push(...created.map((c) => c.id));
+    ids.push(...created.map((c) => c.transaction.id));
     lastCreated = Math.max(lastCreated, performance.now());
     await Promise.all(
       created.map((c) =>
-        postJson(bench.base, sender.token, `/api/wallet/transactions/${c.id}/confirm`)
+        postJson(bench.base, sender.token, `/api/wallet/transactions/${c.transaction.id}/confirm`)
       ),
     );
   }));

@@ -87,13 +87,16 @@ test("[stack] npm start: seeded wallets funded (the member with NFTs), new walle
       return agu(await get(newcomer.token, "/api/wallet/balance")) === "1000" ? true : null;
     }, 20_000);
 
-    const created = await post(newcomer.token, "/api/wallet/transfer", {
+    const { transaction: created } = await post(newcomer.token, "/api/wallet/transfer", {
       to: { userId: member.userId },
       token: "AGU",
       amount: "1000000000000000000",
     }, 201);
     const started = Date.now();
-    const submitted = await post(newcomer.token, `/api/wallet/transactions/${created.id}/confirm`);
+    const { transaction: submitted } = await post(
+      newcomer.token,
+      `/api/wallet/transactions/${created.id}/confirm`,
+    );
     assert.ok(["submitted", "confirmed"].includes(submitted.status));
     const confirmedAfter = await until("the transfer to be confirmed", async () => {
       const page = await get(newcomer.token, "/api/wallet/transactions?direction=out");

@@ -186,14 +186,14 @@ test("[wallet] a confirmed transfer whose block is lost is watched again, sent a
   const me = await signInAs(t, "SUBSCRIBER");
   const address = await addressOfCaller(t, me.accessToken);
   await fund(contracts, address, { nfts: false });
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: me.accessToken,
       body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", token: "native", amount: "777" },
     }),
     201,
   );
-  const submitted = await expectJson(
+  const { transaction: submitted } = await expectJson(
     await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
       token: me.accessToken,
     }),
@@ -215,59 +215,11 @@ test("[wallet] a confirmed transfer whose block is lost is watched again, sent a
   assert.equal(after.hash, submitted.hash, "the same signed transaction");
 });
 
-test("[wallet] a nonce used outside the platform (an exported key) fails that transfer once; the next one follows the chain", async () => {
-  const me = await signInAs(t, "SUBSCRIBER");
-  const address = await addressOfCaller(t, me.accessToken);
-  await fund(contracts, address, { nfts: false });
-  const [row] = await t.deps.sql<
-    { id: string }[]
-  >`select id from app.wallets where address = ${address}`;
-  const key = await openPrivateKey(
-    await t.deps.walletKeys!,
-    row.id,
-    address,
-    await sealedKeyOf(t.deps.sql, row.id),
-  );
-  const outside = await chainClients(testRpcUrl(), privateKeyToAccount(toHex(key)));
-  key.fill(0);
-  const hash = await outside.walletClient.sendTransaction({
-    to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    value: 1n,
-    account: outside.account,
-    chain: outside.walletClient.chain,
-  });
-  await outside.publicClient.waitForTransactionReceipt({ hash });
-  const send = async () => {
-    const created = await expectJson(
-      await t.request("POST", "/api/wallet/transfer", {
-        token: me.accessToken,
-        body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", token: "native", amount: "5" },
-      }),
-      201,
-    );
-    return await expectJson(
-      await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
-        token: me.accessToken,
-      }),
-      200,
-    );
-  };
-  const first = await send();
-  assert.equal(first.nonce, 0, "the platform did not know nonce 0 was taken");
-  assert.equal(await settle(t.deps, first.id), "failed");
-  const [failed] = await t.deps
-    .sql`select error from app.wallet_transactions where id = ${first.id}`;
-  assert.match(failed.error, /outside the platform/);
-  const second = await send();
-  assert.equal(second.nonce, 1, "the counter followed the chain");
-  assert.equal(await settle(t.deps, second.id), "confirmed");
-});
-
 test("[wallet] a transfer that reverts on the chain ends failed, its fee recorded", async () => {
   const me = await signInAs(t, "SUBSCRIBER");
   const address = await addressOfCaller(t, me.accessToken);
   await fund(contracts, address, { nfts: false, tokens: parseEther("10") });
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: me.accessToken,
       body: {

@@ -95,7 +95,7 @@ test("[wallet] rotation re-seals every data key under the new master key; the pl
   const me = users[0];
   const address = await addressOfCaller(now, me.accessToken);
   await fund(contracts, address, { nfts: false });
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await now.request("POST", "/api/wallet/transfer", {
       token: me.accessToken,
       body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", token: "native", amount: "1" },

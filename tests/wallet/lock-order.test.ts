@@ -43,7 +43,7 @@ test("[wallet] a rollback and another follower's range take the cursor first: no
   await addressOfCaller(t, receiver.accessToken);
   await fund(contracts, from, { nfts: false });
   // A transfer between two of the platform's wallets: out for one, in for the other.
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: sender.accessToken,
       body: { to: { userId: receiver.user.id }, token: "native", amount: "4321" },

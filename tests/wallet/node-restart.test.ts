@@ -55,14 +55,14 @@ test("[wallet] the chain node stopped and started: acknowledged transfers go out
     follower = startChainFollower(deps, { intervalMs: 100 });
 
     const send = async (amount: number) => {
-      const created = await expectJson(
+      const { transaction: created } = await expectJson(
         await t.request("POST", "/api/wallet/transfer", {
           token: me.accessToken,
           body: { to: elsewhere, token: "native", amount: String(amount) },
         }),
         201,
       );
-      const confirmed = await expectJson(
+      const { transaction: confirmed } = await expectJson(
         await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
           token: me.accessToken,
         }),

@@ -50,7 +50,7 @@ test("[wallet] no private key or master key in the server log or a dump of the d
       token: "native",
       amount: "1".repeat(40),
     });
-    const created = await expectJson(
+    const { transaction: created } = await expectJson(
       await call("POST", "/api/wallet/transfer", {
         to: { userId: other.user.id },
         token: "AGU",
@@ -83,7 +83,7 @@ test("[wallet] no private key or master key in the server log or a dump of the d
       AGORA_LOG_LEVEL: "debug",
       AGORA_WALLET_MASTER_KEY: TEST_MASTER_KEYS[0],
     });
-    const second = await expectJson(
+    const { transaction: second } = await expectJson(
       await call("POST", "/api/wallet/transfer", {
         to: { userId: other.user.id },
         token: "AGV",

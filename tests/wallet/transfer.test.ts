@@ -91,13 +91,15 @@ test("[wallet] Idempotency-Key: the same key and body replay the first transfer;
   const key = `transfer-${crypto.randomUUID()}`;
   const body = { to: elsewhere, token: "AGV", amount: "1000" };
   const first = await expectJson(await transfer(me.token, body, { "idempotency-key": key }), 201);
+  assert.deepEqual(Object.keys(first), ["transaction"], "201 { transaction }");
+  assert.equal(first.transaction.status, "pending");
   const again = await expectJson(await transfer(me.token, body, { "idempotency-key": key }), 201);
-  assert.deepEqual(again, first, "the first answer, replayed");
+  assert.deepEqual(again, first, "the first answer, replayed in the same shape");
   const racing = await Promise.all(
     Array.from({ length: 5 }, () => transfer(me.token, body, { "idempotency-key": key })),
   );
   for (const response of racing) {
-    assert.equal((await expectJson(response, 201)).id, first.id);
+    assert.equal((await expectJson(response, 201)).transaction.id, first.transaction.id);
   }
   await expectError(
     await transfer(me.token, { ...body, amount: "1001" }, { "idempotency-key": key }),
@@ -144,7 +146,7 @@ test("[wallet] concurrent confirms from one wallet get distinct, gapless nonces;
   const count = 12;
   const pending: string[] = [];
   for (let i = 0; i < count; i++) {
-    const created = await expectJson(
+    const { transaction: created } = await expectJson(
       await transfer(me.token, { to: elsewhere, token: "native", amount: String(1000 + i) }),
       201,
     );
@@ -152,7 +154,9 @@ test("[wallet] concurrent confirms from one wallet get distinct, gapless nonces;
   }
   // All at once, each confirm twice: the race is on the nonce counter's row.
   const answers = await Promise.all(
-    [...pending, ...pending].map(async (id) => await expectJson(await confirm(me.token, id), 200)),
+    [...pending, ...pending].map(async (id) =>
+      (await expectJson(await confirm(me.token, id), 200)).transaction
+    ),
   );
   const byId = new Map<string, number>();
   for (const answer of answers) {
@@ -178,7 +182,7 @@ test("[wallet] a broadcast sends the wallet's earlier unsent transactions first,
   const me = await funded("50");
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const created = await expectJson(
+    const { transaction: created } = await expectJson(
       await transfer(me.token, { to: elsewhere, token: "native", amount: String(2000 + i) }),
       201,
     );
@@ -217,11 +221,11 @@ test("[wallet] the node down and back: confirm is 503 with nothing signed; a bro
     const address = await addressOfCaller(app, me.accessToken);
     await fund(contracts, address, { nfts: false });
     const body = { to: elsewhere, token: "native", amount: parseEther("0.25").toString() };
-    const first = await expectJson(
+    const { transaction: first } = await expectJson(
       await app.request("POST", "/api/wallet/transfer", { token: me.accessToken, body }),
       201,
     );
-    const second = await expectJson(
+    const { transaction: second } = await expectJson(
       await app.request("POST", "/api/wallet/transfer", { token: me.accessToken, body }),
       201,
     );
@@ -251,7 +255,7 @@ test("[wallet] the node down and back: confirm is 503 with nothing signed; a bro
     );
     await app.deps.chain.fees(31337);
     await proxy.stop();
-    const submitted = await expectJson(
+    const { transaction: submitted } = await expectJson(
       await app.request("POST", `/api/wallet/transactions/${first.id}/confirm`, {
         token: me.accessToken,
       }),
@@ -291,7 +295,7 @@ test("[wallet] the node down and back: confirm is 503 with nothing signed; a bro
     assert.equal(broadcasts, 1, "one send was answered");
 
     // The second transfer goes through normally, with the next nonce.
-    const next = await expectJson(
+    const { transaction: next } = await expectJson(
       await app.request("POST", `/api/wallet/transactions/${second.id}/confirm`, {
         token: me.accessToken,
       }),
@@ -312,7 +316,7 @@ test("[wallet] the node down and back: confirm is 503 with nothing signed; a bro
 
 test("[wallet] every status change is wallet.transaction.updated on user:<id> and a WALLET notification", async () => {
   const me = await funded();
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await transfer(me.token, { to: elsewhere, token: "AGS", amount: "5" }),
     201,
   );

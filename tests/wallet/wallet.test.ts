@@ -148,7 +148,7 @@ test("[wallet] transfer: pending with expiresAt, confirm → submitted with hash
   const to = await addressOfCaller(t, recipient.accessToken);
   await fund(contracts, from, { nfts: false });
 
-  const created = await expectJson(
+  const { transaction: created } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: sender.accessToken,
       body: {
@@ -161,6 +161,8 @@ test("[wallet] transfer: pending with expiresAt, confirm → submitted with hash
   );
   assert.equal(created.status, "pending");
   assert.equal(created.direction, "out");
+  // The recipient's address is shown before the confirm, on purpose (docs/wallet.md, "The
+  // recipient's address before the confirm").
   assert.equal(created.to, to);
   assert.equal(created.from, from);
   assert.equal(created.token.symbol, "AGU");
@@ -170,7 +172,7 @@ test("[wallet] transfer: pending with expiresAt, confirm → submitted with hash
   const ttl = (Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000;
   assert.ok(Math.abs(ttl - 600) < 2, `expires after wallet.pendingTtlSeconds (${ttl} s)`);
 
-  const confirmed = await expectJson(
+  const { transaction: confirmed } = await expectJson(
     await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
       token: sender.accessToken,
     }),
@@ -179,7 +181,7 @@ test("[wallet] transfer: pending with expiresAt, confirm → submitted with hash
   assert.equal(confirmed.status, "submitted");
   assert.match(confirmed.hash, /^0x[0-9a-f]{64}$/);
   assert.equal(confirmed.nonce, 0);
-  const again = await expectJson(
+  const { transaction: again } = await expectJson(
     await t.request("POST", `/api/wallet/transactions/${created.id}/confirm`, {
       token: sender.accessToken,
     }),
@@ -220,7 +222,7 @@ test("[wallet] statuses: another user's transaction is 404, an expired one 422",
   const other = await signInAs(t, "SUBSCRIBER");
   const from = await addressOfCaller(t, owner.accessToken);
   await fund(contracts, from, { nfts: false });
-  const pending = await expectJson(
+  const { transaction: pending } = await expectJson(
     await t.request("POST", "/api/wallet/transfer", {
       token: owner.accessToken,
       body: { to: await addressOfCaller(t, other.accessToken), token: "native", amount: "1000" },
@@ -404,7 +406,7 @@ test("[wallet] real answers of every wallet route validate against the OpenAPI d
     await post("/api/wallet/tokens/add", { address: contracts.erc721[0] }),
     422,
   );
-  const created = await check(
+  const { transaction: created } = await check(
     "POST",
     "/api/wallet/transfer",
     await post("/api/wallet/transfer", { to: address, token: "AGV", amount: "10" }),

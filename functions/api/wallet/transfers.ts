@@ -13,7 +13,10 @@
  *    signed, then the signed bytes and hash stored and a `wallet.broadcast` job queued
  *    (`app_private.submit_wallet_transaction`). Nothing is sent before that commit.
  * 3. `broadcastTransfer` (the job): sends those bytes; a node that does not answer means a retry
- *    later with the same bytes, so nothing can go out twice. Then the receipt is checked.
+ *    later with the same bytes, so nothing can go out twice. When a transaction sent outside the
+ *    platform (an exported key) used the nonce before any node accepted the bytes, they can never
+ *    be mined: the transfer is signed again with the wallet's next nonce (`signAgain`). Then the
+ *    receipt is checked.
  * 4. `watchTransfer` (the job `wallet.watch`): waits for the receipt and `wallet.confirmations`
  *    blocks, then records confirmed (or failed when it reverted) with the fee paid.
  */
@@ -104,7 +107,9 @@ async function recipientOf(sql: Sql, userId: string): Promise<Address> {
 
 /**
  * Creates a pending transfer (201) or replays the first answer for the same Idempotency-Key and
- * body. 404 without a wallet; 422 for an unknown token or recipient, `insufficient_funds` when the
+ * body. The key stores the bare transaction (as it always has) and the route wraps it as
+ * `{ transaction }`, fresh or replayed, so keys stored before the answer was wrapped replay in
+ * the same shape as new ones. 404 without a wallet; 422 for an unknown token or recipient, `insufficient_funds` when the
  * balance less what is in flight (and gas) does not cover it; 503 `chain_unavailable`.
  */
 export async function createTransfer(
@@ -214,6 +219,8 @@ interface TransferRow {
   to_address: string;
   amount: string;
   gas_limit: string;
+  /** The owner exported the key: it may have been used outside the platform. */
+  exported: boolean;
   json: TransactionJson;
 }
 
@@ -226,7 +233,10 @@ async function transferRow(
   const [row] = await sql<TransferRow[]>`
     select t.id, t.wallet_id, t.status, t.expires_at <= now() as expired, t.chain_id,
            t.token_kind, t.token_address, t.from_address, t.to_address, t.amount::text,
-           t.gas_limit::text, app.wallet_transaction_json(t) as json
+           t.gas_limit::text,
+           exists (select 1 from app.wallets w where w.id = t.wallet_id and w.exported_at is not null)
+             as exported,
+           app.wallet_transaction_json(t) as json
     from app.wallet_transactions t
     where t.id = ${id} and t.user_id = ${userId} and t.direction = 'out'
     ${lock ? sql`for update of t` : sql``}`;
@@ -237,9 +247,35 @@ function expired(): ApiError {
   return unprocessable("This transfer expired before it was confirmed; nothing was sent.");
 }
 
+/** A transfer's EIP-1559 transaction, signed with `nonce`. */
+async function signTransfer(
+  account: PrivateKeyAccount,
+  row: {
+    chain_id: number;
+    token_address: string | null;
+    to_address: string;
+    amount: string;
+    gas_limit: string;
+  },
+  nonce: string,
+  fees: FeeQuote,
+): Promise<Hex> {
+  const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
+  return await account.signTransaction({
+    type: "eip1559",
+    chainId: row.chain_id,
+    nonce: Number(nonce),
+    gas: BigInt(row.gas_limit),
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    ...call,
+  });
+}
+
 /**
  * The confirm's transaction: the transfer locked and checked again, a nonce from the wallet's
- * counter, the signature, the signed bytes stored with the `wallet.broadcast` job.
+ * counter (first moved up to `chainNonce`, the chain's count, when it was read), the signature,
+ * the signed bytes stored with the `wallet.broadcast` job.
  */
 async function signAndSubmit(
   deps: Deps,
@@ -247,6 +283,7 @@ async function signAndSubmit(
   id: string,
   account: PrivateKeyAccount,
   fees: FeeQuote,
+  chainNonce: number | null,
 ): Promise<{ json: TransactionJson } | { expired: true }> {
   const sql = serverSql(deps, "wallet confirm");
   return await sql.begin(async (tx) => {
@@ -254,18 +291,12 @@ async function signAndSubmit(
     if (!row) throw notFound("No such transaction.");
     if (row.status !== "pending") return { json: row.json };
     if (row.expired) return { expired: true } as const;
+    if (chainNonce !== null) {
+      await tx`select app_private.sync_wallet_nonce(${row.wallet_id}, ${chainNonce})`;
+    }
     const [{ nonce }] = await tx<{ nonce: string }[]>`
       select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
-    const call = callOf(row.token_address, row.to_address as Address, BigInt(row.amount));
-    const raw = await account.signTransaction({
-      type: "eip1559",
-      chainId: row.chain_id,
-      nonce: Number(nonce),
-      gas: BigInt(row.gas_limit),
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      ...call,
-    });
+    const raw = await signTransfer(account, row, nonce, fees);
     const [{ json }] = await tx<{ json: TransactionJson }[]>`
       select app.wallet_transaction_json(t) as json
       from app_private.submit_wallet_transaction(
@@ -300,6 +331,17 @@ export async function confirmTransfer(
   const ring = await deps.walletKeys;
   // The fee quote needs the node: without it, nothing is written and the caller gets 503.
   const fees = await deps.chain.fees(seen.chain_id);
+  // A key that was exported may have been used outside the platform: its nonces are then taken
+  // on the chain, and the counter moves up to the chain's count before this one takes its number.
+  // (Only exported wallets pay this call; a use between this read and the broadcast is caught
+  // there: broadcastTransfer signs again.)
+  let chainNonce: number | null = null;
+  if (seen.exported) {
+    const client = await deps.chain.client(seen.chain_id);
+    chainNonce = await onChain(() =>
+      client.getTransactionCount({ address: seen.from_address as Address, blockTag: "latest" })
+    );
+  }
 
   // The key is opened and its account derived (elliptic-curve work, milliseconds of CPU) before
   // the confirm queues behind the wallet's others (wallet-queue.ts) and takes its nonce lock, so
@@ -307,7 +349,10 @@ export async function confirmTransfer(
   const sealed = await sealedKeyOf(sql, seen.wallet_id);
   const outcome = await withPrivateKey(ring, seen.wallet_id, seen.from_address, sealed, (key) => {
     const account = privateKeyToAccount(key);
-    return inWalletQueue(seen.wallet_id, () => signAndSubmit(deps, userId, id, account, fees));
+    return inWalletQueue(
+      seen.wallet_id,
+      () => signAndSubmit(deps, userId, id, account, fees, chainNonce),
+    );
   });
   if ("expired" in outcome) {
     await sql`
@@ -447,17 +492,100 @@ export interface TransferJobContext {
   maxAttempts: number;
 }
 
+/** How many times one broadcast run signs a transfer again before it leaves it to a retry. */
+const SIGN_AGAIN_PER_RUN = 3;
+
+/**
+ * A transfer whose nonce a transaction the platform did not send has used (the key was exported
+ * and used elsewhere), signed again with the wallet's next nonce. Only when the stored bytes can
+ * never be mined and were never out: the chain's mined count is past their nonce (so it is used
+ * in a block, not merely pending somewhere) and no node ever accepted them (`broadcasts = 0`;
+ * bytes a node once held may still be mined by it, and a second signature could then pay twice).
+ * In one transaction, in the wallet's queue: the transfer locked and checked again (still
+ * submitted with the same hash), the counter moved up to the chain's count, the next number
+ * taken (never one another platform transfer holds), the new signature stored and the old hash
+ * kept (`app_private.resign_wallet_transaction`). Answers `signed again`, `was out` (a node
+ * accepted the old bytes once: the caller fails the transfer), or `not mined` (the nonce is not
+ * yet used in a block: the caller retries later).
+ */
+async function signAgain(
+  deps: Deps,
+  client: ChainClient,
+  row: SubmittedRow,
+): Promise<"signed again" | "was out" | "not mined"> {
+  const sql = serverSql(deps, "wallet broadcast and watch");
+  const mined = await client.getTransactionCount({
+    address: row.from_address as Address,
+    blockTag: "latest",
+  });
+  if (BigInt(mined) <= BigInt(row.nonce)) return "not mined";
+  const [signed] = await sql<{ broadcasts: number }[]>`
+    select broadcasts from app_private.wallet_signed_transactions where transaction_id = ${row.id}`;
+  if (!signed || signed.broadcasts > 0) return "was out";
+  if (!deps.walletKeys) throw walletsDisabled();
+  const ring = await deps.walletKeys;
+  const fees = await deps.chain.fees(row.chain_id);
+  const sealed = await sealedKeyOf(sql, row.wallet_id);
+  return await withPrivateKey(ring, row.wallet_id, row.from_address, sealed, (key) => {
+    const account = privateKeyToAccount(key);
+    return inWalletQueue(row.wallet_id, () =>
+      sql.begin(async (tx) => {
+        const [now] = await tx<
+          {
+            status: string;
+            hash: string;
+            broadcasts: number;
+            chain_id: number;
+            token_address: string | null;
+            to_address: string;
+            amount: string;
+            gas_limit: string;
+          }[]
+        >`
+          select t.status, t.hash, s.broadcasts, t.chain_id, t.token_address, t.to_address,
+                 t.amount::text, t.gas_limit::text
+          from app.wallet_transactions t
+          join app_private.wallet_signed_transactions s on s.transaction_id = t.id
+          where t.id = ${row.id}
+          for update of t, s`;
+        // Another run got here first (it signed again, sent it, or the transfer ended).
+        if (!now || now.status !== "submitted" || now.hash !== row.hash) return "signed again";
+        if (now.broadcasts > 0) return "was out";
+        await tx`select app_private.sync_wallet_nonce(${row.wallet_id}, ${mined})`;
+        const [{ nonce }] = await tx<{ nonce: string }[]>`
+          select app_private.allocate_wallet_nonce(${row.wallet_id})::text as nonce`;
+        const raw = await signTransfer(account, now, nonce, fees);
+        await tx`
+          select app_private.resign_wallet_transaction(
+            ${row.id}, ${row.hash}, ${nonce}::bigint, ${keccak256(raw)}, ${raw},
+            ${fees.maxFeePerGas.toString()}::numeric,
+            ${fees.maxPriorityFeePerGas.toString()}::numeric)`;
+        deps.log("info", "wallet: a transfer's nonce was used outside the platform; signed again", {
+          transactionId: row.id,
+          replacedNonce: Number(row.nonce),
+          nonce: Number(nonce),
+        });
+        return "signed again" as const;
+      }));
+  });
+}
+
 /**
  * `wallet.broadcast`: sends the stored bytes, after the wallet's earlier transactions that are
  * still unsent (so the node receives a wallet's transactions in nonce order). A node that does
  * not answer: retried later with the same bytes. A refusal from the node: if the node already
  * has the transaction (a previous attempt got through, its answer lost) that is success; a nonce
- * already taken by a transaction the platform did not send (the key was exported and used) fails
- * the transfer and moves the wallet's counter past it; any other refusal is retried, and fails
- * the transfer on the last attempt. Then the receipt: settled at once when it is there (anvil
- * mines as transactions arrive), otherwise a `wallet.watch` job.
+ * already taken by a transaction the platform did not send (the key was exported and used): the
+ * transfer is signed again with the wallet's next nonce and sent (`signAgain`), or, when a node
+ * had accepted its bytes once, failed with the counter moved past the chain's; any other refusal
+ * is retried, and fails the transfer on the last attempt. Then the receipt: settled at once when
+ * it is there (anvil mines as transactions arrive), otherwise a `wallet.watch` job.
  */
-export async function broadcastTransfer(ctx: TransferJobContext, id: string): Promise<void> {
+export async function broadcastTransfer(
+  ctx: TransferJobContext,
+  id: string,
+  signedAgain = 0,
+): Promise<void> {
   const { deps } = ctx;
   const sql = serverSql(deps, "wallet broadcast and watch");
   const row = await submittedRow(sql, id);
@@ -486,7 +614,14 @@ export async function broadcastTransfer(ctx: TransferJobContext, id: string): Pr
         // sendRawTransaction passes the node's refusal on as it came: read its words.
         const said = `${(err as { details?: string }).details ?? ""} ${String(err)}`;
         const nonceTaken = err instanceof NonceTooLowError || /nonce too low/i.test(said);
-        if (nonceTaken) {
+        const outcome = nonceTaken ? await signAgain(deps, client, row) : null;
+        if (outcome === "signed again") {
+          if (signedAgain + 1 >= SIGN_AGAIN_PER_RUN) {
+            throw new RetryJobAfter(1, "signed again: its nonce was used outside the platform");
+          }
+          return await broadcastTransfer(ctx, id, signedAgain + 1);
+        }
+        if (outcome === "was out") {
           const chainNonce = await client.getTransactionCount({
             address: row.from_address as Address,
             blockTag: "pending",

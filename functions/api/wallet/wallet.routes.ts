@@ -226,14 +226,15 @@ wallet.openapi(
       "flight (and gas, in native currency) and answers the transaction `pending` with its " +
       "`expiresAt` (`wallet.pendingTtlSeconds`). Nothing is signed or sent before " +
       "`POST /api/wallet/transactions/{id}/confirm`. With `Idempotency-Key`, the same key and " +
-      "body within 24 h replay the first answer; another body is 409.",
+      "body within 24 h replay the first answer (201 `{ transaction }`, the transaction as it " +
+      "was then); another body is 409.",
     security: signedIn,
     request: {
       headers: z.object({ "idempotency-key": z.string().min(1).max(255).optional() }),
       body: jsonBody(transferBody),
     },
     responses: {
-      201: json(transactionSchema, "The pending transaction"),
+      201: json(z.object({ transaction: transactionSchema }), "The pending transaction"),
       ...errors(400, 401, 403, 404, 409, 422, 503),
     },
   }),
@@ -249,7 +250,7 @@ wallet.openapi(
       token: body.token,
       amount: BigInt(body.amount),
     }, idempotency);
-    return c.json(transaction as z.infer<typeof transactionSchema>, 201);
+    return c.json({ transaction: transaction as z.infer<typeof transactionSchema> }, 201);
   },
 );
 
@@ -313,14 +314,14 @@ wallet.openapi(
     security: signedIn,
     request: { params: idParam },
     responses: {
-      200: json(transactionSchema, "The transaction"),
+      200: json(z.object({ transaction: transactionSchema }), "The transaction"),
       ...errors(400, 401, 403, 404, 422, 503),
     },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
     const transaction = await confirmTransfer(c.get("deps"), caller(c).id, id);
-    return c.json(transaction as z.infer<typeof transactionSchema>, 200);
+    return c.json({ transaction: transaction as z.infer<typeof transactionSchema> }, 200);
   },
 );
 

@@ -66,7 +66,7 @@ select is_empty(
     from pg_proc p cross join (values ('anon'), ('authenticated'), ('service_role')) as r (role)
     where p.pronamespace = 'app_private'::regnamespace
       and p.proname in ('insert_wallet', 'allocate_wallet_nonce', 'sync_wallet_nonce', 'create_wallet_transfer',
-                        'submit_wallet_transaction', 'finish_wallet_transaction', 'expire_wallet_transfers',
+                        'submit_wallet_transaction', 'resign_wallet_transaction', 'finish_wallet_transaction', 'expire_wallet_transfers',
                         'note_chain_head', 'refresh_wallet_nfts', 'rollback_chain_index',
                         'wallet_transaction_events', 'format_token_amount', 'announce_wallet',
                         'touch_wallet_transaction')
@@ -93,13 +93,13 @@ select is(
   (select count(*)::int from pg_proc p
    where p.pronamespace in ('app'::regnamespace, 'app_private'::regnamespace)
      and p.proname in ('insert_wallet', 'allocate_wallet_nonce', 'sync_wallet_nonce', 'create_wallet_transfer',
-                       'submit_wallet_transaction', 'finish_wallet_transaction', 'expire_wallet_transfers',
+                       'submit_wallet_transaction', 'resign_wallet_transaction', 'finish_wallet_transaction', 'expire_wallet_transfers',
                        'note_chain_head', 'refresh_wallet_nfts', 'rollback_chain_index',
                        'wallet_transaction_events', 'format_token_amount', 'announce_wallet',
                        'touch_wallet_transaction', 'wallet_chain_head', 'wallet_transaction_json',
                        'wallet_address_of', 'admin_wallet_stats')
      and obj_description(p.oid, 'pg_proc') is not null),
-  18,
+  19,
   'Every wallet function carries its why as a comment.'
 );
 select is(

@@ -2,11 +2,12 @@
  * The transfer functions the server paths call: the funds check against the chain balances less
  * what is in flight (amounts per token, gas in native currency), expiry after
  * wallet.pendingTtlSeconds, nonces taken in order and given back by a rollback, the submit step
- * (signed bytes stored, broadcast queued once), the finish step (once), expiry of stale pending
+ * (signed bytes stored, broadcast queued once), signing again after its nonce was used outside
+ * the platform (only bytes no node accepted), the finish step (once), expiry of stale pending
  * transfers, and an event and a WALLET notification per status change.
  */
 begin;
-select plan(32);
+select plan(36);
 
 select tests.create_user('wtx.owner@example.test', 'MEMBER') as owner \gset
 select tests.create_wallet(:'owner') as wallet \gset
@@ -124,6 +125,34 @@ select throws_ok(
   format($$ update app.wallet_transactions set nonce = 0 where wallet_id = %L and amount = 40 $$, :'wallet'),
   '23505', null,
   'Two transactions of one wallet never share a nonce (23505).'
+);
+
+-- Signed again: its nonce was used outside the platform before any node accepted its bytes.
+select throws_ok(
+  format($$ select app_private.resign_wallet_transaction(%L, '0x%s', 10, '0x%s', '0x02fa', 100, 1) $$,
+    :'first_tx', repeat('aa', 32), repeat('dd', 32)),
+  'AG409', 'the transfer was sent, moved on or signed again',
+  'Signing again names the signature it replaces: another hash is AG409.'
+);
+select results_eq(
+  format($$ select status::text, nonce, hash
+            from app_private.resign_wallet_transaction(%L, '0x%s', 10, '0x%s', '0x02fa', 100, 1) $$,
+    :'first_tx', repeat('ef', 32), repeat('dd', 32)),
+  format($$ values ('submitted', 10::bigint, '0x%s') $$, repeat('dd', 32)),
+  'A transfer whose bytes no node accepted is signed again: a new nonce and hash, still submitted.'
+);
+select results_eq(
+  format($$ select raw, replaced_hashes, broadcasts from app_private.wallet_signed_transactions
+            where transaction_id = %L $$, :'first_tx'),
+  format($$ values ('0x02fa', array['0x%s'], 0) $$, repeat('ef', 32)),
+  'The new bytes are stored, the replaced hash kept.'
+);
+update app_private.wallet_signed_transactions set broadcasts = 1 where transaction_id = :'first_tx';
+select throws_ok(
+  format($$ select app_private.resign_wallet_transaction(%L, '0x%s', 11, '0x%s', '0x02fb', 100, 1) $$,
+    :'first_tx', repeat('dd', 32), repeat('cc', 32)),
+  'AG409', 'the transfer was sent, moved on or signed again',
+  'Bytes a node accepted once are never replaced: a second signature could pay twice.'
 );
 select ok(
   app_private.finish_wallet_transaction(:'first_tx', 'confirmed', 12, '0x' || repeat('12', 32), 21000 * 100, null),

@@ -59,14 +59,6 @@ export interface Nft {
 
 type Params = Record<string, string | number | undefined | null>;
 
-/**
- * A transfer or a confirm answers the transaction; the contract also describes it wrapped as
- * `{ transaction }`, so both are read.
- */
-function unwrap(answer: Transaction | { transaction: Transaction }): Transaction {
-  return "transaction" in answer ? answer.transaction : answer;
-}
-
 export const walletApi = {
   wallet: () => api.get<{ wallet: Wallet }>("/api/wallet", { fresh: true }),
   create: () => api.post<{ wallet: Wallet }>("/api/wallet/create"),
@@ -80,21 +72,18 @@ export const walletApi = {
       `/api/wallet/transactions${query(params)}`,
       { fresh: true },
     ),
+  /** 201 `{ transaction }`: the pending transfer. */
   transfer: async (
     body: { to: string | { userId: string }; token: string; amount: string },
     idempotencyKey: string,
   ) =>
-    unwrap(
-      await api.post<Transaction | { transaction: Transaction }>("/api/wallet/transfer", body, {
-        headers: { "idempotency-key": idempotencyKey },
-      }),
-    ),
+    (await api.post<{ transaction: Transaction }>("/api/wallet/transfer", body, {
+      headers: { "idempotency-key": idempotencyKey },
+    })).transaction,
+  /** 200 `{ transaction }`: submitted (or already confirmed), with its hash and nonce. */
   confirm: async (id: string) =>
-    unwrap(
-      await api.post<Transaction | { transaction: Transaction }>(
-        `/api/wallet/transactions/${id}/confirm`,
-      ),
-    ),
+    (await api.post<{ transaction: Transaction }>(`/api/wallet/transactions/${id}/confirm`))
+      .transaction,
   tokens: () => api.get<{ items: Token[] }>("/api/wallet/tokens", { fresh: true }),
   addToken: (address: string) => api.post<Token>("/api/wallet/tokens/add", { address }),
   nfts: (params: Params) =>
