@@ -47,10 +47,12 @@ async function upload(
   bytes: Uint8Array<ArrayBuffer>,
   name = "note.txt",
   type = "text/plain",
+  injectedFault = false,
 ): Promise<Response> {
   return await app.request("POST", "/api/attachments", {
     token,
     rawBody: fileForm(bytes, name, type),
+    injectedFault,
   });
 }
 
@@ -431,7 +433,15 @@ test("[attachments] a failed insert removes the stored file", async () => {
     },
   };
   try {
-    const response = await upload(other, henry.accessToken, bytesOf(10));
+    // The planted row makes the insert fail (a fault of the test's storage, not in the document).
+    const response = await upload(
+      other,
+      henry.accessToken,
+      bytesOf(10),
+      undefined,
+      undefined,
+      true,
+    );
     assert.ok(response.status >= 400 && response.status < 500, `${response.status}`);
     await response.body?.cancel();
     assert.equal(removed.length, 1);

@@ -7,6 +7,7 @@ import { createApp } from "../../functions/api/app.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
+import { type ResponseValidator, responseValidator } from "./openapi-validator.ts";
 
 export const SITE = "http://localhost:54321";
 
@@ -54,6 +55,12 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   cookies?: Record<string, string>;
   ip?: string;
+  /**
+   * Skip the check against the OpenAPI document: only for a fault the test injects into the
+   * server itself (a storage that plants a conflicting row, a process without its keys), where
+   * the document promises nothing.
+   */
+  injectedFault?: boolean;
 }
 
 export function testApp(overrides: Record<string, string> = {}): TestApp {
@@ -73,11 +80,17 @@ export function testApp(overrides: Record<string, string> = {}): TestApp {
         body = JSON.stringify(opts.body);
         if (!headers.has("content-type")) headers.set("content-type", "application/json");
       }
-      return Promise.resolve(
+      const answered = Promise.resolve(
         app.request(`${SITE}${path}`, { method, headers, body }, {
           remoteAddr: { hostname: opts.ip ?? "127.0.0.1", port: 40000, transport: "tcp" },
         }),
       );
+      const caller =
+        new Error().stack?.split("\n").find((l) =>
+          l.includes("/tests/") && !l.includes("/tests/support/")
+        )?.trim() ?? "";
+      if (opts.injectedFault) return answered;
+      return answered.then((response) => checkAgainstDocument(app, method, path, response, caller));
     },
   };
 }
@@ -215,4 +228,62 @@ export async function expectError(response: Response, status: number, code?: str
     throw new Error(`expected code ${code}, got ${body.error.code}`);
   }
   return body as { error: { code: string; message: string; details?: unknown } };
+}
+
+/**
+ * Every response a test receives through `testApp` is checked against the served OpenAPI
+ * document (tests/support/openapi-validator.ts): a status the operation does not declare, or a
+ * body outside its schema, fails the request (and with it the test, naming where it was sent), so
+ * the document stays the truth for every route the suite reaches. Paths outside the document
+ * (unknown routes, /health) and event streams are not checked.
+ */
+async function checkAgainstDocument(
+  app: ReturnType<typeof createApp>,
+  method: string,
+  path: string,
+  response: Response,
+  caller: string,
+): Promise<Response> {
+  const type = response.headers.get("content-type") ?? "";
+  if (!path.startsWith("/api/") || type.startsWith("text/event-stream")) return response;
+  const { validator, operations } = await documentOf(app);
+  const pathname = path.split("?")[0];
+  const operation = operations.find((o) =>
+    o.method === method.toUpperCase() && o.match.test(pathname)
+  );
+  if (!operation) return response;
+  const problems = await validator.check(method, operation.path, response);
+  if (problems.length) {
+    throw new Error(
+      `the answer is not what the OpenAPI document declares (${caller}):\n  ${
+        problems.join("\n  ")
+      }\n  body: ${(await response.clone().text()).slice(0, 500)}`,
+    );
+  }
+  return response;
+}
+
+let document:
+  | Promise<{
+    validator: ResponseValidator;
+    operations: { method: string; path: string; match: RegExp }[];
+  }>
+  | null = null;
+
+function documentOf(app: ReturnType<typeof createApp>) {
+  document ??= (async () => {
+    const doc = await (await app.request(`${SITE}/api/openapi.json`)).json();
+    const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, methods]) =>
+        Object.keys(methods).map((method) => ({
+          method: method.toUpperCase(),
+          path,
+          match: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+        }))
+      )
+      // Literal segments before parameters: /api/messages/search before /api/messages/{id}.
+      .sort((a, b) => (a.path.includes("{") ? 1 : 0) - (b.path.includes("{") ? 1 : 0));
+    return { validator: responseValidator(doc), operations };
+  })();
+  return document;
 }

@@ -91,7 +91,10 @@ test("[wallet] no private key or master key in the server log or a dump of the d
       }),
       201,
     );
-    await keyless.request("POST", `/api/wallet/transactions/${second.id}/confirm`, { token });
+    await keyless.request("POST", `/api/wallet/transactions/${second.id}/confirm`, {
+      token,
+      injectedFault: true,
+    });
     await t.deps.accessLog.flush();
 
     const pgDump = await new Deno.Command("/usr/lib/postgresql/15/bin/pg_dump", {
