@@ -25,7 +25,7 @@ import { devPayments } from "../../stack/dev-payments.ts";
 import { closeDeps } from "../../functions/api/deps.ts";
 import { freePort } from "../../stack/postgres.ts";
 import { startStackServer } from "../../stack/server.ts";
-import { openSse } from "../realtime/sse-client.ts";
+import { openSse, topicEventsAfter } from "../realtime/sse-client.ts";
 import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { approvedVendor, LOOPBACK, product } from "../support/store.ts";
 
@@ -252,16 +252,6 @@ async function subscribe(who: SignedIn, topic: string) {
   };
 }
 
-/** The topic's events after `cursor` (`xid.id`), in order: what a subscriber must receive. */
-async function eventsAfter(topic: string, cursor: string): Promise<string[]> {
-  const [xid, id] = cursor.split(".");
-  const rows = await t.deps.sql<{ cursor: string }[]>`
-    select xid::text || '.' || id::text as cursor from app.events
-    where topic = ${topic} and (xid, id) > (${xid}::text::xid8, ${id}::bigint)
-    order by xid, id`;
-  return rows.map((r) => r.cursor);
-}
-
 async function until(what: string, check: () => Promise<boolean>, limitMs = 30_000) {
   const deadline = Date.now() + limitMs;
   while (!(await check())) {
@@ -328,7 +318,7 @@ test("[faults] Postgres restarted (fast, then immediate) under sends, checkouts 
     // The subscriber caught up: every event of the conversation once, in order.
     await new Promise((r) => setTimeout(r, 1_500));
     await subscriber.stop();
-    const expected = await eventsAfter(topic, subscriber.start);
+    const expected = await topicEventsAfter(t.deps.sql, topic, subscriber.start);
     assert.ok(expected.length > 0);
     assert.deepEqual(
       subscriber.received,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
-import { openSse } from "./sse-client.ts";
+import { openSse, topicEventsAfter } from "./sse-client.ts";
 
 const t = testApp({ AGORA_DB_POOL_SIZE: "12" });
 const server = startStackServer(t.deps, { port: 0 });
@@ -55,15 +55,6 @@ async function storm(members: SignedIn[], conversationId: string, enough: () => 
   return sent;
 }
 
-async function logAfter(topic: string, cursor: string): Promise<string[]> {
-  const [xid, id] = cursor.split(".");
-  const rows = await t.deps.sql<{ cursor: string }[]>`
-    select xid::text || '.' || id::text as cursor from app.events
-    where topic = ${topic} and (xid, id) > (${xid}::text::xid8, ${id}::bigint)
-    order by xid, id`;
-  return rows.map((r) => r.cursor);
-}
-
 test("[realtime] SSE: a client that keeps disconnecting and resuming receives every event once, in order", async () => {
   const { members, reader, conversationId, topic } = await setup();
   const headers = { authorization: `Bearer ${reader.accessToken}` };
@@ -97,7 +88,7 @@ test("[realtime] SSE: a client that keeps disconnecting and resuming receives ev
     if (finished) break;
   }
   const sent = await sending;
-  const expected = await logAfter(topic, start);
+  const expected = await topicEventsAfter(t.deps.sql, topic, start);
   assert.ok(sent >= SENDERS * PER_SENDER);
   assert.equal(expected.length, sent, "every message produced one event");
   assert.ok(reconnects > MIN_RECONNECTS, `the client reconnected ${reconnects} times`);
@@ -156,7 +147,7 @@ test("[realtime] long-poll: a client that keeps abandoning requests receives eve
     }
   }
   const sent = await sending;
-  const expected = await logAfter(topic, start);
+  const expected = await topicEventsAfter(t.deps.sql, topic, start);
   assert.ok(sent >= SENDERS * PER_SENDER);
   assert.equal(expected.length, sent);
   assert.deepEqual(received, expected);

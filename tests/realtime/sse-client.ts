@@ -1,7 +1,9 @@
 /**
  * A minimal SSE reader for tests: fetches a stream, parses frames (`id:`, `event:`, `data:`,
- * comments) as a browser's EventSource would, and hands them over one by one.
+ * comments) as a browser's EventSource would, and hands them over one by one; and the topic's
+ * event log after a cursor, which a resuming reader must receive exactly.
  */
+import type { Sql } from "../../functions/_shared/db.ts";
 export interface SseFrame {
   id?: string;
   event: string;
@@ -86,4 +88,14 @@ export async function openSse(
       controller.abort();
     },
   };
+}
+
+/** The topic's events after `cursor` (`xid.id`), in order: what a resuming subscriber must get. */
+export async function topicEventsAfter(sql: Sql, topic: string, cursor: string): Promise<string[]> {
+  const [xid, id] = cursor.split(".");
+  const rows = await sql<{ cursor: string }[]>`
+    select xid::text || '.' || id::text as cursor from app.events
+    where topic = ${topic} and (xid, id) > (${xid}::text::xid8, ${id}::bigint)
+    order by xid, id`;
+  return rows.map((r) => r.cursor);
 }
