@@ -18,8 +18,7 @@
  * (functions/api/store/dev-provider.ts). The webhook's job then reads the object again from the
  * dev provider and applies it.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv, Deps } from "../functions/api/core/context.ts";
+import type { Deps } from "../functions/api/core/context.ts";
 import type { DevPaymentProvider } from "../functions/api/store/dev-provider.ts";
 import { PaymentProviderRefused } from "../functions/api/store/payments.ts";
 
@@ -35,9 +34,7 @@ function error(status: number, code: string, message: string): Response {
 /** The answer for a `/_dev/payments` or `/_dev/accounts` request, or null for other paths. */
 export async function devPayments(
   deps: Deps,
-  app: OpenAPIHono<AppEnv>,
   request: Request,
-  info: Deno.ServeHandlerInfo,
 ): Promise<Response | null> {
   const url = new URL(request.url);
   const payment = PAYMENT.exec(url.pathname);
@@ -64,10 +61,9 @@ export async function devPayments(
     }
     throw err;
   }
-  // The event is recorded with its redelivery queued; this is its first delivery.
-  const delivery = await provider.deliverEvent(event.id as string, {
-    endpoint: async (webhook) => await app.fetch(webhook, info),
-  });
+  // The event is recorded with its redelivery queued; this is its first delivery, to the app's
+  // own webhook route (createApp connected it), as the redelivery job's are.
+  const delivery = await provider.deliverEvent(event.id as string);
   if (!delivery.delivered) {
     deps.log("warn", "dev payments: the webhook did not acknowledge the event; it is redelivered", {
       eventId: event.id,

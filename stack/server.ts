@@ -115,7 +115,7 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
       return devMail(deps, url);
     }
     if (deps.settings.localMode && url.pathname.startsWith("/_dev/")) {
-      const response = await devPayments(deps, app, request, info);
+      const response = await devPayments(deps, request);
       if (response) return response;
     }
     const page = await serveWebClient(request, url, opts.webDir, {

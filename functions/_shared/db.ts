@@ -33,7 +33,7 @@ export interface DbClaims {
  * (tests/core/database-restart.test.ts), and a database that stays down is asked twice a second
  * per connection, each attempt a refused TCP connect.
  */
-export function reconnectDelay(failures: number): number {
+function reconnectDelay(failures: number): number {
   return Math.min(0.05 * 2 ** Math.max(0, failures - 1), 0.5) * (0.75 + Math.random() / 4);
 }
 

@@ -180,7 +180,7 @@ export function toApiError(err: unknown): ApiError | null {
     if (mapped) {
       return new ApiError(mapped.code, mapped.message ?? e.message ?? "Request refused.");
     }
-    if (UNAVAILABLE_CODES.has(e.code)) {
+    if (isConnectionGone(e)) {
       return new ApiError(
         "unavailable",
         "The service is temporarily unavailable; try again in a moment.",

@@ -27,7 +27,7 @@ import { freePort } from "../../stack/postgres.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { openSse, topicEventsAfter } from "../realtime/sse-client.ts";
 import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
-import { approvedVendor, LOOPBACK, product } from "../support/store.ts";
+import { approvedVendor, product } from "../support/store.ts";
 
 const { cluster, dispose } = await throwawayCluster();
 // The throwaway cluster trades durability for speed (synchronous_commit off: a commit is
@@ -200,15 +200,16 @@ function recoveredAfter(since: number, who: SignedIn): Promise<number> {
  * API route, so its 502s are not counted), again until it is answered.
  */
 async function pay(paymentIntentId: string): Promise<void> {
-  const response = await untilAnswered(async () =>
-    (await devPayments(
-      t.deps,
-      t.app,
-      new Request(`http://localhost:54321/_dev/payments/${paymentIntentId}/succeed`, {
-        method: "POST",
-      }),
-      LOOPBACK,
-    ).catch(() => new Response(null, { status: 503 })))!, { api: false });
+  const response = await untilAnswered(
+    async () =>
+      (await devPayments(
+        t.deps,
+        new Request(`http://localhost:54321/_dev/payments/${paymentIntentId}/succeed`, {
+          method: "POST",
+        }),
+      ).catch(() => new Response(null, { status: 503 })))!,
+    { api: false },
+  );
   // 202: the change is made and its event not yet acknowledged; the provider delivers it again.
   await expectJson(response, [200, 202]);
 }

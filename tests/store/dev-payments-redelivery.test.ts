@@ -9,14 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { expectError, expectJson, signInAs, SITE, test, testApp } from "../support/helpers.ts";
-import {
-  approvedVendor,
-  checkout,
-  drainJobs,
-  LOOPBACK,
-  product,
-  uniqueName,
-} from "../support/store.ts";
+import { approvedVendor, checkout, drainJobs, product, uniqueName } from "../support/store.ts";
 import { devPayments } from "../../stack/dev-payments.ts";
 import { startStackServer } from "../../stack/server.ts";
 import type { DevPaymentProvider } from "../../functions/api/store/dev-provider.ts";
@@ -30,9 +23,7 @@ const provider = t.deps.payments as DevPaymentProvider;
 async function devPost(paymentIntentId: string, outcome: "succeed" | "fail" = "succeed") {
   const response = await devPayments(
     t.deps,
-    t.app,
     new Request(`${SITE}/_dev/payments/${paymentIntentId}/${outcome}`, { method: "POST" }),
-    LOOPBACK,
   );
   return response!;
 }

@@ -133,17 +133,11 @@ export async function devPay(
 ) {
   const response = await devPayments(
     t.deps,
-    t.app,
     new Request(`http://localhost:54321/_dev/payments/${paymentIntentId}/${outcome}`, {
       method: "POST",
     }),
-    LOOPBACK,
   );
   const body = await expectJson(response!, 200);
   await drainJobs(t.deps);
   return body as { eventId: string };
 }
-
-export const LOOPBACK = {
-  remoteAddr: { hostname: "127.0.0.1", port: 40000, transport: "tcp" },
-} as unknown as Deno.ServeHandlerInfo;

@@ -51,8 +51,8 @@ export interface DevPaymentProvider extends PaymentProvider {
   /** Completes an account's onboarding and returns the `account.updated` event, recorded likewise. */
   onboardAccount(id: string): Promise<Json>;
   /**
-   * Posts a recorded event, signed now, to the webhook endpoint (this provider's, or `endpoint`)
-   * once, and records the attempt. `delivered`: acknowledged (2xx) now or before.
+   * Posts a recorded event, signed now, to the connected webhook endpoint once, and records the
+   * attempt. `delivered`: acknowledged (2xx) now or before.
    */
   deliverEvent(eventId: string, opts?: DeliverOptions): Promise<Delivery>;
   /** Where events are posted: the deployment's own webhook route (createApp connects it). */
@@ -63,7 +63,6 @@ export interface DevPaymentProvider extends PaymentProvider {
 export type WebhookEndpoint = (request: Request) => Promise<Response>;
 
 export interface DeliverOptions {
-  endpoint?: WebhookEndpoint;
   /** Stops waiting for the webhook (a job's lease running out). */
   signal?: AbortSignal;
 }
@@ -445,7 +444,7 @@ export function createDevProvider(
       const stop = deliver.signal ? AbortSignal.any([deliver.signal, timeout]) : timeout;
       try {
         const response = await Promise.race([
-          (deliver.endpoint ?? webhookEndpoint)(request),
+          webhookEndpoint(request),
           new Promise<never>((_, reject) => {
             if (stop.aborted) reject(stop.reason);
             stop.addEventListener("abort", () => reject(stop.reason), { once: true });
