@@ -12,14 +12,16 @@
 import { z } from "@hono/zod-openapi";
 
 const role = z.enum(["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"]);
-const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "a colour like #1f6feb");
+const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "a colour like #1f6feb")
+  .openapi({ example: "#1f6feb" });
 // Both cases spelt out rather than the `i` flag: a JSON Schema pattern has no flags, and the
 // OpenAPI document carries this pattern as it is.
 const hostname = z.string().max(253).regex(
   /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/,
   "a host name like community.example.com",
-);
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address");
+).openapi({ example: "community.example.com" });
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
+  .openapi({ example: "0x5FbDB2315678afecb367f032d93F642f64180aa3" });
 /**
  * The longest message anyone can send, whatever `limits.messageMaxLength` says: the hard ceiling
  * of the `app.messages` content check (`char_length(content) between 1 and 10000`).
@@ -66,7 +68,8 @@ export const configDocument = z.strictObject({
     supportEmail: z.email().max(320).nullable(),
   }),
   store: z.strictObject({
-    currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD"),
+    currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD")
+      .openapi({ example: "USD" }),
     commissionBps: z.number().int().min(0).max(10_000),
     reservationMinutes: z.number().int().min(1).max(1_440),
     autoCompleteDays: z.number().int().min(1).max(365),

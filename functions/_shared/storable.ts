@@ -26,3 +26,36 @@ export function storable<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * Where the first text Postgres cannot store sits in a JSON-like value (a NUL, or a lone
+ * surrogate, in a string or a key): its dotted path, `""` for the value itself, or null when
+ * everything is storable. The validation of every route refuses such input with a 400 naming
+ * this path (core/openapi.ts), so no request can write half of what it carried.
+ *
+ * @example
+ * unstorablePath({ tags: ["ok", "a\u0000b"] }) // "tags.1"
+ */
+export function unstorablePath(value: unknown, path = ""): string | null {
+  const at = (key: string) => (path ? `${path}.${key}` : key);
+  if (typeof value === "string") return storableAsIs(value) ? null : path;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = unstorablePath(item, at(String(index)));
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (!storableAsIs(key)) return at(storableText(key));
+      const found = unstorablePath(item, at(key));
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+function storableAsIs(text: string): boolean {
+  return text.isWellFormed() && !text.includes("\u0000");
+}

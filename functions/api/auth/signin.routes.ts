@@ -10,6 +10,7 @@ import { type AppEnv, ROLES, type SessionUser } from "../core/context.ts";
 import { anyone, errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";
 import { ApiError, badRequest, forbidden, unauthenticated } from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
+import { unstorablePath } from "../../_shared/storable.ts";
 import { asUser } from "../core/doors.ts";
 import { requireSignIn } from "../core/middleware/roles.ts";
 import { revokeOwnSession } from "./signin.queries.ts";
@@ -188,6 +189,7 @@ const oauthSignin = (provider: "google" | "apple") =>
     redirectTo: redirectToField,
     link: linkField,
     codeChallenge: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional().openapi({
+      example: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
       description: "Integrators: the base64url SHA-256 of a verifier of theirs (PKCE S256). " +
         "The callback then redirects with a single-use `code` instead of setting cookies; " +
         "POST /api/auth/exchange turns it and the verifier into tokens.",
@@ -207,7 +209,10 @@ const signinBody = z.discriminatedUnion("provider", [
     message: z.string().min(1).max(4096).openapi({
       description: "An EIP-4361 message with a nonce from GET /api/auth/nonce",
     }),
-    signature: z.string().regex(/^0x[0-9a-fA-F]+$/).max(8192),
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/).max(8192).openapi({
+      description: "The wallet's signature of `message` (EIP-191 personal_sign), hex",
+      example: "0x" + "ab".repeat(65),
+    }),
     link: linkField,
   }),
 ]).openapi("SigninRequest");
@@ -384,7 +389,11 @@ auth.openapi(
     const form = await c.req.parseBody();
     const field = (name: string, max: number) => {
       const value = form[name];
-      return typeof value === "string" && value.length <= max ? value : undefined;
+      // Text Postgres cannot store counts as absent (the route's validation hook, which refuses
+      // it elsewhere, does not see a form read here).
+      return typeof value === "string" && value.length <= max && unstorablePath(value) === null
+        ? value
+        : undefined;
     };
     const params: CallbackParams = {
       state: field("state", 4096),
@@ -420,7 +429,9 @@ auth.openapi(
     request: {
       body: jsonBody(z.object({
         code: z.string().min(1).max(512),
-        codeVerifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/),
+        codeVerifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/).openapi({
+          example: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+        }),
       })),
     },
     responses: { 200: json(sessionSchema, "A new session"), ...errors(400, 401, 403, 409, 429) },

@@ -5,6 +5,7 @@
 import { type Hook, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./context.ts";
 import { badRequest } from "../../_shared/errors.ts";
+import { unstorablePath } from "../../_shared/storable.ts";
 
 export const errorSchema = z.object({
   error: z.object({
@@ -22,10 +23,22 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[]) {
   }));
 }
 
+/**
+ * The one validation hook. Beyond each schema, text Postgres cannot store (a NUL, a lone UTF-16
+ * surrogate) is refused here for every route and every part of a request, so no handler can write
+ * half of what a request carried, nor lose an audit record over it (_shared/storable.ts).
+ */
 // deno-lint-ignore no-explicit-any
 const validationHook: Hook<any, AppEnv, any, any> = (result) => {
   if (!result.success) {
     throw badRequest(`Invalid ${result.target}.`, fieldErrors(result.error.issues));
+  }
+  const where = unstorablePath(result.data);
+  if (where !== null) {
+    throw badRequest(`Invalid ${result.target}.`, [{
+      path: where || "(root)",
+      message: "holds a NUL character or a lone UTF-16 surrogate, which cannot be stored",
+    }]);
   }
 };
 

@@ -236,7 +236,8 @@ notifications.openapi(
 // Preferences -----------------------------------------------------------------------------------
 
 const channels = z.object({ inApp: z.boolean(), push: z.boolean(), email: z.boolean() });
-const hhmm = z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "a time like 22:00 (HH:MM)");
+const hhmm = z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "a time like 22:00 (HH:MM)")
+  .openapi({ example: "22:00" });
 const quietHours = z.strictObject({
   start: hhmm,
   end: hhmm,
@@ -372,7 +373,7 @@ const bulkBody = z.object({
   }).refine(
     (a) => a.userIds !== undefined || a.roles !== undefined || a.all === true,
     "name userIds, roles or all: true",
-  ),
+  ).openapi({ example: { roles: ["MEMBER"] } }),
   notification: z.object(content),
   channels: z.array(z.enum(["inApp", "push", "email"])).min(1).max(3).default(["inApp", "push"]),
 });

@@ -147,12 +147,14 @@ products.openapi(
 const productFields = {
   title: z.string().trim().min(1).max(200),
   description: z.string().max(10_000),
-  category: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase words joined by -").max(60),
+  category: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase words joined by -").max(60)
+    .openapi({ example: "home-garden" }),
   tags: z.array(z.string().trim().min(1).max(40)).max(20),
   images: z.array(z.url().max(2048)).max(10),
   price: money.extend({
     amount: z.number().int().min(1).max(100_000_000_000),
-    currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code, e.g. USD"),
+    currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code, e.g. USD")
+      .openapi({ example: "USD" }),
   }),
   stock: z.number().int().min(0).max(1_000_000_000),
 };

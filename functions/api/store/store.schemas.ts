@@ -73,7 +73,8 @@ export const addressSchema = z.strictObject({
   line2: z.string().trim().max(200).optional(),
   city: z.string().trim().min(1).max(100),
   postalCode: z.string().trim().min(1).max(20),
-  country: z.string().regex(/^[A-Z]{2}$/, "an ISO 3166-1 alpha-2 code, e.g. US"),
+  country: z.string().regex(/^[A-Z]{2}$/, "an ISO 3166-1 alpha-2 code, e.g. US")
+    .openapi({ example: "US" }),
 }).openapi("Address");
 
 export const orderSchema = z.object({

@@ -70,7 +70,8 @@ vendors.openapi(
         name: z.string().trim().min(2).max(100),
         description: z.string().trim().max(5000).default(""),
         contactEmail: z.email().max(320),
-        country: z.string().regex(/^[A-Z]{2}$/, "an ISO 3166-1 alpha-2 code, e.g. US"),
+        country: z.string().regex(/^[A-Z]{2}$/, "an ISO 3166-1 alpha-2 code, e.g. US")
+          .openapi({ example: "US" }),
       })),
     },
     responses: {

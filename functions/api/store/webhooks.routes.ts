@@ -8,6 +8,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { anyone, errors, json, router } from "../core/openapi.ts";
 import { badRequest } from "../../_shared/errors.ts";
+import { unstorablePath } from "../../_shared/storable.ts";
 import { serverSql } from "../core/doors.ts";
 import { recordProviderEvent } from "./webhooks.queries.ts";
 import { WebhookEventMalformed, WebhookSignatureError } from "./payments.ts";
@@ -58,6 +59,13 @@ webhooks.openapi(
         }]);
       }
       throw err;
+    }
+    const unstorable = unstorablePath(event);
+    if (unstorable !== null) {
+      throw badRequest("The event holds text that cannot be stored.", [{
+        path: unstorable || "(root)",
+        message: "holds a NUL character or a lone UTF-16 surrogate",
+      }]);
     }
     const fresh = await recordProviderEvent(serverSql(deps, "payment webhook"), event);
     return c.json({ received: true as const, duplicate: !fresh }, 200);

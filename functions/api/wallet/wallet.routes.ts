@@ -45,7 +45,8 @@ const digits = (v: string) => /^[0-9]{1,78}$/.test(v);
 const amount = z.string()
   .regex(/^[0-9]{1,78}$/, "base units as a decimal string of digits")
   .refine((v) => !digits(v) || BigInt(v) > 0n, "must be more than zero")
-  .refine((v) => !digits(v) || BigInt(v) < 2n ** 256n, "must fit in 256 bits");
+  .refine((v) => !digits(v) || BigInt(v) < 2n ** 256n, "must fit in 256 bits")
+  .openapi({ example: "1500000000000000000" });
 const timestamp = z.string().openapi({ format: "date-time" });
 
 const walletSchema = z.object({
@@ -408,7 +409,8 @@ wallet.openapi(
   },
 );
 
-const b64url = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "32 bytes, base64url");
+const b64url = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "32 bytes, base64url")
+  .openapi({ example: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU" });
 const publicJwk = z.strictObject({
   kty: z.literal("EC"),
   crv: z.literal("P-256"),
