@@ -40,9 +40,10 @@ test("pg_cron runs every scheduled job's command itself, on a cluster configured
                'username', username, 'database', database) order by jobname), '[]')
       from cron.job where active`);
     assert.ok(
-      jobs.length >= 10,
-      `the migrations schedule at least 10 jobs: ${jobs.map((j) => j.name)}`,
+      jobs.length >= 11,
+      `the migrations schedule at least 11 jobs: ${jobs.map((j) => j.name)}`,
     );
+    assert.ok(jobs.some((j) => j.name === "agora-prune-cron-runs"), "the purge is scheduled");
 
     // A copy of each, every minute, scheduled by the same user the migrations ran as.
     await cluster.psql(`
