@@ -13,7 +13,10 @@
  * background workers) fails the test at once with its message.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { throwawayCluster } from "../../stack/database.ts";
+import { Cluster, freePort, PG_BIN, run } from "../../stack/postgres.ts";
+import { ephemeralSecrets } from "../../stack/local-env.ts";
 import { test } from "../support/helpers.ts";
 
 const COPY = "test-every-minute:";
@@ -93,6 +96,61 @@ test("pg_cron runs every scheduled job's command itself, on a cluster configured
     }
   } finally {
     await dispose();
+  }
+});
+
+test("a cluster made before pg_cron used background workers gets them at its next start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "agora-pg-" });
+  const cluster = new Cluster({
+    dir,
+    port: freePort(),
+    password: ephemeralSecrets().AGORA_DB_PASSWORD,
+    fast: true,
+  });
+  const pgCtlStart = () =>
+    run(join(PG_BIN, "pg_ctl"), [
+      "-D",
+      cluster.dataDir,
+      "-l",
+      join(dir, "postgres.log"),
+      "-w",
+      "start",
+    ], {
+      asPostgres: true,
+    });
+  const cron = async () =>
+    (await cluster.psql(
+      "select current_setting('cron.use_background_workers') || ' ' || current_setting('max_worker_processes')",
+    )).trim();
+  try {
+    await cluster.create();
+    // postgresql.conf as the stack wrote it before (the same `# Agora` block, without these).
+    const conf = join(cluster.dataDir, "postgresql.conf");
+    const older = (await Deno.readTextFile(conf)).split("\n")
+      .filter((line) =>
+        !/^(cron\.use_background_workers|cron\.max_running_jobs|max_worker_processes) /.test(line)
+      )
+      .join("\n");
+    await Deno.writeTextFile(conf, older);
+
+    // Left running with the older file (an earlier `npm start` that did not stop it): the stack's
+    // start rewrites the settings and restarts the server, since they apply only at server start.
+    await pgCtlStart();
+    assert.equal(await cron(), "off 8");
+    await cluster.start();
+    assert.equal(await cron(), "on 32");
+
+    // Stopped with the older file: started with the current settings.
+    await cluster.stop();
+    await Deno.writeTextFile(conf, older);
+    await cluster.start();
+    assert.equal(await cron(), "on 32");
+    // The block is replaced, never appended twice.
+    assert.equal((await Deno.readTextFile(conf)).split("\n# Agora\n").length, 2);
+    assert.equal(await cluster.writeSettings(), false, "nothing to change on a current cluster");
+  } finally {
+    await cluster.stop().catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
 
