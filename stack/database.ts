@@ -29,8 +29,14 @@ export async function stackEnv(cluster: Cluster, env: Record<string, string>, po
   };
 }
 
-/** A throwaway, fast cluster with the schema applied and the seed loaded; removed by `dispose`. */
-export async function throwawayCluster(): Promise<
+/**
+ * A throwaway, fast cluster with the schema applied and the seed loaded; removed by `dispose`.
+ * Configured as the stack's (stack/postgres.ts), so pg_cron would run the migrations' schedules;
+ * they are paused (`cron.job.active = false`) unless `schedules` is true: the tests and
+ * benchmarks call the scheduled work themselves and count what it did, which a run starting at
+ * any minute boundary would race with. tests/jobs/schedules.test.ts runs them.
+ */
+export async function throwawayCluster(options: { schedules?: boolean } = {}): Promise<
   { cluster: Cluster; secrets: Record<string, string>; dispose(): Promise<void> }
 > {
   const dir = await Deno.makeTempDir({ prefix: "agora-pg-" });
@@ -49,6 +55,7 @@ export async function throwawayCluster(): Promise<
     await cluster.create();
     await cluster.start();
     await prepareDatabase(cluster, true);
+    if (!options.schedules) await cluster.psql("update cron.job set active = false");
     await cluster.psql("create extension if not exists pgtap with schema extensions");
     await cluster.psqlFile(join(ROOT, "tests", "support", "pgtap-helpers.sql"));
   } catch (err) {

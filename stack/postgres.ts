@@ -38,6 +38,9 @@ export async function run(
   return text;
 }
 
+/** Where Agora's settings begin in postgresql.conf (everything after it is Agora's). */
+const SETTINGS_MARK = "\n# Agora\n";
+
 export class Cluster {
   readonly dir: string;
   readonly dataDir: string;
@@ -84,14 +87,32 @@ export class Cluster {
     } finally {
       await Deno.remove(pwfile).catch(() => {});
     }
-    const conf = [
-      "",
-      "# Agora",
+    await this.writeSettings();
+    return true;
+  }
+
+  /**
+   * Agora's settings, the same for every cluster (the stack's, the tests', the benchmarks'), after
+   * initdb's own in postgresql.conf (the later line wins).
+   *
+   * pg_cron runs each job in a background worker of the server (`cron.use_background_workers`)
+   * instead of its default, a libpq connection to the server: that connection carries no
+   * password, and pg_hba asks SCRAM of every connection, so every run failed with "connection
+   * failed". A worker needs no pg_hba rule, so pg_hba stays strict. Background workers share
+   * `max_worker_processes` (default 8) with pg_cron's launcher, parallel query (up to 8) and the
+   * logical replication launcher; pg_cron caps its concurrent runs below that number (5 unless
+   * `cron.max_running_jobs` says otherwise), and a run that finds no free slot waits for one.
+   */
+  settings(): string[] {
+    return [
       "listen_addresses = '127.0.0.1'",
       `port = ${this.opts.port}`,
       `unix_socket_directories = '${this.dir}'`,
       "shared_preload_libraries = 'pg_cron'",
       "cron.database_name = 'postgres'",
+      "cron.use_background_workers = on",
+      "cron.max_running_jobs = 16",
+      "max_worker_processes = 32",
       "max_connections = 200",
       "shared_buffers = 256MB",
       "timezone = 'UTC'",
@@ -99,8 +120,22 @@ export class Cluster {
       ...(this.opts.fast
         ? ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]
         : []),
-    ].join("\n");
-    await Deno.writeTextFile(join(this.dataDir, "postgresql.conf"), conf + "\n", { append: true });
+    ];
+  }
+
+  /**
+   * Writes `settings()` as the `# Agora` block at the end of postgresql.conf, replacing the block
+   * an earlier version wrote, so a cluster made before a setting existed gets it at its next
+   * start. Returns whether the file changed.
+   */
+  async writeSettings(): Promise<boolean> {
+    const file = join(this.dataDir, "postgresql.conf");
+    const text = await Deno.readTextFile(file);
+    const at = text.indexOf(SETTINGS_MARK);
+    const block = SETTINGS_MARK + this.settings().join("\n") + "\n";
+    const next = (at >= 0 ? text.slice(0, at) : text) + block;
+    if (next === text) return false;
+    await Deno.writeTextFile(file, next);
     return true;
   }
 
@@ -113,8 +148,16 @@ export class Cluster {
     }
   }
 
+  /**
+   * Starts the server with the current settings; one already running is restarted when its
+   * settings changed (pg_cron's and `max_worker_processes` take effect only at server start).
+   */
   async start(): Promise<void> {
-    if (await this.running()) return;
+    const changed = await this.writeSettings();
+    if (await this.running()) {
+      if (changed) await this.restart();
+      return;
+    }
     await run(join(PG_BIN, "pg_ctl"), [
       "-D",
       this.dataDir,
@@ -127,6 +170,21 @@ export class Cluster {
     ], {
       asPostgres: true,
     });
+  }
+
+  async restart(): Promise<void> {
+    await run(join(PG_BIN, "pg_ctl"), [
+      "-D",
+      this.dataDir,
+      "-l",
+      join(this.dir, "postgres.log"),
+      "-m",
+      "fast",
+      "-w",
+      "-t",
+      "30",
+      "restart",
+    ], { asPostgres: true });
   }
 
   async stop(): Promise<void> {

@@ -3,6 +3,7 @@
 --   supabase/migrations/20261121090100_jobs.sql
 --   supabase/migrations/20261128100000_jobs_kind_leases.sql
 --   supabase/migrations/20261128100100_jobs_release_gone_workers.sql
+--   supabase/migrations/20261129110000_jobs_prune_cron_runs.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -272,6 +273,35 @@ COMMENT ON FUNCTION app_private.next_job_at(kinds text[]) IS 'The next time a jo
 REVOKE ALL ON FUNCTION app_private.next_job_at(kinds text[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_cron_runs
+-- created in 20261129110000_jobs_prune_cron_runs.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_cron_runs(keep interval DEFAULT '7 days'::interval) RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with past as (
+    select max(d.runid) as runid
+    from cron.job_run_details d
+    where coalesce(d.end_time, d.start_time) < now() - keep
+  ),
+  gone as (
+    delete from cron.job_run_details d
+    using past
+    where d.status not in ('starting', 'running')
+      and (coalesce(d.end_time, d.start_time) < now() - keep
+           or (d.start_time is null and d.end_time is null and d.runid < past.runid))
+    returning 1
+  )
+  select count(*)::integer from gone
+$$;
+
+COMMENT ON FUNCTION app_private.prune_cron_runs(keep interval) IS 'pg_cron (agora-prune-cron-runs): deletes the records of pg_cron''s runs (cron.job_run_details) that ended more than keep ago, which pg_cron itself never deletes; runs still under way are kept. Returns how many.';
+
+REVOKE ALL ON FUNCTION app_private.prune_cron_runs(keep interval) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_jobs
 -- created in 20261121090100_jobs.sql
 -- ---------------------------------------------------------------------------------------------
@@ -360,6 +390,15 @@ $$;
 COMMENT ON FUNCTION app_private.running_job_workers() IS 'The workers (host:pid:tag) holding running jobs: what a starting worker checks against the processes of its own machine (release_jobs_of).';
 
 REVOKE ALL ON FUNCTION app_private.running_job_workers() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-cron-runs
+-- created in 20261129110000_jobs_prune_cron_runs.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 53 * * * *
+-- command:
+--   select app_private.prune_cron_runs()
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-prune-jobs
