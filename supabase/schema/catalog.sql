@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain catalog: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110100_catalog.sql
+--   supabase/migrations/20261129150000_catalog_stock_on_hand.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -194,7 +195,7 @@ GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.product_json
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261129150000_catalog_stock_on_hand.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.product_json(product app.products, vendor app.vendors) RETURNS jsonb
@@ -210,14 +211,20 @@ CREATE FUNCTION app.product_json(product app.products, vendor app.vendors) RETUR
     'tags', to_jsonb(product.tags),
     'images', to_jsonb(product.images),
     'price', jsonb_build_object('amount', product.price_amount, 'currency', product.currency),
-    'stock', jsonb_build_object('available', greatest(product.stock - product.reserved, 0)),
+    'stock', case
+      when vendor.owner_id = (select auth.uid()) then jsonb_build_object(
+        'available', greatest(product.stock - product.reserved, 0),
+        'onHand', product.stock,
+        'reserved', product.reserved)
+      else jsonb_build_object('available', greatest(product.stock - product.reserved, 0))
+    end,
     'status', product.status,
     'createdAt', to_char(product.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'updatedAt', to_char(product.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
   )
 $$;
 
-COMMENT ON FUNCTION app.product_json(product app.products, vendor app.vendors) IS 'A product as the API shows it: price as money, available stock (stock less reservations), the vendor''s id, name and slug. A builder: reads no table.';
+COMMENT ON FUNCTION app.product_json(product app.products, vendor app.vendors) IS 'A product as the API shows it: price as money, available stock (stock less reservations), the vendor''s id, name and slug; for the vendor''s owner (auth.uid(), the caller) also the units on hand (onHand, what PUT /api/store/products/{id} sets as stock) and reserved by unpaid checkouts, so an edit starts from the number it writes. A builder: reads no table.';
 
 REVOKE ALL ON FUNCTION app.product_json(product app.products, vendor app.vendors) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.product_json(product app.products, vendor app.vendors) TO authenticated;

@@ -13,7 +13,7 @@ import {
   test,
   testApp,
 } from "../support/helpers.ts";
-import { approvedVendor, product, uniqueName } from "../support/store.ts";
+import { approvedVendor, checkout, product, uniqueName } from "../support/store.ts";
 
 const t = testApp();
 const admin = await signInAs(t, "ADMIN");
@@ -213,7 +213,95 @@ test("[store] POST /api/store/products: 401 anonymous, 403 without an approved v
   );
   assert.equal(made.status, "active");
   assert.deepEqual(made.vendor, { id: vendor.id, name: vendor.name, slug: made.vendor.slug });
-  assert.deepEqual(made.stock, { available: 3 });
+  assert.deepEqual(made.stock, { available: 3, onHand: 3, reserved: 0 }, "its owner's view");
+  const seen = await expectJson(await t.request("GET", `/api/store/products/${made.id}`), 200);
+  assert.deepEqual(seen.stock, { available: 3 }, "anyone else sees what is available only");
+});
+
+test("[store] PUT /api/store/products/:id: stock is the units on hand; an edit without it keeps it; expectedStock refuses (409) a stock that moved, and nothing changes", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const item = await product(t, vendor, { stock: 12 });
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  await checkout(t, buyer, [{ productId: item.id, quantity: 2 }]);
+  const token = vendor.owner.accessToken;
+  const read = await expectJson(
+    await t.request("GET", `/api/store/products/${item.id}`, { token }),
+    200,
+  );
+  assert.deepEqual(read.stock, { available: 10, onHand: 12, reserved: 2 });
+  const described = await expectJson(
+    await t.request("PUT", `/api/store/products/${item.id}`, {
+      token,
+      body: { description: "Now with a better description" },
+    }),
+    200,
+  );
+  assert.deepEqual(described.stock, read.stock, "an edit that does not name stock keeps it");
+  // A second checkout lands between the owner's read and their stock change: on-hand units do
+  // not move with a reservation, so the change still applies to what the owner read.
+  await checkout(t, buyer, [{ productId: item.id, quantity: 1 }]);
+  const raised = await expectJson(
+    await t.request("PUT", `/api/store/products/${item.id}`, {
+      token,
+      body: { stock: 15, expectedStock: 12 },
+    }),
+    200,
+  );
+  assert.deepEqual(raised.stock, { available: 12, onHand: 15, reserved: 3 });
+  // Another edit came between: the stale base is refused and nothing changes.
+  const stale = await expectError(
+    await t.request("PUT", `/api/store/products/${item.id}`, {
+      token,
+      body: { stock: 20, expectedStock: 12, title: "Renamed" },
+    }),
+    409,
+    "conflict",
+  );
+  assert.deepEqual(stale.error.details, { expectedStock: 12, currentStock: 15 });
+  const after = await expectJson(
+    await t.request("GET", `/api/store/products/${item.id}`, { token }),
+    200,
+  );
+  assert.equal(after.title, item.title, "nothing changed");
+  assert.equal(after.stock.onHand, 15);
+  await expectError(
+    await t.request("PUT", `/api/store/products/${item.id}`, {
+      token,
+      body: { expectedStock: 15 },
+    }),
+    400,
+    "invalid_request",
+  );
+  // Another vendor's owner learns nothing from an expected stock: 403, as without it.
+  const other = await approvedVendor(t, admin);
+  await expectError(
+    await t.request("PUT", `/api/store/products/${item.id}`, {
+      token: other.owner.accessToken,
+      body: { stock: 1, expectedStock: 0 },
+    }),
+    403,
+    "forbidden",
+  );
+});
+
+test("[store] PUT /api/store/products/:id: concurrent stock changes from one read: exactly one applies, the others are 409", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const item = await product(t, vendor, { stock: 5 });
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      t.request("PUT", `/api/store/products/${item.id}`, {
+        token: vendor.owner.accessToken,
+        body: { stock: 10 + i, expectedStock: 5 },
+      })),
+  );
+  const statuses = answers.map((r) => r.status).sort();
+  assert.deepEqual(statuses, [200, 409, 409, 409, 409, 409, 409, 409]);
+  const winner = answers.find((r) => r.status === 200)!;
+  const final = await expectJson(
+    await t.request("GET", `/api/store/products/${item.id}`, { token: vendor.owner.accessToken }),
+    200,
+  );
+  assert.equal(final.stock.onHand, (await expectJson(winner, 200)).stock.onHand);
 });
 
 test("[store] PUT /api/store/products/:id: the owner only (403 for another vendor, 404 for an unseen draft)", async () => {

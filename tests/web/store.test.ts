@@ -212,7 +212,7 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     await dialog.getByLabel("Description").fill("Soft, warm, long.");
     await dialog.getByLabel("Category").fill("Winter Wear");
     await dialog.getByLabel("Price (USD)").fill("39.50");
-    await dialog.getByLabel("Stock", { exact: true }).fill("4");
+    await dialog.getByLabel("Stock on hand").fill("4");
     await dialog.getByRole("button", { name: "Save" }).click();
     const row = page.locator("tr", { hasText: `Merino scarf ${tag}` });
     await row.waitFor();
@@ -226,6 +226,58 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
       select stock, category, price_amount::int as price_amount from app.products where vendor_id = ${vendor.id}`;
     assert.deepEqual(product, { stock: 9, category: "winter-wear", price_amount: 3950 });
     assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test("[web] vendor area: editing a product while checkouts hold some of it keeps every unit; a stock changed meanwhile is refused with what it is now", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Busy Shop ${tag}`, [
+    { title: `Clay mug ${tag}`, category: "kitchen", price: 1800, stock: 12 },
+  ]);
+  const [mug] = shop.products;
+  const buyer = await createPerson(stack, "Cleo Checkout", "SUBSCRIBER");
+  await apiCall(stack, await bearer(stack, buyer), "POST", "/api/store/orders", {
+    items: [{ productId: mug.id, quantity: 2 }],
+  });
+  const session = await openContext(stack);
+  const stockOf = async () =>
+    (await stack.deps.sql<{ stock: number; reserved: number; description: string }[]>`
+      select stock, reserved, description from app.products where id = ${mug.id}`)[0];
+  try {
+    await signInThroughPages(stack, session, shop.owner, "/vendor/products");
+    const page = session.page;
+    const row = page.locator("tr", { hasText: `Clay mug ${tag}` });
+    await row.getByTestId("stock-detail").getByText("10 available, 2 in checkouts").waitFor();
+    assert.equal(await row.getByLabel(`Stock of Clay mug ${tag}`).inputValue(), "12");
+
+    // A description-only edit: the stock stays 12 on hand (it used to become 10).
+    await row.getByRole("button", { name: `Edit Clay mug ${tag}` }).click();
+    const dialog = page.getByRole("dialog");
+    assert.equal(await dialog.getByLabel("Stock on hand").inputValue(), "12");
+    await dialog.getByText("2 of these are in unpaid checkouts.").waitFor();
+    await dialog.getByLabel("Description").fill("Thrown by hand, glazed in blue.");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.getByText(`Clay mug ${tag} saved.`).waitFor();
+    assert.deepEqual(await stockOf(), {
+      stock: 12,
+      reserved: 2,
+      description: "Thrown by hand, glazed in blue.",
+    });
+
+    // The owner's other tab sets the stock to 13 while this page still shows 12: saving 20 from
+    // here is refused, and says what the stock is now.
+    await row.getByTestId("stock-detail").getByText("10 available, 2 in checkouts").waitFor();
+    await apiCall(stack, shop.ownerToken, "PUT", `/api/store/products/${mug.id}`, { stock: 13 });
+    await row.getByLabel(`Stock of Clay mug ${tag}`).fill("20");
+    await row.getByRole("button", { name: "Save" }).click();
+    await row.getByRole("alert").getByText(
+      "The stock changed while you edited it (now 13 on hand). Check the number and save again.",
+    ).waitFor();
+    assert.equal((await stockOf()).stock, 13, "the other tab's change stands");
+    // 409 is the expected answer here; nothing else went wrong.
+    assert.deepEqual(session.errors.filter((e) => !/status of 409/.test(e)), []);
   } finally {
     await session.context.close();
   }

@@ -5,7 +5,7 @@
  * `products_update_vendor`: the owner of an approved vendor).
  */
 import type { Tx } from "../../_shared/db.ts";
-import { forbidden, notFound } from "../../_shared/errors.ts";
+import { conflict, forbidden, notFound } from "../../_shared/errors.ts";
 import type { ProductJson } from "./store.schemas.ts";
 
 export type ProductSort = "relevance" | "newest" | "price_asc" | "price_desc";
@@ -66,6 +66,8 @@ export interface ProductInput {
   images?: string[];
   price?: { amount: number; currency: string };
   stock?: number;
+  /** With `stock`: the units on hand the change was based on (409 when they moved). */
+  expectedStock?: number;
   status?: "draft" | "active" | "archived";
 }
 
@@ -103,10 +105,26 @@ export async function createProduct(tx: Tx, input: ProductInput): Promise<Produc
  */
 export async function updateProduct(tx: Tx, id: string, input: ProductInput): Promise<ProductJson> {
   const values = columns(input);
+  const expected = input.expectedStock ?? null;
+  // The expected stock is checked by the update itself, on the row it locks: a sale or another
+  // edit committed in between makes it match nothing.
   const rows = await tx<{ id: string }[]>`
     update app.products set ${tx(values as never, Object.keys(values) as never)}
-    where id = ${id}::uuid returning id`;
+    where id = ${id}::uuid and (${expected}::integer is null or stock = ${expected}::integer)
+    returning id`;
   if (!rows.length) {
+    if (expected !== null) {
+      // Only a product the caller may change answers 409; any other goes on to 403 or 404.
+      const [own] = await tx<{ stock: number }[]>`
+        select stock from app.products
+        where id = ${id}::uuid and vendor_id in (select app.my_selling_vendor_ids())`;
+      if (own && own.stock !== expected) {
+        throw conflict("The stock changed since it was read: read the product again.", {
+          expectedStock: expected,
+          currentStock: own.stock,
+        });
+      }
+    }
     const [seen] = await tx<{ product: unknown }[]>`select app.get_product(${id}::uuid) as product`;
     if (seen.product) throw forbidden("Only the product's vendor can change it.");
     throw notFound("No such product.");

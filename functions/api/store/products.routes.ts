@@ -196,9 +196,22 @@ const updateProductBody = z.object({
   tags: productFields.tags.optional(),
   images: productFields.images.optional(),
   price: productFields.price.optional(),
-  stock: productFields.stock.optional(),
+  stock: productFields.stock.optional().openapi({
+    description: "The units on hand (`stock.onHand`, not `available`): what unpaid checkouts " +
+      "hold is part of it. Leave it out to keep it as it is.",
+  }),
+  expectedStock: productFields.stock.optional().openapi({
+    description: "With `stock`: the `onHand` the change was based on; 409 when it is no " +
+      "longer that (a sale or another edit came between), and nothing is changed.",
+  }),
   status: z.enum(["draft", "active", "archived"]).optional(),
-}).refine((b) => Object.values(b).some((v) => v !== undefined), "change at least one field");
+}).refine(
+  (b) => Object.entries(b).some(([k, v]) => k !== "expectedStock" && v !== undefined),
+  "change at least one field",
+).refine((b) => b.expectedStock === undefined || b.stock !== undefined, {
+  message: "expectedStock goes with stock",
+  path: ["expectedStock"],
+});
 
 products.openapi(
   createRoute({
@@ -206,15 +219,18 @@ products.openapi(
     path: "/{id}",
     operationId: "updateProduct",
     summary: "Change a product (its vendor's owner)",
-    description: "Any of the creation fields, and `archived` as a status. `stock` may not go " +
-      "below what unpaid checkouts hold (422). 403 for a product of another vendor (or when the " +
-      "caller's vendor is no longer approved), 404 for one the caller cannot see.",
+    description: "Any of the creation fields, and `archived` as a status; fields left out keep " +
+      "their value. `stock` is the units on hand (`stock.onHand` in the product its owner " +
+      "reads), and may not go below what unpaid checkouts hold (422); with `expectedStock`, " +
+      "a stock that moved since is 409 `conflict` (details: `expectedStock`, `currentStock`) " +
+      "and nothing changes. 403 for a product of another vendor (or when the caller's vendor " +
+      "is no longer approved), 404 for one the caller cannot see.",
     security: signedIn,
     middleware: [requireRole("SUBSCRIBER")] as const,
     request: { params: z.object({ id: z.uuid() }), body: jsonBody(updateProductBody) },
     responses: {
       200: json(productSchema, "The product"),
-      ...errors(400, 401, 403, 404, 413, 415, 422),
+      ...errors(400, 401, 403, 404, 409, 413, 415, 422),
     },
   }),
   async (c) => {

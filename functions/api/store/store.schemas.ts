@@ -50,6 +50,13 @@ export const productSchema = z.object({
   price: money,
   stock: z.object({
     available: z.number().int().openapi({ description: "Stock less what unpaid checkouts hold" }),
+    onHand: z.number().int().optional().openapi({
+      description: "The vendor's owner only: the units on hand, what `stock` sets in " +
+        "PUT /api/store/products/{id} (available + reserved)",
+    }),
+    reserved: z.number().int().optional().openapi({
+      description: "The vendor's owner only: units held by unpaid checkouts",
+    }),
   }),
   status: z.enum(["draft", "active", "archived"]),
   createdAt: time,

@@ -19,7 +19,8 @@ export interface Product {
   tags: string[];
   images: string[];
   price: Money;
-  stock: { available: number };
+  /** `onHand` and `reserved`: only in the answers to the vendor's owner. */
+  stock: { available: number; onHand?: number; reserved?: number };
   status: "draft" | "active" | "archived";
   createdAt: string;
   updatedAt: string;
@@ -148,7 +149,10 @@ export interface ProductInput {
   tags?: string[];
   images?: string[];
   price?: Money;
+  /** The units on hand (available + reserved); left out, the stock stays as it is. */
   stock?: number;
+  /** With `stock`: the units on hand it was based on (409 when they moved). */
+  expectedStock?: number;
   status?: "draft" | "active" | "archived";
 }
 

@@ -3,7 +3,7 @@
  * `vendorId` = its own), a form to add or change one, and stock changed in place.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { ApiError, describeError } from "../../lib/api.ts";
 import { minorDigits, money, toMinor } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
@@ -46,7 +46,7 @@ export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
                   <th scope="col">Product</th>
                   <th scope="col">Status</th>
                   <th scope="col">Price</th>
-                  <th scope="col">Available</th>
+                  <th scope="col">On hand</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
                   </th>
@@ -103,16 +103,35 @@ export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
   );
 }
 
+/** The units on hand of a product its owner reads (the catalog's answers to anyone else lack it). */
+const onHand = (p: Product) => p.stock.onHand ?? p.stock.available;
+
 /**
- * The stock field sets the product's stock; what is available is that less what unpaid
- * checkouts hold, so the field starts from the available count and the API refuses (422) to go
- * below what is held.
+ * Why a stock change was refused, in words: a stock that moved since it was read (a sale, or an
+ * edit in another tab) says what it is now; anything else as the API says it.
+ */
+function stockError(err: unknown): string {
+  if (err instanceof ApiError && err.code === "conflict") {
+    const now = (err.details as { currentStock?: number } | undefined)?.currentStock;
+    return `The stock changed while you edited it${
+      now === undefined ? "" : ` (now ${now} on hand)`
+    }. Check the number and save again.`;
+  }
+  return describeError(err);
+}
+
+/**
+ * The stock field sets the units on hand, which include what unpaid checkouts hold (shown
+ * beside it): the number edited is the number written, and a sale or another edit since it was
+ * read is refused (409, `expectedStock`) instead of being overwritten. The API refuses (422) to
+ * go below what is held.
  */
 function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Product) => void }) {
-  const [value, setValue] = useState(String(product.stock.available));
+  const [value, setValue] = useState(String(onHand(product)));
   const [error, setError] = useState<string | null>(null);
   const id = useId();
-  useEffect(() => setValue(String(product.stock.available)), [product.stock.available]);
+  useEffect(() => setValue(String(onHand(product))), [onHand(product)]);
+  const reserved = product.stock.reserved ?? 0;
   return (
     <form
       class="stock-editor"
@@ -121,10 +140,12 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
         const stock = Number(value);
         if (!Number.isInteger(stock) || stock < 0) return setError("A whole number, 0 or more.");
         try {
-          onSaved(await storeApi.updateProduct(product.id, { stock }));
+          onSaved(
+            await storeApi.updateProduct(product.id, { stock, expectedStock: onHand(product) }),
+          );
           setError(null);
         } catch (err) {
-          setError(describeError(err));
+          setError(stockError(err));
         }
       }}
     >
@@ -139,10 +160,13 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
       <button
         type="submit"
         class="secondary small"
-        disabled={value === String(product.stock.available)}
+        disabled={value === String(onHand(product))}
       >
         Save
       </button>
+      <span class="muted small" data-testid="stock-detail">
+        {product.stock.available} available{reserved ? `, ${reserved} in checkouts` : ""}
+      </span>
       {error && <span class="error small" role="alert">{error}</span>}
     </form>
   );
@@ -193,7 +217,7 @@ function ProductDialog(
           price: (existing.price.amount / 10 ** minorDigits(existing.price.currency)).toFixed(
             minorDigits(existing.price.currency),
           ),
-          stock: String(existing.stock.available),
+          stock: String(onHand(existing)),
           status: existing.status,
           images: existing.images.join("\n"),
         }
@@ -230,9 +254,15 @@ function ProductDialog(
             tags: form.tags.split(",").map((t) => t.trim()).filter(Boolean),
             images: form.images.split(/\s+/).map((t) => t.trim()).filter(Boolean),
             price: { amount, currency },
-            stock,
             status: form.status as ProductInput["status"],
           };
+          // An edit sends the stock only when it was changed, with the units it was based on:
+          // a checkout or a sale meanwhile is never overwritten.
+          if (!existing) input.stock = stock;
+          else if (stock !== onHand(existing)) {
+            input.stock = stock;
+            input.expectedStock = onHand(existing);
+          }
           setBusy(true);
           try {
             onSaved(
@@ -241,7 +271,7 @@ function ProductDialog(
                 : await storeApi.createProduct(input),
             );
           } catch (err) {
-            setError(describeError(err));
+            setError(stockError(err));
           } finally {
             setBusy(false);
           }
@@ -269,8 +299,22 @@ function ProductDialog(
             <input id={ids.price} inputMode="decimal" value={form.price} onInput={set("price")} />
           </div>
           <div>
-            <label for={ids.stock}>Stock</label>
-            <input id={ids.stock} type="number" min={0} value={form.stock} onInput={set("stock")} />
+            <label for={ids.stock}>Stock on hand</label>
+            <input
+              id={ids.stock}
+              type="number"
+              min={0}
+              value={form.stock}
+              onInput={set("stock")}
+              aria-describedby={existing ? `${ids.stock}-hint` : undefined}
+            />
+            {existing && (
+              <p id={`${ids.stock}-hint`} class="muted small">
+                {existing.stock.reserved
+                  ? `${existing.stock.reserved} of these are in unpaid checkouts.`
+                  : "None are in unpaid checkouts."}
+              </p>
+            )}
           </div>
           <div>
             <label for={ids.status}>Status</label>
