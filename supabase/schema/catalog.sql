@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain catalog: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110100_catalog.sql
+--   supabase/migrations/20261129100400_catalog_one_policy_per_operation.sql
 --   supabase/migrations/20261129150000_catalog_stock_on_hand.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
@@ -28,7 +29,7 @@ GRANT ALL ON TYPE app.product_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.products
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261129100400_catalog_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.products (
@@ -96,9 +97,7 @@ ALTER TABLE app.products ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY products_insert_vendor ON app.products FOR INSERT TO authenticated WITH CHECK ((vendor_id IN ( SELECT app.my_selling_vendor_ids() AS my_selling_vendor_ids)));
 
-CREATE POLICY products_select_admin ON app.products FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY products_select_owner ON app.products FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+CREATE POLICY products_select_owner_or_admin ON app.products FOR SELECT TO authenticated USING (((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)) OR ( SELECT app.is_admin() AS is_admin)));
 
 CREATE POLICY products_update_vendor ON app.products FOR UPDATE TO authenticated USING ((vendor_id IN ( SELECT app.my_selling_vendor_ids() AS my_selling_vendor_ids))) WITH CHECK ((vendor_id IN ( SELECT app.my_selling_vendor_ids() AS my_selling_vendor_ids)));
 

@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121090000_foundation.sql
 --   supabase/migrations/20261128090200_foundation_config_audit.sql
+--   supabase/migrations/20261129100100_foundation_one_policy_per_operation.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -171,7 +172,7 @@ GRANT INSERT(changed_by) ON TABLE app.config_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.identities
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261129100100_foundation_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.identities (
@@ -201,15 +202,13 @@ ALTER TABLE ONLY app.identities
 
 ALTER TABLE app.identities ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY identities_select_admin ON app.identities FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY identities_select_self ON app.identities FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+CREATE POLICY identities_select_self_or_admin ON app.identities FOR SELECT TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.identities TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.role_changes
--- created in 20261121090000_foundation.sql; last changed in 20261124100000_notifications.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261129100100_foundation_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.role_changes (
@@ -251,9 +250,7 @@ ALTER TABLE ONLY app.role_changes
 
 ALTER TABLE app.role_changes ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY role_changes_select_admin ON app.role_changes FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY role_changes_select_self ON app.role_changes FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+CREATE POLICY role_changes_select_self_or_admin ON app.role_changes FOR SELECT TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.role_changes TO authenticated;
 
@@ -305,7 +302,7 @@ GRANT SELECT ON TABLE app.security_events TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.sessions
--- created in 20261121090000_foundation.sql; last changed in 20261124120000_signin.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261129100100_foundation_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.sessions (
@@ -344,9 +341,7 @@ ALTER TABLE ONLY app.sessions
 
 ALTER TABLE app.sessions ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY sessions_select_admin ON app.sessions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY sessions_select_self ON app.sessions FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+CREATE POLICY sessions_select_self_or_admin ON app.sessions FOR SELECT TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
 CREATE POLICY sessions_update_self ON app.sessions FOR UPDATE TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NULL))) WITH CHECK (((user_id = ( SELECT auth.uid() AS uid)) AND (revoked_at IS NOT NULL)));
 
@@ -358,7 +353,7 @@ GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.users
--- created in 20261121090000_foundation.sql; last changed in 20261124120000_signin.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261129100100_foundation_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.users (
@@ -407,13 +402,9 @@ CREATE TRIGGER users_touch_updated_at BEFORE UPDATE ON app.users FOR EACH ROW EX
 
 ALTER TABLE app.users ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY users_select_admin ON app.users FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
+CREATE POLICY users_select_self_or_admin ON app.users FOR SELECT TO authenticated USING (((id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
-CREATE POLICY users_select_self ON app.users FOR SELECT TO authenticated USING ((id = ( SELECT auth.uid() AS uid)));
-
-CREATE POLICY users_update_admin ON app.users FOR UPDATE TO authenticated USING (( SELECT app.is_admin() AS is_admin)) WITH CHECK (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY users_update_self ON app.users FOR UPDATE TO authenticated USING ((id = ( SELECT auth.uid() AS uid))) WITH CHECK ((id = ( SELECT auth.uid() AS uid)));
+CREATE POLICY users_update_self_or_admin ON app.users FOR UPDATE TO authenticated USING (((id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin))) WITH CHECK (((id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.users TO authenticated;
 

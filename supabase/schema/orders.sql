@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain orders: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110200_orders.sql
+--   supabase/migrations/20261129100500_orders_one_policy_per_operation.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -79,7 +80,7 @@ GRANT ALL ON TYPE app.refund_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.checkouts
--- created in 20261124110200_orders.sql
+-- created in 20261124110200_orders.sql; last changed in 20261129100500_orders_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.checkouts (
@@ -124,9 +125,7 @@ ALTER TABLE ONLY app.checkouts
 
 ALTER TABLE app.checkouts ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY checkouts_select_admin ON app.checkouts FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY checkouts_select_buyer ON app.checkouts FOR SELECT TO authenticated USING (((buyer_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
+CREATE POLICY checkouts_select_buyer_or_admin ON app.checkouts FOR SELECT TO authenticated USING ((((buyer_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.checkouts TO authenticated;
 
@@ -241,7 +240,7 @@ GRANT SELECT ON TABLE app.order_transitions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.orders
--- created in 20261124110200_orders.sql
+-- created in 20261124110200_orders.sql; last changed in 20261129100500_orders_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.orders (
@@ -303,11 +302,7 @@ ALTER TABLE ONLY app.orders
 
 ALTER TABLE app.orders ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY orders_select_admin ON app.orders FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY orders_select_buyer ON app.orders FOR SELECT TO authenticated USING (((buyer_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
-
-CREATE POLICY orders_select_vendor ON app.orders FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+CREATE POLICY orders_select_buyer_vendor_or_admin ON app.orders FOR SELECT TO authenticated USING ((((buyer_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)) OR (vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.orders TO authenticated;
 

@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain settlements: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110400_settlements.sql
+--   supabase/migrations/20261129100600_settlements_one_policy_per_operation.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -28,7 +29,7 @@ GRANT ALL ON TYPE app.settlement_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.settlement_lines
--- created in 20261124110400_settlements.sql
+-- created in 20261124110400_settlements.sql; last changed in 20261129100600_settlements_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.settlement_lines (
@@ -87,9 +88,7 @@ ALTER TABLE ONLY app.settlement_lines
 
 ALTER TABLE app.settlement_lines ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY settlement_lines_select_admin ON app.settlement_lines FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY settlement_lines_select_vendor ON app.settlement_lines FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+CREATE POLICY settlement_lines_select_vendor_or_admin ON app.settlement_lines FOR SELECT TO authenticated USING (((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.settlement_lines TO authenticated;
 
@@ -125,7 +124,7 @@ GRANT SELECT ON TABLE app.settlement_runs TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.settlements
--- created in 20261124110400_settlements.sql
+-- created in 20261124110400_settlements.sql; last changed in 20261129100600_settlements_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.settlements (
@@ -188,9 +187,7 @@ ALTER TABLE ONLY app.settlements
 
 ALTER TABLE app.settlements ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY settlements_select_admin ON app.settlements FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY settlements_select_vendor ON app.settlements FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+CREATE POLICY settlements_select_vendor_or_admin ON app.settlements FOR SELECT TO authenticated USING (((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.settlements TO authenticated;
 

@@ -3,6 +3,8 @@
 --   supabase/migrations/20261124120000_signin.sql
 --   supabase/migrations/20261128090000_signin_layout_comments.sql
 --   supabase/migrations/20261128090100_signin_live_sessions.sql
+--   supabase/migrations/20261129100000_signin_function_names_as_text.sql
+--   supabase/migrations/20261129100200_signin_one_policy_per_operation.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -14,7 +16,7 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.status_changes
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261129100200_signin_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.status_changes (
@@ -56,27 +58,28 @@ ALTER TABLE ONLY app.status_changes
 
 ALTER TABLE app.status_changes ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY status_changes_select_admin ON app.status_changes FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY status_changes_select_self ON app.status_changes FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+CREATE POLICY status_changes_select_self_or_admin ON app.status_changes FOR SELECT TO authenticated USING (((user_id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.status_changes TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.account_erasure_steps
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261129100000_signin_function_names_as_text.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.account_erasure_steps (
     domain text NOT NULL,
-    function_name regprocedure NOT NULL,
+    function_name text NOT NULL,
     "position" integer NOT NULL,
     description text NOT NULL,
     CONSTRAINT account_erasure_steps_description_check CHECK (((char_length(description) >= 1) AND (char_length(description) <= 500))),
-    CONSTRAINT account_erasure_steps_domain_check CHECK ((domain ~ '^[a-z][a-z_]*$'::text))
+    CONSTRAINT account_erasure_steps_domain_check CHECK ((domain ~ '^[a-z][a-z_]*$'::text)),
+    CONSTRAINT account_erasure_steps_function_name_check CHECK (((function_name ~ '^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\('::text) AND (to_regprocedure(function_name) IS NOT NULL)))
 );
 
 COMMENT ON TABLE app_private.account_erasure_steps IS 'The one list of what an account deletion does beyond the foreign keys, one step per domain, run in position order by app.delete_account before the user row is deleted.';
+
+COMMENT ON COLUMN app_private.account_erasure_steps.function_name IS 'The step''s function (user_id uuid) returning void, schema-qualified (`app_private.account_erase_<domain>(uuid)`); text, not regprocedure, so pg_upgrade can upgrade the database. The check constraint refuses a name that is not schema-qualified or names no function.';
 
 ALTER TABLE ONLY app_private.account_erasure_steps
     ADD CONSTRAINT account_erasure_steps_function_name_key UNIQUE (function_name);
@@ -91,18 +94,21 @@ ALTER TABLE app_private.account_erasure_steps ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.account_export_parts
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261129100000_signin_function_names_as_text.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.account_export_parts (
     part text NOT NULL,
-    function_name regprocedure NOT NULL,
+    function_name text NOT NULL,
     description text NOT NULL,
     CONSTRAINT account_export_parts_description_check CHECK (((char_length(description) >= 1) AND (char_length(description) <= 500))),
+    CONSTRAINT account_export_parts_function_name_check CHECK (((function_name ~ '^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\('::text) AND (to_regprocedure(function_name) IS NOT NULL))),
     CONSTRAINT account_export_parts_part_check CHECK ((part ~ '^[a-z][A-Za-z]*$'::text))
 );
 
 COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/account/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
+
+COMMENT ON COLUMN app_private.account_export_parts.function_name IS 'The part''s function (user_id uuid) returning jsonb, schema-qualified (`app_private.account_export_<part>(uuid)`); text, not regprocedure, so pg_upgrade can upgrade the database. The check constraint refuses a name that is not schema-qualified or names no function.';
 
 ALTER TABLE ONLY app_private.account_export_parts
     ADD CONSTRAINT account_export_parts_function_name_key UNIQUE (function_name);
@@ -244,7 +250,7 @@ GRANT ALL ON FUNCTION app.change_user_status(target_user_id uuid, new_status app
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.delete_account
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261129100000_signin_function_names_as_text.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.delete_account() RETURNS timestamp with time zone
@@ -271,7 +277,7 @@ begin
   select coalesce(array_agg(lower(i.provider_user_id)), '{}') into wallets
   from app.identities i where i.user_id = me and i.provider = 'wallet';
   for step in select s.function_name from app_private.account_erasure_steps s order by s.position loop
-    execute format('select %s($1)', step.function_name::regproc) using me;
+    execute format('select %s($1)', step.function_name::regprocedure::regproc) using me;
   end loop;
   -- Sign-in state that names the person but has no key to the user row.
   if victim.email is not null then
@@ -476,7 +482,7 @@ REVOKE ALL ON FUNCTION app_private.account_erase_messaging(target_user_id uuid) 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261129100000_signin_function_names_as_text.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export(target_user_id uuid) RETURNS jsonb
@@ -495,7 +501,7 @@ declare
   value jsonb;
 begin
   for p in select e.part, e.function_name from app_private.account_export_parts e order by e.part loop
-    execute format('select %s($1)', p.function_name::regproc) using target_user_id into value;
+    execute format('select %s($1)', p.function_name::regprocedure::regproc) using target_user_id into value;
     document := document || jsonb_build_object(p.part, coalesce(value, document -> p.part, 'null'::jsonb));
   end loop;
   return document;

@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain vendors: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110000_vendors.sql
+--   supabase/migrations/20261129100300_vendors_one_policy_per_operation.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -44,7 +45,7 @@ GRANT ALL ON TYPE app.vendor_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.vendor_decisions
--- created in 20261124110000_vendors.sql
+-- created in 20261124110000_vendors.sql; last changed in 20261129100300_vendors_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.vendor_decisions (
@@ -86,15 +87,13 @@ ALTER TABLE ONLY app.vendor_decisions
 
 ALTER TABLE app.vendor_decisions ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY vendor_decisions_select_admin ON app.vendor_decisions FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY vendor_decisions_select_owner ON app.vendor_decisions FOR SELECT TO authenticated USING ((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)));
+CREATE POLICY vendor_decisions_select_owner_or_admin ON app.vendor_decisions FOR SELECT TO authenticated USING (((vendor_id IN ( SELECT app.my_vendor_ids() AS my_vendor_ids)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.vendor_decisions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.vendors
--- created in 20261124110000_vendors.sql
+-- created in 20261124110000_vendors.sql; last changed in 20261129100300_vendors_one_policy_per_operation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.vendors (
@@ -150,9 +149,7 @@ ALTER TABLE ONLY app.vendors
 
 ALTER TABLE app.vendors ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY vendors_select_admin ON app.vendors FOR SELECT TO authenticated USING (( SELECT app.is_admin() AS is_admin));
-
-CREATE POLICY vendors_select_owner ON app.vendors FOR SELECT TO authenticated USING (((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)));
+CREATE POLICY vendors_select_owner_or_admin ON app.vendors FOR SELECT TO authenticated USING ((((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.vendors TO authenticated;
 

@@ -1,6 +1,6 @@
 /**
  * Queries of /api/admin/settlements (admin/settlements.routes.ts), run as the ADMIN: RLS
- * (`settlements_select_admin`) shows every settlement; a run goes through the ADMIN-checked
+ * (`settlements_select_vendor_or_admin`) shows every settlement; a run goes through the ADMIN-checked
  * `app.run_settlements`, the same settlement the daily job makes.
  */
 import type { Tx } from "../../_shared/db.ts";

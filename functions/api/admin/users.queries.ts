@@ -1,4 +1,4 @@
-/** Queries of /api/admin/users (admin/users.routes.ts), run as the ADMIN (RLS: users_select_admin). */
+/** Queries of /api/admin/users (admin/users.routes.ts), run as the ADMIN (RLS: users_select_self_or_admin). */
 import { forbidden } from "../../_shared/errors.ts";
 import type { Tx } from "../../_shared/db.ts";
 import { type Role, ROLES } from "../core/context.ts";

@@ -1,6 +1,6 @@
 /**
  * Queries of /api/admin/vendors (admin/vendors.routes.ts), run as the ADMIN: RLS
- * (`vendors_select_admin`) shows every vendor; decisions go through `app.set_vendor_status`.
+ * (`vendors_select_owner_or_admin`) shows every vendor; decisions go through `app.set_vendor_status`.
  */
 import type { Tx } from "../../_shared/db.ts";
 import { ifGiven, likePattern, pageLimit, slicePage, where } from "../core/paging.ts";

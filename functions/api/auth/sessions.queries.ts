@@ -1,7 +1,7 @@
 /**
  * Queries of /api/auth/sessions and /api/auth/identities (auth/sessions.routes.ts,
  * auth/identities.routes.ts), run as the caller: RLS shows a user their own sessions and identities
- * only (`sessions_select_self`, `identities_select_self`) and lets them revoke their own live
+ * only (`sessions_select_self_or_admin`, `identities_select_self_or_admin`) and lets them revoke their own live
  * sessions (`sessions_update_self`; the guard trigger stamps the server's time).
  */
 import type { Tx } from "../../_shared/db.ts";

@@ -5,7 +5,7 @@
  * signed-in user may ask (visitors and direct calls of the private functions are refused).
  */
 begin;
-select plan(14);
+select plan(18);
 
 -- ---------------------------------------------------------------------------------------------
 -- The registry
@@ -14,11 +14,11 @@ select plan(14);
 select is_empty(
   $$ select p.oid::regprocedure::text from pg_proc p
      where p.pronamespace = 'app_private'::regnamespace and p.proname like 'account\_export\_%'
-       and not exists (select 1 from app_private.account_export_parts e where e.function_name = p.oid) $$,
+       and not exists (select 1 from app_private.account_export_parts e where e.function_name::regprocedure = p.oid) $$,
   'Every app_private.account_export_<part> function is listed in app_private.account_export_parts.'
 );
 select is_empty(
-  $$ select e.part from app_private.account_export_parts e join pg_proc p on p.oid = e.function_name
+  $$ select e.part from app_private.account_export_parts e join pg_proc p on p.oid = e.function_name::regprocedure
      where p.pronargs <> 1 or p.proargtypes[0] <> 'uuid'::regtype or p.prorettype <> 'jsonb'::regtype $$,
   'Every part takes the user id and returns jsonb.'
 );
@@ -33,6 +33,35 @@ select set_has(
   $$ values ('profile'), ('identities'), ('sessions'), ('conversations'), ('messages'),
             ('notifications'), ('preferences') $$,
   'The parts of the foundation, messaging and notifications are registered.'
+);
+
+-- The registries name functions as text (pg_upgrade refuses regprocedure columns); a check keeps
+-- what the type checked, and asks for the schema, since the callers run with search_path = ''.
+select throws_ok(
+  $$ insert into app_private.account_export_parts (part, function_name, description)
+     values ('missing', 'app_private.account_export_missing(uuid)', 'No such function.') $$,
+  '23514', null,
+  'A part naming no function is refused.'
+);
+select throws_ok(
+  $$ insert into app_private.account_export_parts (part, function_name, description)
+     values ('unqualified', 'now()', 'Not schema-qualified.') $$,
+  '23514', null,
+  'A part naming a function without its schema is refused.'
+);
+select throws_ok(
+  $$ insert into app_private.account_erasure_steps (domain, function_name, position, description)
+     values ('missing', 'app_private.account_erase_missing(uuid)', 999, 'No such function.') $$,
+  '23514', null,
+  'An erasure step naming no function is refused.'
+);
+select is_empty(
+  $$ select e.part from app_private.account_export_parts e
+     where e.function_name::regprocedure::text <> e.function_name
+     union all
+     select s.domain from app_private.account_erasure_steps s
+     where s.function_name::regprocedure::text <> s.function_name $$,
+  'Every registered name reads back as the function''s own name (schema-qualified, as the callers cast it).'
 );
 
 -- ---------------------------------------------------------------------------------------------

@@ -269,21 +269,21 @@ select isnt_definer('app', 'change_user_role', array['uuid', 'app.user_role', 't
 -- ---------------------------------------------------------------------------------------------
 
 select policies_are('app', 'users',
-  array['users_select_self', 'users_select_admin', 'users_update_self', 'users_update_admin'],
-  'app.users has exactly the self and admin select and update policies.');
+  array['users_select_self_or_admin', 'users_update_self_or_admin'],
+  'app.users has exactly one select and one update policy, each for the user and ADMINs.');
 select policies_are('app', 'identities',
-  array['identities_select_self', 'identities_select_admin'],
-  'app.identities has exactly the self and admin select policies.');
+  array['identities_select_self_or_admin'],
+  'app.identities has exactly one select policy, for the user and ADMINs.');
 select policies_are('app', 'sessions',
-  array['sessions_select_self', 'sessions_select_admin', 'sessions_update_self'],
-  'app.sessions has exactly the self and admin select policies and the self update (revoke) policy.');
+  array['sessions_select_self_or_admin', 'sessions_update_self'],
+  'app.sessions has exactly the select policy for the user and ADMINs and the self update (revoke) policy.');
 select policies_are('app', 'security_events', array['security_events_select_admin'],
   'app.security_events has exactly the admin select policy.');
 select policies_are('app', 'access_logs', array['access_logs_select_admin'],
   'app.access_logs has exactly the admin select policy.');
 select policies_are('app', 'role_changes',
-  array['role_changes_select_self', 'role_changes_select_admin'],
-  'app.role_changes has exactly the self and admin select policies and the admin insert policy.');
+  array['role_changes_select_self_or_admin'],
+  'app.role_changes has exactly one select policy, for the user and ADMINs (no insert policy).');
 select policies_are('app', 'config_versions',
   array['config_versions_select_admin', 'config_versions_insert_admin'],
   'app.config_versions has exactly the admin select and insert policies.');

@@ -50,7 +50,7 @@ select is_empty(
     where p.pronamespace = 'app_private'::regnamespace
       and p.proname in ('enqueue_job', 'job_backoff', 'claim_jobs', 'complete_job', 'fail_job',
                         'next_job_at', 'retry_dead_job', 'prune_jobs', 'queue_storage_deletion',
-                        'release_jobs_of', 'running_job_workers')
+                        'release_jobs_of', 'running_job_workers', 'schedule_job_drain')
       and has_function_privilege(r.role, p.oid, 'EXECUTE')
   $$,
   'No API role may execute any job queue function.'
@@ -68,9 +68,9 @@ select is(
    where p.pronamespace = 'app_private'::regnamespace
      and p.proname in ('enqueue_job', 'job_backoff', 'claim_jobs', 'complete_job', 'fail_job',
                        'next_job_at', 'retry_dead_job', 'prune_jobs', 'queue_storage_deletion',
-                       'release_jobs_of', 'running_job_workers')
+                       'release_jobs_of', 'running_job_workers', 'schedule_job_drain')
      and obj_description(p.oid, 'pg_proc') is not null),
-  11,
+  12,
   'Every job queue function carries its why as a comment.'
 );
 select isnt(obj_description('app_private.jobs'::regclass, 'pg_class'), null,

@@ -40,16 +40,16 @@ select is_empty(
 );
 
 -- Policies: exactly these, per table.
-select policies_are('app', 'vendors', array['vendors_select_owner', 'vendors_select_admin'],
+select policies_are('app', 'vendors', array['vendors_select_owner_or_admin'],
   'app.vendors: the owner and ADMINs read; nobody writes directly.');
-select policies_are('app', 'vendor_decisions', array['vendor_decisions_select_owner', 'vendor_decisions_select_admin'],
+select policies_are('app', 'vendor_decisions', array['vendor_decisions_select_owner_or_admin'],
   'app.vendor_decisions: the owner and ADMINs read; nobody writes directly.');
 select policies_are('app', 'products',
-  array['products_select_owner', 'products_select_admin', 'products_insert_vendor', 'products_update_vendor'],
+  array['products_select_owner_or_admin', 'products_insert_vendor', 'products_update_vendor'],
   'app.products: owner and ADMIN reads, and the approved vendor''s owner writes.');
-select policies_are('app', 'checkouts', array['checkouts_select_buyer', 'checkouts_select_admin'],
+select policies_are('app', 'checkouts', array['checkouts_select_buyer_or_admin'],
   'app.checkouts: the buyer and ADMINs read.');
-select policies_are('app', 'orders', array['orders_select_buyer', 'orders_select_vendor', 'orders_select_admin'],
+select policies_are('app', 'orders', array['orders_select_buyer_vendor_or_admin'],
   'app.orders: the buyer, the vendor''s owner and ADMINs read.');
 select policies_are('app', 'order_items', array['order_items_select_visible'],
   'app.order_items: whoever sees the order.');
@@ -61,9 +61,9 @@ select policies_are('app', 'order_transitions', array['order_transitions_select_
   'app.order_transitions: readable by every signed-in user.');
 select policies_are('app', 'settlement_runs', array['settlement_runs_select_admin'],
   'app.settlement_runs: ADMINs only.');
-select policies_are('app', 'settlements', array['settlements_select_vendor', 'settlements_select_admin'],
+select policies_are('app', 'settlements', array['settlements_select_vendor_or_admin'],
   'app.settlements: the vendor''s owner and ADMINs read.');
-select policies_are('app', 'settlement_lines', array['settlement_lines_select_vendor', 'settlement_lines_select_admin'],
+select policies_are('app', 'settlement_lines', array['settlement_lines_select_vendor_or_admin'],
   'app.settlement_lines: the vendor''s owner and ADMINs read.');
 
 -- Writes: none for the API roles but the product columns of a vendor.
