@@ -201,7 +201,7 @@ async function prepareChain(
   if (created) say(`created ${created} seeded wallet(s)`);
   const funded = await fundSeededWallets(deps.sql, chain.url, ensured.contracts);
   if (funded.length) say(`funded ${funded.length} seeded wallet(s) on the chain`);
-  return await startLocalFunding(deps.sql, chain.url, ensured.contracts, say);
+  return await startLocalFunding(deps.listener, chain.url, ensured.contracts, say);
 }
 
 interface StepResult {

@@ -16,6 +16,8 @@ debian_packages=(postgresql-15 postgresql-15-cron postgresql-15-pgtap libtap-par
 if [ "$command_name" = "bench" ]; then debian_packages+=(wrk); fi
 # The browser tests and the web benchmark drive Debian's Chromium through playwright-core.
 if [ "$command_name" = "test" ] || [ "$command_name" = "bench" ]; then debian_packages+=(chromium); fi
+# The tests run the API through PgBouncer in transaction mode (stack/pgbouncer.ts starts its own).
+if [ "$command_name" = "test" ]; then debian_packages+=(pgbouncer); fi
 
 missing=()
 for package in "${debian_packages[@]}"; do
@@ -30,6 +32,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # Debian starts a default cluster on 5432; Agora runs its own clusters and needs none of it.
   "${sudo_cmd[@]}" pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
+  # Likewise Debian's PgBouncer service (port 6432): the tests start their own on a free port.
+  if [[ " ${missing[*]} " == *" pgbouncer "* ]]; then
+    "${sudo_cmd[@]}" service pgbouncer stop >/dev/null 2>&1 || true
+  fi
 fi
 
 # npm dependencies: reinstall only when package-lock.json or patches/ (applied by patch-package

@@ -91,6 +91,7 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
   const app = createApp(deps);
   const gateway = createGateway({
     sql: deps.sql,
+    listener: deps.listener,
     jwtSecret: deps.settings.jwtSecret,
     limits: opts.realtimeLimits ?? gatewayLimits(Deno.env.toObject()),
     log: deps.log,

@@ -1,5 +1,6 @@
 /**
- * Database access. One pool per process; user requests reach the database only through
+ * Database access. One pool per process, plus one session connection for LISTEN (`createListener`);
+ * user requests reach the database only through
  * `withUser` (role `authenticated` and the JWT claims, set for the transaction only, so RLS
  * decides) or `withAnon`. Handlers call them through `asUser` and `asAnonymous`
  * (functions/api/core/doors.ts), which take the claims the session middleware set; `withUser`
@@ -37,11 +38,20 @@ function reconnectDelay(failures: number): number {
   return Math.min(0.05 * 2 ** Math.max(0, failures - 1), 0.5) * (0.75 + Math.random() / 4);
 }
 
-/** Opens the pool. Notices are dropped; errors surface through the queries that hit them. */
-export function createPool(url: string, max: number): Sql {
+/**
+ * Opens the pool. Notices are dropped; errors surface through the queries that hit them.
+ *
+ * `prepare`: named prepared statements, parsed once per connection and reused (the default). Off
+ * for a transaction-mode pooler (Supavisor's port 6543, PgBouncer's `pool_mode = transaction`):
+ * there each transaction may run on another server connection, where a statement prepared on the
+ * first does not exist ("prepared statement "…" does not exist") or another client's of the same
+ * name does ("… already exists"). Off, every query goes as an unnamed statement, parsed each time
+ * (docs/configuration.md#the-connection-budget).
+ */
+export function createPool(url: string, max: number, opts: { prepare?: boolean } = {}): Sql {
   const options = {
     max,
-    prepare: true,
+    prepare: opts.prepare ?? true,
     idle_timeout: 60,
     // A connection opened while the database restarts can stay silent (its packets lost): the
     // queries queued on it wait this long, then fail as 503. Ten times a slow hosted handshake.
@@ -54,6 +64,31 @@ export function createPool(url: string, max: number): Sql {
     types: { date: TIMES },
   };
   return postgres(url, options);
+}
+
+/**
+ * What LISTEN needs: a connection that stays the process's own (a session), which a
+ * transaction-mode pooler cannot give (a LISTEN there lands on a server connection that goes back
+ * to the pool when the statement ends, and its notifications reach nobody). The event hub, the
+ * job worker and the local stack's Realtime gateway and chain funder listen here, never on the
+ * pool. postgres.js opens one connection for all of a `Sql`'s channels, on first `listen`, and
+ * opens it again after it drops (re-listening every channel); `end` closes it.
+ */
+export type Listener = Pick<Sql, "listen" | "end">;
+
+/**
+ * The process's one session connection, for LISTEN only, at the session URL
+ * (`AGORA_DB_SESSION_URL`, falling back to the pool's): a direct connection to Postgres, or a
+ * session-mode pooler. Nothing connects until the first `listen`.
+ */
+export function createListener(url: string): Listener {
+  return postgres(url, {
+    max: 1,
+    connect_timeout: 5,
+    backoff: reconnectDelay,
+    onnotice: () => {},
+    connection: { application_name: "agora-api-listen" },
+  });
 }
 
 /**

@@ -19,6 +19,8 @@ const envSchema = z.object({
   AGORA_DB_URL: z.string().optional(),
   SUPABASE_DB_URL: z.string().optional(),
   AGORA_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  AGORA_DB_POOL_MODE: z.enum(["session", "transaction"]).optional(),
+  AGORA_DB_SESSION_URL: z.string().optional(),
   AGORA_JWT_SECRET: z.string().min(32, "AGORA_JWT_SECRET must have at least 32 characters"),
   AGORA_ANON_KEY: z.string().default(""),
   AGORA_CSRF_SECRET: z.string().min(32, "AGORA_CSRF_SECRET must have at least 32 characters"),
@@ -127,6 +129,18 @@ function parseServiceAccount(text: string | undefined): FcmServiceAccount | unde
   return parsed.data;
 }
 
+/** Supavisor's transaction-mode port: a pool URL on it is taken as `AGORA_DB_POOL_MODE=transaction`. */
+const SUPAVISOR_TRANSACTION_PORT = "6543";
+
+/** The port of a Postgres URL, or "" when it names none or does not parse. */
+function urlPort(url: string): string {
+  try {
+    return new URL(url).port;
+  } catch {
+    return "";
+  }
+}
+
 /** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
 function parseRule(name: string, text: string): RateLimitRule {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
@@ -154,8 +168,17 @@ export interface AppleSettings extends OidcProviderSettings {
 }
 
 export interface Settings {
+  /** The pool's URL: Postgres, a session-mode pooler, or a transaction-mode pooler. */
   databaseUrl: string;
   dbPoolSize: number;
+  /**
+   * What stands behind `databaseUrl`: `session` (Postgres itself or a session-mode pooler: named
+   * prepared statements) or `transaction` (a transaction-mode pooler, Supavisor's port 6543 or
+   * PgBouncer's `pool_mode = transaction`: statement preparation off).
+   */
+  dbPoolMode: "session" | "transaction";
+  /** The one session connection of a process (LISTEN): `AGORA_DB_SESSION_URL`, else the pool's. */
+  sessionDatabaseUrl: string;
   jwtSecret: string;
   anonKey: string;
   csrfSecret: string;
@@ -238,6 +261,16 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   const e = parsed.data;
   const databaseUrl = e.AGORA_DB_URL ?? e.SUPABASE_DB_URL;
   if (!databaseUrl) throw new Error("invalid settings: set AGORA_DB_URL (or SUPABASE_DB_URL)");
+  const dbPoolMode = e.AGORA_DB_POOL_MODE ??
+    (urlPort(databaseUrl) === SUPAVISOR_TRANSACTION_PORT ? "transaction" : "session");
+  const sessionDatabaseUrl = e.AGORA_DB_SESSION_URL || databaseUrl;
+  if (dbPoolMode === "transaction" && sessionDatabaseUrl === databaseUrl) {
+    throw new Error(
+      "invalid settings: the pool's URL is a transaction-mode pooler (AGORA_DB_POOL_MODE or port " +
+        `${SUPAVISOR_TRANSACTION_PORT}), which cannot keep a LISTEN: set AGORA_DB_SESSION_URL to a ` +
+        "direct or session-mode URL",
+    );
+  }
   if (e.AGORA_STRIPE_SECRET_KEY && !e.AGORA_STRIPE_WEBHOOK_SECRET) {
     throw new Error(
       "invalid settings: AGORA_STRIPE_WEBHOOK_SECRET is required with AGORA_STRIPE_SECRET_KEY " +
@@ -270,6 +303,8 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
   return {
     databaseUrl,
     dbPoolSize: e.AGORA_DB_POOL_SIZE,
+    dbPoolMode,
+    sessionDatabaseUrl,
     jwtSecret: e.AGORA_JWT_SECRET,
     anonKey: e.AGORA_ANON_KEY,
     csrfSecret: e.AGORA_CSRF_SECRET,

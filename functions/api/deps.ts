@@ -5,7 +5,7 @@
 import type { Deps } from "./core/context.ts";
 import { createAccessLog } from "../_shared/access-log.ts";
 import { hmacSigner } from "../_shared/crypto.ts";
-import { createPool } from "../_shared/db.ts";
+import { createListener, createPool } from "../_shared/db.ts";
 import { createTokenIssuer } from "../_shared/jwt.ts";
 import { createLogger } from "../_shared/logger.ts";
 import { createMailer } from "../_shared/mailer.ts";
@@ -32,11 +32,16 @@ import { keyringFromSettings } from "./wallet/keys.ts";
 const SESSION_CHECKS_IN_FLIGHT = 3;
 
 export function createDeps(settings: Settings): Deps {
-  const sql = createPool(settings.databaseUrl, settings.dbPoolSize);
+  // Through a transaction-mode pooler, no named prepared statements (db.ts, `createPool`).
+  const prepare = settings.dbPoolMode === "session";
+  const sql = createPool(settings.databaseUrl, settings.dbPoolSize, { prepare });
+  // LISTEN needs a session of its own: one connection, at the session URL.
+  const listener = createListener(settings.sessionDatabaseUrl);
   const log = createLogger(settings.logLevel);
   return {
     settings,
     sql,
+    listener,
     log,
     tokens: createTokenIssuer(
       settings.jwtSecret,
@@ -52,11 +57,11 @@ export function createDeps(settings: Settings): Deps {
     }),
     security: createSecurityRecorder(sql, log),
     // Its own connection, so a batch never holds up the app's queries.
-    accessLog: createAccessLog(createPool(settings.databaseUrl, 1), log),
+    accessLog: createAccessLog(createPool(settings.databaseUrl, 1, { prepare }), log),
     signCsrf: hmacSigner(settings.csrfSecret),
     signRefresh: hmacSigner(settings.refreshSecret),
     storage: createStorage(settings),
-    hub: createEventHub(sql, log),
+    hub: createEventHub(sql, listener, log),
     config: createConfigCache(sql),
     sessions: createSessionLookup(sql, SESSION_CHECKS_IN_FLIGHT),
     payments: settings.stripe.secretKey
@@ -68,9 +73,13 @@ export function createDeps(settings: Settings): Deps {
   };
 }
 
-/** Stops live delivery, flushes (and closes) the access log, closes push and the pool. */
+/**
+ * Stops live delivery, flushes (and closes) the access log, closes push, the session connection
+ * and the pool.
+ */
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.hub.close();
+  await deps.listener.end({ timeout: 5 });
   await deps.push?.close();
   await deps.accessLog.close();
   await deps.sql.end({ timeout: 5 });

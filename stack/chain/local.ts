@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { Address } from "viem";
-import type { Sql } from "../../functions/_shared/db.ts";
+import type { Listener, Sql } from "../../functions/_shared/db.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { ensureWallet } from "../../functions/api/wallet/wallets.ts";
 import {
@@ -245,10 +245,11 @@ export interface LocalFunding {
  * /api/wallet/create`) is funded on the development chain like the seeded ones (native currency,
  * each platform token, demo NFTs), once (`skipFunded`). The database announces each new wallet
  * with NOTIFY `agora_wallets` (trigger `wallets_announce`); funding runs one wallet at a time,
- * from the chain's first development account.
+ * from the chain's first development account. It listens on the process's session connection
+ * (`deps.listener`).
  */
 export async function startLocalFunding(
-  sql: Sql,
+  listener: Pick<Listener, "listen">,
   rpcUrl: string,
   contracts: PlatformContracts,
   log: (line: string) => void,
@@ -271,7 +272,7 @@ export async function startLocalFunding(
       }
     });
   };
-  const listening = await sql.listen("agora_wallets", (address) => fund(address));
+  const listening = await listener.listen("agora_wallets", (address) => fund(address));
   return {
     async stop() {
       await listening.unlisten().catch(() => {});

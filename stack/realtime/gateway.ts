@@ -10,7 +10,7 @@
  *   POST /realtime/v1/api/broadcast                          { messages: [{ topic, event, payload, private }] }
  *   POST /realtime/v1/api/broadcast/:topic/events/:event     (?private=true) body = payload
  */
-import type { Sql } from "../../functions/_shared/db.ts";
+import type { Listener, Sql } from "../../functions/_shared/db.ts";
 import type { Logger } from "../../functions/_shared/logger.ts";
 import { bearerToken } from "../../functions/_shared/jwt.ts";
 import { type Decisions, type Extension, readDecisions, writeDecisions } from "./authorization.ts";
@@ -41,6 +41,8 @@ export interface Gateway {
 
 export interface GatewayOptions {
   sql: Sql;
+  /** The process's session connection, where the gateway LISTENs (never the pool). */
+  listener: Pick<Listener, "listen">;
   jwtSecret: string;
   limits: GatewayLimits;
   log: Logger;
@@ -280,8 +282,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
 
   const listeners = Promise.all([
-    sql.listen("realtime_messages", (text) => void onDatabaseRow(text)),
-    sql.listen("realtime_fanout", (text) => void onFanout(text)),
+    opts.listener.listen("realtime_messages", (text) => void onDatabaseRow(text)),
+    opts.listener.listen("realtime_fanout", (text) => void onFanout(text)),
   ]);
 
   // --- channels -----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import type { Deps } from "../../functions/api/core/context.ts";
 import { closeDeps, createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
 import type { Logger } from "../../functions/_shared/logger.ts";
-import type { Sql } from "../../functions/_shared/db.ts";
+import type { Listener } from "../../functions/_shared/db.ts";
 import { jsonLines, summarize, type Summary, wallClock, writeLine } from "./realtime-shared.ts";
 
 export interface ServerStats {
@@ -83,7 +83,7 @@ const probe = {
 let inHandler = false;
 let wsSendInHandler = 0;
 
-function instrument(sql: Sql): Sql {
+function instrument(sql: Listener): Listener {
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (this: WebSocket, data) {
     if (!inHandler) return send.call(this, data);
@@ -183,7 +183,11 @@ function profile(firstMeasured: number, rate: number): ServerProfile {
 // The server --------------------------------------------------------------------------------------
 
 const created = createDeps(loadSettings(Deno.env.toObject()));
-const deps: Deps = { ...created, log, sql: profiling ? instrument(created.sql) : created.sql };
+const deps: Deps = {
+  ...created,
+  log,
+  listener: profiling ? instrument(created.listener) : created.listener,
+};
 const server = startStackServer(deps, { port: 0 });
 await server.gateway.ready;
 writeLine({ ready: true, port: server.port, pid: Deno.pid });

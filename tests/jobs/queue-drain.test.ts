@@ -383,7 +383,7 @@ test("[jobs] a job queued while the worker is idle runs within a second (NOTIFY)
   const otherSql = createPool(url, 3);
   const workers = [
     startJobWorker(t.deps, { registry }),
-    startJobWorker({ ...t.deps, sql: otherSql }, { registry }),
+    startJobWorker({ ...t.deps, sql: otherSql, listener: otherSql }, { registry }),
   ];
   try {
     await Promise.all(workers.map((w) => w.ready));

@@ -90,7 +90,7 @@ function relay(target: URL) {
 test("[realtime] the event hub retries on the next subscribe after a LISTEN failed once", async () => {
   const proxy = relay(new URL(Deno.env.get("AGORA_TEST_DB_URL")!));
   const sql = postgres(proxy.url, { max: 1, onnotice: () => {} });
-  const hub = createEventHub(sql, () => {});
+  const hub = createEventHub(sql, sql, () => {});
   const topic = `user:${crypto.randomUUID()}`;
   const received: RealtimeEvent[] = [];
   const subscriber = {

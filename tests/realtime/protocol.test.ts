@@ -1757,5 +1757,6 @@ test("[gateway] several gateway processes: database broadcasts reach both, clien
     closeAll();
     await server2.shutdown();
     await t2.deps.sql.end({ timeout: 1 });
+    await t2.deps.listener.end({ timeout: 1 });
   }
 });

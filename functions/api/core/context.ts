@@ -8,7 +8,7 @@
  * `wallet/keys.ts` `walletKeys`. `functions/api/deps.ts` builds them all.
  */
 import type { AccessLog } from "../../_shared/access-log.ts";
-import type { DbClaims, Sql } from "../../_shared/db.ts";
+import type { DbClaims, Listener, Sql } from "../../_shared/db.ts";
 import type { TokenIssuer } from "../../_shared/jwt.ts";
 import type { Logger } from "../../_shared/logger.ts";
 import type { Mailer } from "../../_shared/mailer.ts";
@@ -24,6 +24,11 @@ export const ROLES: readonly Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFI
 export interface Deps {
   settings: Settings;
   sql: Sql;
+  /**
+   * The process's one session connection, for LISTEN only (the event hub, the job worker): never
+   * the pool, which may be a transaction-mode pooler (`db.ts`, `createListener`).
+   */
+  listener: Listener;
   tokens: TokenIssuer;
   mailer: Mailer;
   security: SecurityRecorder;

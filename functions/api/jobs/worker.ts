@@ -89,7 +89,8 @@ export function startJobWorker(deps: Deps, opts: JobWorkerOptions): JobWorker {
     while (!stopped) {
       try {
         // The second callback runs on every (re)connection: what was queued meanwhile is drained.
-        const listening = await sql.listen(CHANNEL, () => wake(), () => wake());
+        // On the process's session connection: the pool may be a transaction-mode pooler.
+        const listening = await deps.listener.listen(CHANNEL, () => wake(), () => wake());
         unlisten = listening.unlisten;
         if (stopped) await unlisten();
         wake();

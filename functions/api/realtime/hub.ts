@@ -1,5 +1,6 @@
 /**
- * The event hub of one API process: one LISTEN connection, one reader of the event log, and the
+ * The event hub of one API process: one LISTEN (on the process's session connection, never the
+ * pool: `deps.listener`), one reader of the event log, and the
  * local subscribers (SSE streams, waiting long-polls). Commits NOTIFY `agora_events`; the hub then
  * reads what is new once, with the server's own rights (a named server path: subscribers were
  * authorized by the topic rule when they subscribed), and hands each event to the subscribers of
@@ -9,7 +10,7 @@
  * The hub starts on first use, so processes that never stream never hold a LISTEN connection; a
  * start that failed is tried again by the next subscriber.
  */
-import type { Sql } from "../../_shared/db.ts";
+import type { Listener, Sql } from "../../_shared/db.ts";
 import type { Logger } from "../../_shared/logger.ts";
 import { compareCursors, type Cursor } from "./cursor.ts";
 import { currentCursor, readEvents, type RealtimeEvent } from "./events.ts";
@@ -41,7 +42,11 @@ const BATCH = 1000;
 /** How soon to look again when committed events wait behind an older running transaction. */
 const PENDING_RETRY_MS = 3;
 
-export function createEventHub(sql: Sql, log: Logger): EventHub {
+export function createEventHub(
+  sql: Sql,
+  listener: Pick<Listener, "listen">,
+  log: Logger,
+): EventHub {
   const subscribers = new Set<HubSubscriber>();
   let started: Promise<void> | null = null;
   let unlisten: (() => Promise<void>)[] = [];
@@ -121,8 +126,8 @@ export function createEventHub(sql: Sql, log: Logger): EventHub {
     try {
       cursor = await currentCursor(sql);
       // onlisten runs on every (re)connection: anything committed while disconnected is read then.
-      handles.push(await sql.listen("agora_events", () => void read(), () => void read()));
-      handles.push(await sql.listen("agora_ephemeral", onEphemeral));
+      handles.push(await listener.listen("agora_events", () => void read(), () => void read()));
+      handles.push(await listener.listen("agora_ephemeral", onEphemeral));
     } catch (err) {
       await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
       throw err;
