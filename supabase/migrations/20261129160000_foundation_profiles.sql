@@ -1,5 +1,6 @@
 -- Replaces functions of other domains:
---   app_private.collect_orphan_attachments (attachments).
+--   app_private.collect_orphan_attachments (attachments), app_private.account_export_profile
+--   (signin).
 /*
  * Profiles: a person's name, picture, bio, time zone and locale, set by themselves
  * (GET and PUT /api/profile) and shown to SUBSCRIBER and above (GET /api/users/{id}, and the
@@ -20,6 +21,7 @@
  * - `profile.updated` on `user:<id>` (payload: the public profile) when name, image, bio or role
  *   change (users_publish_profile).
  * - app_private.collect_orphan_attachments keeps uploads that are someone's profile image.
+ * - app_private.account_export_profile adds bio, timeZone and locale to the export's profile.
  *
  * Nothing destructive: columns are added, a default and a function replaced.
  */
@@ -205,5 +207,34 @@ $$;
 
 comment on function app_private.collect_orphan_attachments(interval) is
   'Uploads never attached within older_than, and not a profile picture, are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
+
+create or replace function app_private.account_export_profile(target_user_id uuid)
+returns jsonb
+language sql
+stable
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'id', u.id, 'email', u.email, 'name', u.name, 'image', u.image, 'bio', u.bio,
+    'timeZone', u.time_zone, 'locale', u.locale, 'role', u.role,
+    'status', u.status, 'walletAddress', u.wallet_address,
+    'createdAt', app_private.iso_time(u.created_at), 'updatedAt', app_private.iso_time(u.updated_at),
+    'lastSignInAt', app_private.iso_time(u.last_sign_in_at),
+    'roleHistory', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'previousRole', rc.previous_role, 'newRole', rc.new_role, 'changedBy', rc.changed_by,
+        'reason', rc.reason, 'changedAt', app_private.iso_time(rc.changed_at)) order by rc.changed_at, rc.id)
+      from app.role_changes rc where rc.user_id = u.id), '[]'::jsonb),
+    'statusHistory', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'previousStatus', sc.previous_status, 'newStatus', sc.new_status, 'changedBy', sc.changed_by,
+        'reason', sc.reason, 'changedAt', app_private.iso_time(sc.changed_at)) order by sc.changed_at, sc.id)
+      from app.status_changes sc where sc.user_id = u.id), '[]'::jsonb)
+  )
+  from app.users u where u.id = target_user_id
+$$;
+
+comment on function app_private.account_export_profile(uuid) is
+  'Export part `profile`: the user row (bio, time zone and locale included) and its role and status history.';
 
 revoke execute on all functions in schema app, app_private from public;
