@@ -329,7 +329,7 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
     );
     return { path: `/api/attachments/${uploaded.id}` };
   },
-  "GET /api/users/{id}": async (owner) => ({ path: `/api/users/${owner.user.id}` }),
+  "GET /api/users/{id}": (owner) => Promise.resolve({ path: `/api/users/${owner.user.id}` }),
   "GET /api/users/{id}/image": async (owner) => {
     // A 1x1 PNG, uploaded and made the owner's picture.
     const png = Uint8Array.from(

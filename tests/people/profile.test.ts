@@ -240,10 +240,12 @@ test("[profile] a new name and picture show from the next read everywhere, and p
   const annThere = seen.participants.find((p: { userId: string }) => p.userId === ann.user.id);
   assert.deepEqual([annThere.name, annThere.image], [name, profile.image]);
 
+  // A notification made after the change (being added to a group) names her by profile.
+  // (Notifications are text written when they are made: one made before keeps the old name.)
   await expectJson(
-    await t.request("POST", `/api/conversations/${direct.id}/messages`, {
+    await t.request("POST", "/api/conversations", {
       token: ann.accessToken,
-      body: { content: "hello" },
+      body: { type: "group", title: "Profiles", participantIds: [bob.user.id] },
     }),
     201,
   );
@@ -251,7 +253,7 @@ test("[profile] a new name and picture show from the next read everywhere, and p
     await t.request("GET", "/api/notifications?type=MESSAGE", { token: bob.accessToken }),
     200,
   );
-  assert.equal(inbox.items[0]?.title, name, "the MESSAGE notification names the sender by profile");
+  assert.equal(inbox.items[0]?.body, `${name} added you to Profiles`);
 
   const events = await t.deps.sql<{ payload: Record<string, unknown> }[]>`
     select payload from app.events
