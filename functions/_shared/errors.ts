@@ -90,6 +90,7 @@ const SQLSTATE_TO_ERROR: Record<string, { code: ErrorCode; message?: string }> =
   AG403: { code: "forbidden" },
   AG404: { code: "not_found" },
   AG409: { code: "conflict" },
+  AG415: { code: "unsupported_media_type" },
   AG422: { code: "unprocessable" },
   AG503: { code: "unavailable" },
   "42501": { code: "forbidden", message: "You are not allowed to do this." },

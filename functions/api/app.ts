@@ -27,6 +27,7 @@ import { attachments } from "./messaging/attachments.routes.ts";
 import { realtime } from "./realtime/realtime.routes.ts";
 import { internal } from "./jobs/drain.routes.ts";
 import { users } from "./people/users.routes.ts";
+import { profile } from "./people/profile.routes.ts";
 import { sessions } from "./auth/sessions.routes.ts";
 import { identities } from "./auth/identities.routes.ts";
 import { account } from "./account/account.routes.ts";
@@ -105,6 +106,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
   app.route("/api/users", users);
+  app.route("/api/profile", profile);
   app.route("/api/store", store);
   app.route("/api/wallet", wallet);
   app.route("/api/notifications", notifications);

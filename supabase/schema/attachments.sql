@@ -123,17 +123,19 @@ GRANT ALL ON FUNCTION app.message_json(m app.messages) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.collect_orphan_attachments
--- created in 20261121100400_attachments.sql
+-- created in 20261121100400_attachments.sql; last changed in 20261129160000_foundation_profiles.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.collect_orphan_attachments(older_than interval DEFAULT '24:00:00'::interval) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     AS $$
-  delete from app.attachments where message_id is null and created_at < now() - older_than
+  delete from app.attachments a
+  where a.message_id is null and a.created_at < now() - older_than
+    and not exists (select 1 from app.users u where u.image_attachment_id = a.id)
 $$;
 
-COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
+COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than, and not a profile picture, are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
 
 REVOKE ALL ON FUNCTION app_private.collect_orphan_attachments(older_than interval) FROM PUBLIC;
 

@@ -3,6 +3,7 @@
 --   supabase/migrations/20261121090000_foundation.sql
 --   supabase/migrations/20261128090200_foundation_config_audit.sql
 --   supabase/migrations/20261129100100_foundation_one_policy_per_operation.sql
+--   supabase/migrations/20261129160000_foundation_profiles.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -353,13 +354,13 @@ GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.users
--- created in 20261121090000_foundation.sql; last changed in 20261129100100_foundation_one_policy_per_operation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261129160000_foundation_profiles.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     email text,
-    name text DEFAULT ''::text NOT NULL,
+    name text DEFAULT app_private.new_account_name() NOT NULL,
     image text,
     role app.user_role DEFAULT 'SUBSCRIBER'::app.user_role NOT NULL,
     status app.user_status DEFAULT 'active'::app.user_status NOT NULL,
@@ -367,15 +368,30 @@ CREATE TABLE app.users (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     last_sign_in_at timestamp with time zone,
+    bio text,
+    time_zone text,
+    locale text,
+    image_attachment_id uuid,
+    CONSTRAINT users_bio_check CHECK ((char_length(bio) <= 500)),
     CONSTRAINT users_email_check CHECK ((((char_length(email) >= 3) AND (char_length(email) <= 320)) AND (email ~ '^[^@\s]+@[^@\s]+$'::text))),
     CONSTRAINT users_image_check CHECK ((char_length(image) <= 2048)),
+    CONSTRAINT users_locale_check CHECK (((char_length(locale) >= 2) AND (char_length(locale) <= 64))),
     CONSTRAINT users_name_check CHECK ((char_length(name) <= 200)),
+    CONSTRAINT users_time_zone_check CHECK (((char_length(time_zone) >= 1) AND (char_length(time_zone) <= 64))),
     CONSTRAINT users_wallet_address_check CHECK ((wallet_address ~ '^0x[0-9a-fA-F]{40}$'::text))
 );
 
 COMMENT ON TABLE app.users IS 'People on the platform, their role and status. The role here, not the one in a token, is what every check reads, so a change counts on the next statement.';
 
 COMMENT ON COLUMN app.users.email IS 'The account''s verified e-mail address (a magic link was followed, or Google or Apple said it is verified), or null: an account made by a wallet, or by a provider that did not vouch for the address. Sign-ins link to an account only through this address, so an unverified address is never stored here.';
+
+COMMENT ON COLUMN app.users.bio IS 'What the person says about themselves, up to 500 characters, shown on their profile; null when none.';
+
+COMMENT ON COLUMN app.users.time_zone IS 'The person''s IANA time zone (Europe/Berlin), checked by the API against the runtime''s list; null when not set. Private: shown only to the person.';
+
+COMMENT ON COLUMN app.users.locale IS 'The person''s BCP 47 language tag (de-CH), stored canonical as the API makes it; null when not set. Private: shown only to the person.';
+
+COMMENT ON COLUMN app.users.image_attachment_id IS 'The uploaded image (one of the person''s own attachments, an image type) their profile shows, served by GET /api/users/{id}/image; null when the picture is not an upload. users_guard_profile keeps image in step with it.';
 
 ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
@@ -386,6 +402,8 @@ CREATE INDEX users_directory_idx ON app.users USING btree (lower(name), id) WHER
 
 CREATE UNIQUE INDEX users_email_key ON app.users USING btree (lower(email));
 
+CREATE INDEX users_image_attachment_id_idx ON app.users USING btree (image_attachment_id) WHERE (image_attachment_id IS NOT NULL);
+
 CREATE INDEX users_name_search_idx ON app.users USING gin (lower(name) extensions.gin_trgm_ops);
 
 CREATE INDEX users_role_idx ON app.users USING btree (role);
@@ -394,11 +412,18 @@ CREATE INDEX users_search_idx ON app.users USING gin ((((COALESCE(lower(email), 
 
 CREATE TRIGGER users_guard_delete BEFORE DELETE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_delete();
 
+CREATE TRIGGER users_guard_profile BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_profile();
+
 CREATE TRIGGER users_guard_update BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_update();
+
+CREATE TRIGGER users_publish_profile AFTER UPDATE ON app.users FOR EACH ROW WHEN (((old.name IS DISTINCT FROM new.name) OR (old.image IS DISTINCT FROM new.image) OR (old.bio IS DISTINCT FROM new.bio) OR (old.role IS DISTINCT FROM new.role))) EXECUTE FUNCTION app_private.publish_profile();
 
 CREATE TRIGGER users_record_role_change AFTER UPDATE OF role ON app.users FOR EACH ROW WHEN ((old.role IS DISTINCT FROM new.role)) EXECUTE FUNCTION app_private.record_role_change();
 
 CREATE TRIGGER users_touch_updated_at BEFORE UPDATE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+
+ALTER TABLE ONLY app.users
+    ADD CONSTRAINT users_image_attachment_id_fkey FOREIGN KEY (image_attachment_id) REFERENCES app.attachments(id) ON DELETE SET NULL;
 
 ALTER TABLE app.users ENABLE ROW LEVEL SECURITY;
 
@@ -415,6 +440,14 @@ GRANT UPDATE(image) ON TABLE app.users TO authenticated;
 GRANT UPDATE(role) ON TABLE app.users TO authenticated;
 
 GRANT UPDATE(status) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(bio) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(time_zone) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(locale) ON TABLE app.users TO authenticated;
+
+GRANT UPDATE(image_attachment_id) ON TABLE app.users TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.magic_links
@@ -716,6 +749,31 @@ REVOKE ALL ON FUNCTION app.list_people(search text, after_name text, after_id uu
 GRANT ALL ON FUNCTION app.list_people(search text, after_name text, after_id uuid, max_rows integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.profile_image
+-- created in 20261129160000_foundation_profiles.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.profile_image(target uuid) RETURNS TABLE(content_type text, storage_key text, size bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'profiles need the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  return query
+    select a.content_type, a.storage_key, a.size
+    from app.users u join app.attachments a on a.id = u.image_attachment_id
+    where u.id = target and u.status = 'active';
+end;
+$$;
+
+COMMENT ON FUNCTION app.profile_image(target uuid) IS 'GET /api/users/{id}/image: the stored file of an active user''s uploaded profile picture, for SUBSCRIBER and above (whoever may see the profile); no row for a suspended, deleted or unknown user or one without an uploaded picture. security definer: the upload is not attached to any conversation of the caller''s, so attachment RLS would hide it; this returns only the file the profile names.';
+
+REVOKE ALL ON FUNCTION app.profile_image(target uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.profile_image(target uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.public_config
 -- created in 20261121090000_foundation.sql
 -- ---------------------------------------------------------------------------------------------
@@ -741,6 +799,31 @@ COMMENT ON FUNCTION app.public_config() IS 'The public part of the configuration
 REVOKE ALL ON FUNCTION app.public_config() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.public_config() TO anon;
 GRANT ALL ON FUNCTION app.public_config() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.user_profile
+-- created in 20261129160000_foundation_profiles.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.user_profile(target uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'profiles need the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  return (
+    select app_private.public_profile_json(u) from app.users u
+    where u.id = target and u.status = 'active'
+  );
+end;
+$$;
+
+COMMENT ON FUNCTION app.user_profile(target uuid) IS 'GET /api/users/{id}: an active user''s public profile (id, name, image, bio, role; never an e-mail) for SUBSCRIBER and above, or null (a suspended, deleted or unknown user: 404). security definer: app.users shows a user only their own row.';
+
+REVOKE ALL ON FUNCTION app.user_profile(target uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.user_profile(target uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.audit_config_version
@@ -825,6 +908,52 @@ $$;
 COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
 
 REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_profile
+-- created in 20261129160000_foundation_profiles.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_profile() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  picture app.attachments;
+begin
+  -- A name a person or an ADMIN sets: 1 to 64 characters, trimmed, no control characters.
+  -- (Names made at sign-up are not checked here: they come from providers, cut to 64.)
+  if new.name is distinct from old.name and (
+       char_length(new.name) not between 1 and 64
+       or new.name <> btrim(new.name)
+       or new.name ~ '[\x01-\x1f\x7f-\x9f]') then
+    raise exception 'a name has 1 to 64 characters, no control characters and no spaces around it'
+      using errcode = 'AG400', detail = '[{"path":"name","message":"1 to 64 characters"}]';
+  end if;
+  if new.image_attachment_id is distinct from old.image_attachment_id then
+    if new.image_attachment_id is null then
+      new.image := null;
+    else
+      select a.* into picture from app.attachments a where a.id = new.image_attachment_id;
+      if not found or picture.uploader_id <> new.id then
+        raise exception 'no such upload of yours' using errcode = 'AG404';
+      end if;
+      if picture.content_type not in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') then
+        raise exception 'a profile picture is a PNG, JPEG, GIF or WebP image' using errcode = 'AG415';
+      end if;
+      new.image := '/api/users/' || new.id::text || '/image?v=' || new.image_attachment_id::text;
+    end if;
+  elsif new.image is distinct from old.image and new.image_attachment_id is not null then
+    -- The picture was replaced by a URL: the upload is no longer the profile's.
+    new.image_attachment_id := null;
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_profile() IS 'Profile rules the database keeps whoever writes: a changed name has 1-64 characters, trimmed, without control characters (AG400); image_attachment_id is an upload of the user''s own (AG404 otherwise, so another person''s file is indistinguishable from none) with an image type (AG415), and sets image to its URL (null removes it). security definer: it reads the upload whatever RLS would show the writer, and decides by uploader_id itself.';
+
+REVOKE ALL ON FUNCTION app_private.guard_profile() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_session_update
@@ -952,6 +1081,22 @@ COMMENT ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) IS 'Ob
 REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.new_account_name
+-- created in 20261129160000_foundation_profiles.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.new_account_name() RETURNS text
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select 'Member ' || lpad((floor(random() * 10000))::int::text, 4, '0')
+$$;
+
+COMMENT ON FUNCTION app_private.new_account_name() IS 'The name a new account starts with when its provider gives none ("Member 4821"), until the person sets their own: never the e-mail''s local part, which would show part of the address to everyone who sees the name. Not unique; ids tell people apart.';
+
+REVOKE ALL ON FUNCTION app_private.new_account_name() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_auth_state
 -- created in 20261121090000_foundation.sql; last changed in 20261124120000_signin.sql
 -- ---------------------------------------------------------------------------------------------
@@ -994,6 +1139,43 @@ $$;
 COMMENT ON FUNCTION app_private.prune_logs(keep_days integer) IS 'Keeps access logs and security events for a number of days (90 by default), run by pg_cron daily.';
 
 REVOKE ALL ON FUNCTION app_private.prune_logs(keep_days integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.public_profile_json
+-- created in 20261129160000_foundation_profiles.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.public_profile_json(u app.users) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object('id', u.id, 'name', u.name, 'image', u.image, 'bio', u.bio,
+    'role', u.role)
+$$;
+
+COMMENT ON FUNCTION app_private.public_profile_json(u app.users) IS 'A person''s public profile as GET /api/users/{id} and the profile.updated event show it: id, name, image, bio and role; never the e-mail, time zone or locale.';
+
+REVOKE ALL ON FUNCTION app_private.public_profile_json(u app.users) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.publish_profile
+-- created in 20261129160000_foundation_profiles.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.publish_profile() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.emit_event('user:' || new.id::text, 'profile.updated',
+    app_private.public_profile_json(new));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.publish_profile() IS 'Emits profile.updated on user:<id> with the public profile when the name, image, bio or role changed, so the person''s other tabs and devices show it at once. security definer: app_private.emit_event is not the writer''s to call.';
+
+REVOKE ALL ON FUNCTION app_private.publish_profile() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.record_role_change

@@ -638,7 +638,7 @@ REVOKE ALL ON FUNCTION app_private.account_export_preferences(target_user_id uui
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_profile
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261129160000_foundation_profiles.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_profile(target_user_id uuid) RETURNS jsonb
@@ -646,7 +646,8 @@ CREATE FUNCTION app_private.account_export_profile(target_user_id uuid) RETURNS 
     SET search_path TO ''
     AS $$
   select jsonb_build_object(
-    'id', u.id, 'email', u.email, 'name', u.name, 'image', u.image, 'role', u.role,
+    'id', u.id, 'email', u.email, 'name', u.name, 'image', u.image, 'bio', u.bio,
+    'timeZone', u.time_zone, 'locale', u.locale, 'role', u.role,
     'status', u.status, 'walletAddress', u.wallet_address,
     'createdAt', app_private.iso_time(u.created_at), 'updatedAt', app_private.iso_time(u.updated_at),
     'lastSignInAt', app_private.iso_time(u.last_sign_in_at),
@@ -664,7 +665,7 @@ CREATE FUNCTION app_private.account_export_profile(target_user_id uuid) RETURNS 
   from app.users u where u.id = target_user_id
 $$;
 
-COMMENT ON FUNCTION app_private.account_export_profile(target_user_id uuid) IS 'Export part `profile`: the user row and its role and status history.';
+COMMENT ON FUNCTION app_private.account_export_profile(target_user_id uuid) IS 'Export part `profile`: the user row (bio, time zone and locale included) and its role and status history.';
 
 REVOKE ALL ON FUNCTION app_private.account_export_profile(target_user_id uuid) FROM PUBLIC;
 

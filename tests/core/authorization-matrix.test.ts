@@ -329,6 +329,30 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
     );
     return { path: `/api/attachments/${uploaded.id}` };
   },
+  "GET /api/users/{id}": (owner) => Promise.resolve({ path: `/api/users/${owner.user.id}` }),
+  "GET /api/users/{id}/image": async (owner) => {
+    // A 1x1 PNG, uploaded and made the owner's picture.
+    const png = Uint8Array.from(
+      atob(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      ),
+      (ch) => ch.charCodeAt(0),
+    );
+    const form = new FormData();
+    form.append("file", new File([png], "me.png", { type: "image/png" }));
+    const uploaded = await expectJson(
+      await t.request("POST", "/api/attachments", { token: owner.accessToken, rawBody: form }),
+      201,
+    );
+    await expectJson(
+      await t.request("PUT", "/api/profile", {
+        token: owner.accessToken,
+        body: { imageId: uploaded.id },
+      }),
+      200,
+    );
+    return { path: `/api/users/${owner.user.id}/image` };
+  },
   "POST /api/wallet/transactions/{id}/confirm": async (owner) => {
     const address = await addressOfCaller(t, owner.accessToken);
     await fund(contracts, address, { native: parseEther("1"), tokens: 0n, nfts: false });

@@ -125,6 +125,12 @@ export const routes: RouteDef[] = [
     page: () => import("./pages/notifications/NotificationsPage.tsx").then((m) => m.BulkPage),
   },
   {
+    path: "/profile",
+    title: "Profile",
+    access: "signed-in",
+    page: () => import("./pages/profile/ProfilePage.tsx").then((m) => m.ProfilePage),
+  },
+  {
     path: "/account",
     title: "Account",
     access: "signed-in",

@@ -137,8 +137,8 @@ async function resolveIn(
   if (!config.system.signupsOpen) return { ok: false, reason: "signups_closed", userId: null };
   const [created] = await tx<{ id: string }[]>`
     insert into app.users (email, name, image, role)
-    values (${verifiedEmail}, ${displayName(identity, verifiedEmail)}, ${safeImage(identity.image)},
-            ${config.system.defaultRole})
+    values (${verifiedEmail}, coalesce(${displayName(identity)}, app_private.new_account_name()),
+            ${safeImage(identity.image)}, ${config.system.defaultRole})
     returning id`;
   await addIdentity(tx, created.id, identity, email);
   return { ok: true, userId: created.id, newAccount: true, linked: null };
@@ -163,15 +163,20 @@ async function touchIdentity(tx: Tx, identityId: string, email: string | null) {
     where id = ${identityId}`;
 }
 
-/** A name for a new account: the provider's, else the address's local part, else a short id. */
-function displayName(identity: ProviderIdentity, email: string | null): string {
-  const name = identity.name?.trim();
-  if (name) return name.slice(0, 200);
-  if (email) return email.split("@")[0].slice(0, 200);
+/**
+ * A name for a new account: the provider's (at most 64 characters, as a profile's name), a
+ * wallet's short address, else null: the database's `app_private.new_account_name()`
+ * ("Member 4821"). Never the e-mail's local part, which would show part of the address to
+ * everyone who sees the name (docs/account.md#profiles).
+ */
+function displayName(identity: ProviderIdentity): string | null {
+  // deno-lint-ignore no-control-regex
+  const name = identity.name?.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim();
+  if (name) return Array.from(name).slice(0, 64).join("").trim();
   if (identity.provider === "wallet") {
     return `${identity.subject.slice(0, 6)}…${identity.subject.slice(-4)}`;
   }
-  return `${identity.provider} user`;
+  return null;
 }
 
 function safeImage(url: string | null): string | null {

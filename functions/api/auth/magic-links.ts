@@ -88,10 +88,8 @@ export async function signInWithMagicLink(
     if (!userId) {
       if (!config.system.signupsOpen) throw forbidden("Sign-ups are closed.");
       const [created] = await tx<{ id: string }[]>`
-        insert into app.users (email, name, role)
-        values (${link.email}, ${
-        link.email.split("@")[0].slice(0, 200)
-      }, ${config.system.defaultRole})
+        insert into app.users (email, role)
+        values (${link.email}, ${config.system.defaultRole})
         returning id`;
       userId = created.id;
     }

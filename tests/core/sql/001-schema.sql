@@ -177,8 +177,8 @@ select is(
     where a.attrelid = 'app.users'::regclass and a.attnum > 0 and not a.attisdropped
       and has_column_privilege('authenticated', a.attrelid, a.attnum, 'UPDATE')
   ),
-  array['image', 'name', 'role', 'status']::text[],
-  'authenticated may update only the name, image, role and status columns of app.users.'
+  array['bio', 'image', 'image_attachment_id', 'locale', 'name', 'role', 'status', 'time_zone']::text[],
+  'authenticated may update only the profile (name, image, bio, time_zone, locale, image_attachment_id), role and status columns of app.users.'
 );
 
 select is(

@@ -1,4 +1,9 @@
-/** A person's picture, or their initials on a colour derived from their id. */
+import { apiOrigin } from "../lib/api.ts";
+
+/**
+ * A person's picture, or their initials on a colour derived from their id. An uploaded picture's
+ * URL is the API's (`/api/users/<id>/image?v=…`), fetched with the session cookie.
+ */
 export function Avatar(
   { name, image, id, size = 32, online }: {
     name: string;
@@ -16,7 +21,14 @@ export function Avatar(
   return (
     <span class="avatar" style={{ width: `${size}px`, height: `${size}px` }} aria-hidden="true">
       {image
-        ? <img src={image} alt="" width={size} height={size} />
+        ? (
+          <img
+            src={image.startsWith("/") ? `${apiOrigin}${image}` : image}
+            alt=""
+            width={size}
+            height={size}
+          />
+        )
         : (
           <span class="avatar-initials" style={{ background: `hsl(${hue} 50% 30%)` }}>
             {initials}

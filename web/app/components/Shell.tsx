@@ -9,6 +9,7 @@ import { currentLocation, Link, navigate } from "../lib/router.tsx";
 import { roleAtLeast, session, signOut } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
 import { headerWidgets, HOME, routes } from "../routes.ts";
+import { Avatar } from "./Avatar.tsx";
 import { Brand } from "./Brand.tsx";
 import { LiveIndicator } from "./LiveIndicator.tsx";
 
@@ -54,9 +55,10 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
               class="who"
               data-testid="who"
               aria-current={where.path === "/account" ? "page" : undefined}
-              title="Your account: sessions, export, deletion"
+              title="Your account: profile, sessions, export, deletion"
             >
-              <span class="who-name">{user.name}</span>{" "}
+              <Avatar id={user.id} name={user.name} image={user.image} size={24} />{" "}
+              <span class="who-name" data-testid="who-name">{user.name}</span>{" "}
               <span class="role-badge" data-testid="role">{user.role}</span>
               <span class="visually-hidden">(your account)</span>
             </Link>

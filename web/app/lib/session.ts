@@ -5,6 +5,7 @@
  */
 import { api, onAuthProblem, resetCsrf } from "./api.ts";
 import { createStore } from "./store.ts";
+import { userEvents } from "./user-events.ts";
 
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
@@ -85,3 +86,16 @@ export async function signOut(): Promise<void> {
 }
 
 onAuthProblem(() => void loadSession().catch(() => {}));
+
+// `profile.updated` on the user's own topic (a change from another tab or device, or by an
+// ADMIN's role change): the header shows the new name and picture at once.
+userEvents.on((e) => {
+  if (e.event !== "profile.updated") return;
+  const state = session.get();
+  const p = e.payload as { id?: string; name?: string; image?: string | null; role?: Role };
+  if (state.status !== "signed-in" || p.id !== state.user.id || typeof p.name !== "string") return;
+  session.set({
+    status: "signed-in",
+    user: { ...state.user, name: p.name, image: p.image ?? null, role: p.role ?? state.user.role },
+  });
+});

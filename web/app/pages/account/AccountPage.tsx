@@ -11,7 +11,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, describeError, download } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
-import { currentLocation, navigate } from "../../lib/router.tsx";
+import { currentLocation, Link, navigate } from "../../lib/router.tsx";
 import { forgetSession, session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { stopLive } from "../../lib/live.ts";
@@ -91,6 +91,12 @@ export function AccountPage() {
             </div>
           )}
         </dl>
+        <p>
+          <Link href="/profile" class="button secondary small" data-testid="edit-profile">
+            Edit your profile
+          </Link>{" "}
+          <span class="muted">name, picture, bio, time zone and language</span>
+        </p>
       </section>
       <Identities error={where.query.get("error")} />
       <Sessions />
