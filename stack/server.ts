@@ -92,6 +92,7 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
   const gateway = createGateway({
     sql: deps.sql,
     jwtSecret: deps.settings.jwtSecret,
+    jwks: () => deps.tokens.jwks(),
     limits: opts.realtimeLimits ?? gatewayLimits(Deno.env.toObject()),
     log: deps.log,
   });
