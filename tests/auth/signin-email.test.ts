@@ -7,6 +7,7 @@ import {
   expectJson,
   latestMagicToken,
   setCookies,
+  signAsApp,
   signIn,
   signInAs,
   test,
@@ -347,9 +348,7 @@ test("[auth] an expired access cookie is refreshed by the middleware while the r
   const claims = JSON.parse(
     atob(cookies["agora-access-token"].split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
   );
-  const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 5 })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .sign(new TextEncoder().encode(t.deps.settings.jwtSecret));
+  const expired = await signAsApp(t, { ...claims, exp: Math.floor(Date.now() / 1000) - 5 });
   assert.equal(await t.deps.tokens.verify(expired), null, "the crafted token is expired");
   const response = await t.request("GET", "/api/auth/session", {
     cookies: { ...cookies, "agora-access-token": expired },

@@ -7,6 +7,8 @@ import { createApp } from "../../functions/api/app.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
+import { publicJwk } from "../../functions/_shared/jwt.ts";
+import { importJWK, type JWTPayload, SignJWT } from "jose";
 import { type ResponseValidator, responseValidator } from "./openapi-validator.ts";
 
 export const SITE = "http://localhost:54321";
@@ -93,6 +95,22 @@ export function testApp(overrides: Record<string, string> = {}): TestApp {
       return answered.then((response) => checkAgainstDocument(app, method, path, response, caller));
     },
   };
+}
+
+/**
+ * A JWT with these claims signed as the app signs its access tokens: ES256 with its signing key
+ * and `kid` when one is set (the default), HS256 under the secret otherwise. For tokens a test
+ * shapes itself (an expiry in 2 s, an expired one).
+ */
+export async function signAsApp(t: TestApp, claims: JWTPayload): Promise<string> {
+  const keys = t.deps.settings.jwtSigningKeys;
+  if (!keys) {
+    return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .sign(new TextEncoder().encode(t.deps.settings.jwtSecret));
+  }
+  const { kid } = await publicJwk(keys.current);
+  return await new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ: "JWT", kid })
+    .sign(await importJWK({ ...keys.current, alg: "ES256" }, "ES256"));
 }
 
 /** A fresh address, so tests never share accounts or rate-limit buckets by accident. */

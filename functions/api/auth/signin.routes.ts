@@ -540,6 +540,41 @@ auth.openapi(
   },
 );
 
+// GET /api/auth/.well-known/jwks.json ------------------------------------------------------
+
+const jwk = z.object({
+  kty: z.literal("EC"),
+  crv: z.literal("P-256"),
+  x: z.string(),
+  y: z.string(),
+  kid: z.string(),
+  alg: z.literal("ES256"),
+  use: z.literal("sig"),
+}).openapi("PublicJwk");
+
+auth.openapi(
+  createRoute({
+    method: "get",
+    path: "/.well-known/jwks.json",
+    operationId: "getJwks",
+    security: anyone,
+    summary: "The public keys the access tokens are signed with (a JWKS)",
+    description: "Under the tokens' issuer (`iss`, `<site>/api/auth`) as Supabase Auth " +
+      "publishes its own under `/auth/v1`: the current signing key and the previous keys still " +
+      "accepted, each with the `kid` a token's header names. Empty (`keys: []`) when the " +
+      "tokens are HS256 under the legacy secret, which is never published. Public keys only.",
+    responses: {
+      200: json(z.object({ keys: z.array(jwk) }).openapi("Jwks"), "The public keys"),
+    },
+  }),
+  async (c) => {
+    // Short enough that a verifier sees a rotation's new key within minutes; a verifier that
+    // meets an unknown kid fetches again anyway.
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json((await c.get("deps").tokens.jwks()) as never, 200);
+  },
+);
+
 // POST /api/auth/signout --------------------------------------------------------------------
 
 auth.openapi(
@@ -615,7 +650,9 @@ auth.openapi(
     description: "A browser page signed in by cookie keeps this token in memory (never in " +
       "storage) for what cannot send cookies: the Realtime WebSocket (supabase-js `setAuth`), " +
       "and the client transport's SSE and long-poll requests. A new token of the cookie's " +
-      "session, with the usual lifetime; ask again before `expiresAt`. Needs `X-CSRF-Token` " +
+      "session, living `AGORA_REALTIME_TOKEN_TTL` (120 s): ask again before `expiresAt`, " +
+      "so that a signed-out session loses its hosted Realtime channels within that time. " +
+      "Needs `X-CSRF-Token` " +
       "and an allowed `Origin` like any cookie-authenticated unsafe request, so another site " +
       "cannot obtain one. A bearer caller already holds its tokens: 403.",
     security: [{ cookie: [] }],
