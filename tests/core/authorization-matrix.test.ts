@@ -381,6 +381,9 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
     path: `/api/store/orders/${(await orderOf(owner)).id}/status`,
     body: { status: "cancelled", reason: "changed my mind" },
   }),
+  "POST /api/store/checkouts/{id}/payment": async (owner) => ({
+    path: `/api/store/checkouts/${(await orderOf(owner)).checkoutId}/payment`,
+  }),
 };
 
 /** Resources of the vendor's products belong to the vendor's owner, whoever asks for them. */
