@@ -100,6 +100,9 @@ test("[openapi] the document passes Redocly's recommended rules with no errors",
       "info-license #/info",
       "operation-2xx-response #/paths/~1api~1auth~1callback~1{provider}/get/responses",
       "operation-2xx-response #/paths/~1api~1auth~1callback~1apple/post/responses",
+      // A browser opens the magic-link and Google callback: every refusal is a 303 to the sign-in
+      // page (docs/sessions.md, "When a callback refuses"), so it documents no 4xx.
+      "operation-4xx-response #/paths/~1api~1auth~1callback~1{provider}/get/responses",
       "operation-4xx-response #/paths/~1api~1auth~1providers/get/responses",
       "operation-4xx-response #/paths/~1api~1auth~1csrf/get/responses",
       "operation-4xx-response #/paths/~1api~1auth~1session/get/responses",

@@ -6,11 +6,22 @@
  * interrupted checkout (a replayed key whose first request died between the two) finds the same
  * intent again. When the provider does not answer, the checkout is cancelled (its stock released)
  * and the key freed, and the caller gets 503 `payment_provider_unavailable`.
+ *
+ * `resumePayment`: the buyer pays their unpaid checkout from anywhere (another tab or device,
+ * after the tab closed) while its reservation lasts: `app.checkout_payment` answers the checkout
+ * with its client secret (404 for another's, 422 paid, cancelled or expired); a checkout whose
+ * intent was never attached gets it now, with the same provider key `checkout:<id>` (so Stripe
+ * answers the intent it may already have made), attached as at checkout.
  */
 import type { Deps } from "../core/context.ts";
 import type { DbClaims, Tx } from "../../_shared/db.ts";
 import { ApiError } from "../../_shared/errors.ts";
-import { abandonCheckout, attachPaymentIntent, createCheckoutAs } from "./orders.queries.ts";
+import {
+  abandonCheckout,
+  attachPaymentIntent,
+  checkoutPayment,
+  createCheckoutAs,
+} from "./orders.queries.ts";
 import type { CheckoutJson } from "./store.schemas.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
 import { serverSql } from "../core/doors.ts";
@@ -70,4 +81,40 @@ export async function checkout(
     throw err;
   }
   return await asCaller((tx) => attachPaymentIntent(tx, checkoutId, intent, input.idempotencyKey));
+}
+
+/** The payment of the caller's own unpaid checkout, its intent made first when it has none. */
+export async function resumePayment(
+  deps: Deps,
+  asCaller: AsCaller,
+  input: { buyerId: string; checkoutId: string },
+): Promise<CheckoutJson> {
+  const found = await asCaller((tx) => checkoutPayment(tx, input.checkoutId));
+  if (!found.needsIntent) return { checkout: found.checkout };
+  let intent;
+  try {
+    intent = await deps.payments.createPaymentIntent(
+      {
+        amount: found.amount,
+        currency: found.currency,
+        checkoutId: input.checkoutId,
+        buyerId: input.buyerId,
+      },
+      `checkout:${input.checkoutId}`,
+    );
+  } catch (err) {
+    if (err instanceof PaymentProviderUnavailable) {
+      throw new ApiError(
+        "payment_provider_unavailable",
+        "The payment provider does not answer; try again shortly.",
+        undefined,
+        { "Retry-After": "5" },
+      );
+    }
+    if (err instanceof PaymentProviderRefused) {
+      throw new ApiError("unprocessable", `The payment provider refused: ${err.message}`);
+    }
+    throw err;
+  }
+  return await asCaller((tx) => attachPaymentIntent(tx, input.checkoutId, intent, null));
 }

@@ -172,6 +172,12 @@ export const storeApi = {
     api.post<{ checkout: Checkout }>("/api/store/orders", body, {
       headers: { "idempotency-key": idempotencyKey },
     }),
+  /**
+   * The payment of one's own unpaid checkout, from any tab or device while it is reserved
+   * (404 another's; 422 paid, cancelled or expired).
+   */
+  resumePayment: (checkoutId: string) =>
+    api.post<{ checkout: Checkout }>(`/api/store/checkouts/${checkoutId}/payment`),
   moveOrder: (
     id: string,
     body: { status: OrderStatus; reason?: string; trackingNumber?: string; carrier?: string },
