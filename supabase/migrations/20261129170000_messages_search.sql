@@ -62,9 +62,10 @@ begin
   if cardinality(ids) = 0 then
     return;
   end if;
-  -- One `like` per term, as literals: the planner then estimates each from the index
-  -- expression's statistics and picks the trigram index alone (a rare term), or ANDed with the
-  -- conversations' index (a common one). `\`, `%` and `_` in a term are taken literally.
+  -- One `like` per term, and the conversation ids, as literals: the planner then estimates each
+  -- term from the index expression's statistics and the ids by their number, and picks the
+  -- trigram index alone (a rare term), or ANDed with the conversations' index (a common one).
+  -- `\`, `%` and `_` in a term are taken literally.
   select string_agg(format('and lower(m.content) like %L',
            '%' || replace(replace(replace(lower(t), '\', '\\'), '%', '\%'), '_', '\_') || '%'), ' '),
          array_agg(case when numnode(plainto_tsquery('simple', t)) > 0 then plainto_tsquery('simple', t) end),
@@ -82,14 +83,14 @@ begin
     cross join lateral (
       select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0)::integer
       -- offset 0: one to_tsvector per message, not one per use of v
-      from (select to_tsvector('simple', m.content) as v offset 0) tv, unnest($6, $7) as w(word, prefix)
+      from (select to_tsvector('simple', m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)
     ) as s(score)
-    where m.conversation_id = any($1) and m.deleted_at is null %s
-      and ($4::uuid is null or (s.score, m.created_at, m.id) < ($2, $3, $4))
+    where m.conversation_id = any(%L::uuid[]) and m.deleted_at is null %s
+      and ($3::uuid is null or (s.score, m.created_at, m.id) < ($1, $2, $3))
     order by s.score desc, m.created_at desc, m.id desc
-    limit $5
-  $q$, term_filter)
-  using ids, after_score, after_created_at, after_id, max_rows, words, prefixes;
+    limit $4
+  $q$, ids, term_filter)
+  using after_score, after_created_at, after_id, max_rows, words, prefixes;
 end;
 $$;
 

@@ -5,7 +5,7 @@
  * attachments are then read as the caller, under RLS, in the same statement.
  */
 import type { Tx } from "../../_shared/db.ts";
-import { badRequest } from "../../_shared/errors.ts";
+import { badRequest, notFound } from "../../_shared/errors.ts";
 import { decodeCursor, encodeCursor } from "../core/openapi.ts";
 import type { MessageJson } from "./message.schemas.ts";
 
@@ -120,6 +120,13 @@ export async function searchMessages(
   tx: Tx,
   q: { terms: string[]; conversationId?: string; cursor: SearchCursor | null; limit: number },
 ) {
+  if (q.conversationId) {
+    // Checked here as well as in app.search_messages: the statement below need not run the
+    // function at all (with no conversation visible to the caller, the planner may read the
+    // empty side of a join first and skip it), and then its AG404 would never be raised.
+    const [visible] = await tx`select id from app.conversations where id = ${q.conversationId}`;
+    if (!visible) throw notFound("Conversation not found.");
+  }
   const [score, createdAt, id] = q.cursor ?? [null, null, null];
   const rows = await tx<SearchRow[]>`
     select app.message_json(m) as message,
