@@ -23,6 +23,7 @@ import { admin } from "./admin/admin.routes.ts";
 import { publicConfig } from "./admin/public-config.routes.ts";
 import { conversations } from "./messaging/conversations.routes.ts";
 import { messages } from "./messaging/messages.routes.ts";
+import { messageSearch } from "./messaging/search.routes.ts";
 import { attachments } from "./messaging/attachments.routes.ts";
 import { realtime } from "./realtime/realtime.routes.ts";
 import { internal } from "./jobs/drain.routes.ts";
@@ -102,6 +103,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/admin", admin);
   app.route("/api/config", publicConfig);
   app.route("/api/conversations", conversations);
+  // Before /api/messages, whose routes take an id in the same place.
+  app.route("/api/messages/search", messageSearch);
   app.route("/api/messages", messages);
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);

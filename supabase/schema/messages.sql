@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain messages: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100300_messages.sql
+--   supabase/migrations/20261129170000_messages_search.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -52,7 +53,7 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261124100000_notifications.sql
+-- created in 20261121100300_messages.sql; last changed in 20261129170000_messages_search.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -75,6 +76,8 @@ ALTER TABLE ONLY app.messages
 
 ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
+
+CREATE INDEX messages_content_trgm ON app.messages USING gin (lower(content) extensions.gin_trgm_ops);
 
 CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
 
@@ -324,6 +327,77 @@ COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'Th
 
 REVOKE ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.search_messages
+-- created in 20261129170000_messages_search.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.search_messages(terms text[], in_conversation uuid DEFAULT NULL::uuid, after_score integer DEFAULT NULL::integer, after_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 51) RETURNS TABLE(message_id uuid, score integer, created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  ids uuid[];
+  term_filter text;
+  words tsquery[];
+  prefixes tsquery[];
+begin
+  if coalesce(cardinality(terms), 0) not between 1 and 8
+     or exists (select 1 from unnest(terms) t where t is null or char_length(t) < 3 or char_length(t) > 200) then
+    raise exception 'a search has 1 to 8 terms of 3 to 200 characters' using errcode = 'AG400';
+  end if;
+  if max_rows is null or max_rows not between 1 and 201 then
+    raise exception 'max_rows is 1 to 201' using errcode = 'AG400';
+  end if;
+  -- What the caller may read now: the conversations they are in (none for a user below
+  -- SUBSCRIBER or suspended, see app.my_conversation_ids). Someone who left is no longer in it.
+  ids := array(select c from app.my_conversation_ids() c);
+  if in_conversation is not null then
+    if not (in_conversation = any(ids)) then
+      raise exception 'conversation not found' using errcode = 'AG404';
+    end if;
+    ids := array[in_conversation];
+  end if;
+  if cardinality(ids) = 0 then
+    return;
+  end if;
+  -- One `like` per term, and the conversation ids, as literals: the planner then estimates each
+  -- term from the index expression's statistics and the ids by their number, and picks the
+  -- trigram index alone (a rare term), or ANDed with the conversations' index (a common one).
+  -- `\`, `%` and `_` in a term are taken literally.
+  select string_agg(format('and lower(m.content) like %L',
+           '%' || replace(replace(replace(lower(t), '\', '\\'), '%', '\%'), '_', '\_') || '%'), ' '),
+         array_agg(case when numnode(plainto_tsquery('simple', t)) > 0 then plainto_tsquery('simple', t) end),
+         array_agg(case when numnode(plainto_tsquery('simple', t)) > 0
+                   then (plainto_tsquery('simple', t)::text || ':*')::tsquery end)
+    into term_filter, words, prefixes
+    from unnest(terms) t;
+  -- Best match first: per term, 2 when it is a whole word of the message (full-text search with
+  -- the `simple` configuration: lowercased, no stemming, any language), 1 when it starts a word,
+  -- 0 when it is inside one (CJK text has no spaces, so its terms are mostly inside a word);
+  -- then newest. The page continues after the (score, created_at, id) of the last row shown.
+  return query execute format($q$
+    select m.id, s.score, m.created_at
+    from app.messages m
+    cross join lateral (
+      select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0)::integer
+      -- offset 0: one to_tsvector per message, not one per use of v
+      from (select to_tsvector('simple', m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)
+    ) as s(score)
+    where m.conversation_id = any(%L::uuid[]) and m.deleted_at is null %s
+      and ($3::uuid is null or (s.score, m.created_at, m.id) < ($1, $2, $3))
+    order by s.score desc, m.created_at desc, m.id desc
+    limit $4
+  $q$, ids, term_filter)
+  using after_score, after_created_at, after_id, max_rows, words, prefixes;
+end;
+$_$;
+
+COMMENT ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) IS 'Message search for GET /api/messages/search: the messages (not tombstones) of the caller''s current conversations, or of one of them (AG404 when the caller is not in it), whose lowercased content contains every term (3 to 200 characters each, at most 8), best match first (per term: a whole word 2, a word''s start 1, inside a word 0; full-text search with the simple configuration), then newest; a page starts after the (score, created_at, id) given. Returns ids only: the caller reads the messages themselves under RLS. security definer so that the trigram index serves the `like` (under RLS a non-leakproof condition may not run before the policy, so no index could take it); the restriction to the caller''s conversations is explicit here, from app.my_conversation_ids. Each call is planned with its terms (dynamic SQL, literals), since the best plan depends on how common they are.';
+
+REVOKE ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.send_message
