@@ -62,6 +62,7 @@ const envSchema = z.object({
   AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
   AGORA_RATE_REFRESH_SESSION: z.string().default("60/600"),
   AGORA_RATE_ADMIN_USER: z.string().default("600/60"),
+  AGORA_RATE_REPORTS_USER: z.string().default("10/3600"),
   AGORA_FCM_SERVICE_ACCOUNT: z.string().optional(),
   AGORA_FCM_API_URL: z.url({ protocol: /^https?$/ }).default("https://fcm.googleapis.com"),
   AGORA_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
@@ -294,6 +295,7 @@ export interface Settings {
     adminPerUser: RateLimitRule;
     noncePerIp: RateLimitRule;
     signinPerWallet: RateLimitRule;
+    reportsPerUser: RateLimitRule;
   };
   /** Google sign-in; null unless both the client id and secret are set. */
   google: GoogleSettings | null;
@@ -415,6 +417,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
       adminPerUser: parseRule("AGORA_RATE_ADMIN_USER", e.AGORA_RATE_ADMIN_USER),
       noncePerIp: parseRule("AGORA_RATE_NONCE_IP", e.AGORA_RATE_NONCE_IP),
       signinPerWallet: parseRule("AGORA_RATE_SIGNIN_WALLET", e.AGORA_RATE_SIGNIN_WALLET),
+      reportsPerUser: parseRule("AGORA_RATE_REPORTS_USER", e.AGORA_RATE_REPORTS_USER),
     },
     google: e.AGORA_GOOGLE_CLIENT_ID && e.AGORA_GOOGLE_CLIENT_SECRET
       ? {

@@ -35,6 +35,7 @@ import { account } from "./account/account.routes.ts";
 import { store } from "./store/store.routes.ts";
 import { wallet } from "./wallet/wallet.routes.ts";
 import { notifications } from "./notifications/notifications.routes.ts";
+import { reports } from "./moderation/reports.routes.ts";
 import { serverSql } from "./core/doors.ts";
 import type { DevPaymentProvider } from "./store/dev-provider.ts";
 
@@ -113,6 +114,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/store", store);
   app.route("/api/wallet", wallet);
   app.route("/api/notifications", notifications);
+  app.route("/api/reports", reports);
 
   app.get("/health", async (c) => {
     const sql = serverSql(deps, "health");

@@ -35,6 +35,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     AGORA_RATE_VERIFY_IP: "100000/600",
     AGORA_RATE_REFRESH_SESSION: "100000/600",
     AGORA_RATE_ADMIN_USER: "100000/60",
+    AGORA_RATE_REPORTS_USER: "100000/3600",
     // The run's throwaway chain (stack/cli.ts), for the wallet.
     ...(Deno.env.get("AGORA_TEST_RPC_URL")
       ? { AGORA_RPC_URL: Deno.env.get("AGORA_TEST_RPC_URL")! }

@@ -4,7 +4,7 @@
  * privileges on server-only state, function execute grants, policies, and the role rank order.
  */
 begin;
-select plan(67);
+select plan(71);
 
 -- ---------------------------------------------------------------------------------------------
 -- Schemas and tables
@@ -25,6 +25,8 @@ select has_table('app_private', 'refresh_tokens', 'The table app_private.refresh
 select has_table('app_private', 'magic_links', 'The table app_private.magic_links exists.');
 select has_table('app_private', 'rate_limits', 'The table app_private.rate_limits exists.');
 select has_table('dev', 'mail', 'The table dev.mail exists.');
+select has_table('app', 'reports', 'The table app.reports exists (moderation).');
+select has_table('app', 'report_snapshots', 'The table app.report_snapshots exists (moderation).');
 
 -- ---------------------------------------------------------------------------------------------
 -- Key columns
@@ -287,6 +289,10 @@ select policies_are('app', 'role_changes',
 select policies_are('app', 'config_versions',
   array['config_versions_select_admin', 'config_versions_insert_admin'],
   'app.config_versions has exactly the admin select and insert policies.');
+select policies_are('app', 'reports', array['reports_select_reporter_or_admin'],
+  'app.reports has exactly the select policy for the reporter and ADMINs (written only by app.create_report and app.resolve_report).');
+select policies_are('app', 'report_snapshots', array['report_snapshots_select_admin'],
+  'app.report_snapshots has exactly the admin select policy.');
 select is_empty(
   $$ select format('%I.%I: %s', schemaname, tablename, policyname) from pg_policies where schemaname in ('app_private', 'dev') $$,
   'The app_private tables and dev.mail have no policies at all (RLS on, deny everything).'

@@ -16,6 +16,7 @@ import { Link } from "../../lib/router.tsx";
 import type { User } from "../../lib/session.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
+import { ReportDialog } from "../../components/ReportDialog.tsx";
 import { chatApi, type Conversation, conversationName, type Message } from "./api.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";
@@ -92,6 +93,7 @@ export function ConversationView(
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
+  const [reporting, setReporting] = useState<Message | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [newBelow, setNewBelow] = useState(false);
   const scroller = useRef<HTMLDivElement>(null);
@@ -389,6 +391,7 @@ export function ConversationView(
                 }
               }}
               onDelete={() => setDeleting(m)}
+              onReport={() => setReporting(m)}
             />
           ))}
         </ol>
@@ -455,6 +458,14 @@ export function ConversationView(
           </button>
         </div>
       </Dialog>
+      <ReportDialog
+        subject={reporting ? { type: "message", id: reporting.id } : null}
+        what="this message"
+        onClose={(sent) => {
+          setReporting(null);
+          if (sent) setNotice("Thank you: the message was reported to the moderators.");
+        }}
+      />
     </div>
   );
 }

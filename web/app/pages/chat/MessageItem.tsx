@@ -19,6 +19,7 @@ export function MessageItem(
     onCancelEdit,
     onSaveEdit,
     onDelete,
+    onReport,
   }: {
     message: Message;
     mine: boolean;
@@ -34,6 +35,8 @@ export function MessageItem(
     onCancelEdit: () => void;
     onSaveEdit: (content: string) => Promise<void>;
     onDelete: () => void;
+    /** Report the message to the moderators (not offered for one's own). */
+    onReport?: () => void;
   },
 ) {
   const deleted = m.deletedAt !== null;
@@ -111,6 +114,16 @@ export function MessageItem(
               aria-label={mine ? "Delete your message" : `Delete ${sender}'s message`}
             >
               Delete
+            </button>
+          )}
+          {onReport && !mine && (
+            <button
+              type="button"
+              class="link"
+              onClick={onReport}
+              aria-label={`Report ${sender}'s message`}
+            >
+              Report
             </button>
           )}
         </div>

@@ -21,7 +21,7 @@ export interface Product {
   price: Money;
   /** `onHand` and `reserved`: only in the answers to the vendor's owner. */
   stock: { available: number; onHand?: number; reserved?: number };
-  status: "draft" | "active" | "archived";
+  status: "draft" | "active" | "archived" | "hidden";
   createdAt: string;
   updatedAt: string;
 }
