@@ -21,9 +21,14 @@ export function test(name: string, fn: () => Promise<void> | void): void {
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   const url = Deno.env.get("AGORA_TEST_DB_URL");
   if (!url) throw new Error("AGORA_TEST_DB_URL is not set: run the tests with `npm test`");
+  // `npm test -- --pooler`: the API's pool goes through a transaction-mode PgBouncer in front of
+  // the run's database (statement preparation off, LISTEN on a direct session connection), as a
+  // hosted project's API goes through Supavisor; the tests' own connections stay direct.
+  const pooler = Deno.env.get("AGORA_TEST_POOLER_URL");
   return {
     ...Deno.env.toObject(),
-    AGORA_DB_URL: url,
+    AGORA_DB_URL: pooler || url,
+    ...(pooler ? { AGORA_DB_POOL_MODE: "transaction", AGORA_DB_SESSION_URL: url } : {}),
     AGORA_LOCAL_MODE: "true",
     AGORA_SITE_URL: SITE,
     AGORA_ALLOWED_ORIGINS: "http://app.example.test",
