@@ -105,16 +105,17 @@ const WRITTEN_BY_ANY_REQUEST = new Set([
 ]);
 
 async function counts(): Promise<Record<string, number>> {
-  const tables = await t.deps.sql<{ name: string }[]>`
-    select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
-    where schemaname in ('app', 'app_private', 'dev') order by 1`;
+  const sql = t.deps.sql;
+  const tables = await sql<{ schema: string; table: string }[]>`
+    select schemaname as schema, relname as table from pg_stat_user_tables
+    where schemaname in ('app', 'app_private', 'dev') order by 1, 2`;
   const out: Record<string, number> = {};
-  for (const { name } of tables) {
-    if (WRITTEN_BY_ANY_REQUEST.has(name)) continue;
-    const [row] = await t.deps.sql.unsafe<{ n: number }[]>(
-      `select count(*)::int as n from ${name}`,
-    );
-    out[name] = row.n;
+  for (const { schema, table } of tables) {
+    if (WRITTEN_BY_ANY_REQUEST.has(`${schema}.${table}`)) continue;
+    // Names from the catalog, quoted as identifiers by the driver: no text is spliced in.
+    const [row] = await sql<{ n: number }[]>`
+      select count(*)::int as n from ${sql(schema)}.${sql(table)}`;
+    out[`${schema}.${table}`] = row.n;
   }
   return out;
 }
