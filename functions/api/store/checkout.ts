@@ -26,6 +26,33 @@ import type { CheckoutJson } from "./store.schemas.ts";
 import { PaymentProviderRefused, PaymentProviderUnavailable } from "./payments.ts";
 import { serverSql } from "../core/doors.ts";
 
+/**
+ * The checkout's payment intent, made with the provider key `checkout:<id>`: asked again (a
+ * resumed payment, a replayed key), the provider answers the intent it already made.
+ */
+function createIntent(
+  deps: Deps,
+  input: { amount: number; currency: string; checkoutId: string; buyerId: string },
+) {
+  return deps.payments.createPaymentIntent(input, `checkout:${input.checkoutId}`);
+}
+
+/** What the caller is told when the provider made no intent: 503 with Retry-After, or 422. */
+function providerError(
+  err: PaymentProviderUnavailable | PaymentProviderRefused,
+  then: string,
+): ApiError {
+  if (err instanceof PaymentProviderUnavailable) {
+    return new ApiError(
+      "payment_provider_unavailable",
+      `The payment provider does not answer; ${then}`,
+      undefined,
+      { "Retry-After": "5" },
+    );
+  }
+  return new ApiError("unprocessable", `The payment provider refused the payment: ${err.message}`);
+}
+
 /** Runs a function in a transaction as the caller (the handler's `asUser`). */
 export type AsCaller = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
@@ -54,10 +81,12 @@ export async function checkout(
   const checkoutId = "resume" in start ? start.resume : start.created;
   let intent;
   try {
-    intent = await provider.createPaymentIntent(
-      { amount: start.total, currency: start.currency, checkoutId, buyerId: input.buyerId },
-      `checkout:${checkoutId}`,
-    );
+    intent = await createIntent(deps, {
+      amount: start.total,
+      currency: start.currency,
+      checkoutId,
+      buyerId: input.buyerId,
+    });
   } catch (err) {
     if (err instanceof PaymentProviderUnavailable || err instanceof PaymentProviderRefused) {
       deps.log("warn", "payment intent not created; checkout cancelled", {
@@ -65,18 +94,7 @@ export async function checkout(
         error: err.message,
       });
       await asCaller((tx) => abandonCheckout(tx, checkoutId, input.idempotencyKey));
-      if (err instanceof PaymentProviderUnavailable) {
-        throw new ApiError(
-          "payment_provider_unavailable",
-          "The payment provider does not answer; nothing was ordered. Try again shortly.",
-          undefined,
-          { "Retry-After": "5" },
-        );
-      }
-      throw new ApiError(
-        "unprocessable",
-        `The payment provider refused the payment: ${err.message}`,
-      );
+      throw providerError(err, "nothing was ordered. Try again shortly.");
     }
     throw err;
   }
@@ -93,26 +111,15 @@ export async function resumePayment(
   if (!found.needsIntent) return { checkout: found.checkout };
   let intent;
   try {
-    intent = await deps.payments.createPaymentIntent(
-      {
-        amount: found.amount,
-        currency: found.currency,
-        checkoutId: input.checkoutId,
-        buyerId: input.buyerId,
-      },
-      `checkout:${input.checkoutId}`,
-    );
+    intent = await createIntent(deps, {
+      amount: found.amount,
+      currency: found.currency,
+      checkoutId: input.checkoutId,
+      buyerId: input.buyerId,
+    });
   } catch (err) {
-    if (err instanceof PaymentProviderUnavailable) {
-      throw new ApiError(
-        "payment_provider_unavailable",
-        "The payment provider does not answer; try again shortly.",
-        undefined,
-        { "Retry-After": "5" },
-      );
-    }
-    if (err instanceof PaymentProviderRefused) {
-      throw new ApiError("unprocessable", `The payment provider refused: ${err.message}`);
+    if (err instanceof PaymentProviderUnavailable || err instanceof PaymentProviderRefused) {
+      throw providerError(err, "try again shortly.");
     }
     throw err;
   }
