@@ -22,8 +22,10 @@ select tests.user_id('wcp.friend@example.test') as friend \gset
 select tests.user_id('wcp.gone@example.test') as gone \gset
 update app.users set name = 'Friendly Fran' where id = :'friend';
 select tests.create_wallet(:'owner') as wallet \gset
-select tests.wallet_address(tests.create_wallet(:'friend')) as friend_address \gset
-select tests.wallet_address(tests.create_wallet(:'gone')) as gone_address \gset
+select tests.create_wallet(:'friend') as friend_wallet \gset
+select tests.create_wallet(:'gone') as gone_wallet \gset
+select tests.wallet_address(:'friend_wallet') as friend_address \gset
+select tests.wallet_address(:'gone_wallet') as gone_address \gset
 
 select (app_private.create_wallet_transfer(:'owner', 31337, 'native', null, 'ETH', 'Ether', 18,
   '0x' || upper(substr(:'friend_address', 3)), null, 5, 21000, 10, 0, 1000000)).id as to_friend \gset
