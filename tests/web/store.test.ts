@@ -29,7 +29,7 @@ async function checkOut(buyer: Session): Promise<string> {
   await page.getByLabel("Address", { exact: true }).fill("1 Analytical Way");
   await page.getByLabel("City").fill("London");
   await page.getByLabel("Postal code").fill("N1 9GU");
-  await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+  await page.getByLabel("Country", { exact: true }).selectOption("GB");
   await page.getByRole("button", { name: "Check out" }).click();
   await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
   return new URL(page.url()).pathname.split("/").pop()!;
@@ -154,7 +154,7 @@ test("[web] store: a checkout the stock cannot fill is refused with the lines sh
     await page.getByLabel("Address", { exact: true }).fill("2 Short Street");
     await page.getByLabel("City").fill("Leeds");
     await page.getByLabel("Postal code").fill("LS1 1AA");
-    await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+    await page.getByLabel("Country", { exact: true }).selectOption("GB");
     await page.getByRole("button", { name: "Check out" }).click();
     await page.getByText("Some items do not have enough stock left").waitFor();
     await page.getByText("Only 1 left.").waitFor();
@@ -330,6 +330,105 @@ test("[web] vendor area: editing a product while checkouts hold some of it keeps
     assert.deepEqual(session.errors.filter((e) => !/status of 409/.test(e)), []);
   } finally {
     await session.context.close();
+  }
+});
+
+test("[web] store: Add to cart low on the catalog shows a toast in view and the header's cart count; an empty address marks each field, focuses the first, and the address is remembered and printed on lines", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const many = Array.from({ length: 12 }, (_, i) => ({
+    title: `Pebble ${String(i).padStart(2, "0")} ${tag}`,
+    category: "stones",
+    price: 500 + i,
+    stock: 5,
+  }));
+  await openShop(stack, `Pebble Shop ${tag}`, many);
+  const person = await createPerson(stack, "Pia Pebble", "SUBSCRIBER");
+  const buyer = await openContext(stack);
+  try {
+    await signInThroughPages(stack, buyer, person, `/store?q=${tag}&sort=price_asc`);
+    const page = buyer.page;
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="products"] .product-card').length === 12
+    );
+    // The header shows the cart, empty.
+    await page.getByTestId("header-cart").waitFor();
+    assert.equal(await page.getByTestId("header-cart-count").count(), 0);
+    // The last card, scrolled to the bottom of the page: its feedback must be in view.
+    const last = page.locator(".product-card", { hasText: `Pebble 11 ${tag}` });
+    await last.getByRole("button", { name: /^Add to cart/ }).click();
+    const toast = page.getByTestId("cart-toast");
+    await toast.getByText(`Added Pebble 11 ${tag} to your cart.`).waitFor();
+    const box = (await toast.locator(".toast").boundingBox())!;
+    const viewport = page.viewportSize()!;
+    assert.ok(box.y >= 0 && box.y + box.height <= viewport.height, "the toast is in view");
+    await page.getByTestId("header-cart-count").getByText("1").waitFor();
+    await last.getByRole("button", { name: /^Add to cart/ }).click();
+    await page.getByTestId("header-cart-count").getByText("2").waitFor();
+
+    // The header's cart leads to the cart; an empty address is refused field by field.
+    await toast.getByRole("link", { name: "View the cart" }).click();
+    await page.getByTestId("cart-total").getByText("$10.22").waitFor();
+    await page.getByLabel("Full name").fill("");
+    await page.getByLabel("Country", { exact: true }).selectOption("");
+    await page.getByRole("button", { name: "Check out" }).click();
+    for (const label of ["Full name", "City", "Postal code"]) {
+      assert.equal(await page.getByLabel(label).getAttribute("aria-invalid"), "true", label);
+    }
+    assert.equal(
+      await page.getByLabel("Address", { exact: true }).getAttribute("aria-invalid"),
+      "true",
+    );
+    assert.equal(
+      await page.getByLabel("Country", { exact: true }).getAttribute("aria-invalid"),
+      "true",
+    );
+    assert.equal(
+      await page.getByLabel("Address, line 2 (optional)").getAttribute("aria-invalid"),
+      null,
+    );
+    await page.getByText("Enter the postal code.").waitFor();
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute("autocomplete")),
+      "name",
+      "the first missing field has the focus",
+    );
+    assert.equal(new URL(page.url()).pathname, "/store/cart");
+    // A filled field loses its mark.
+    await page.getByLabel("Full name").fill("Pia Pebble");
+    assert.equal(await page.getByLabel("Full name").getAttribute("aria-invalid"), null);
+    await page.getByLabel("Address", { exact: true }).fill("7 Shore Road");
+    await page.getByLabel("City").fill("Springfield");
+    await page.getByLabel("Postal code").fill("12345");
+    await page.getByLabel("Country", { exact: true }).selectOption({ label: "Ireland" });
+    await page.getByRole("button", { name: "Check out" }).click();
+    await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
+    await page.getByRole("heading", { name: "Payment" }).waitFor();
+    assert.equal(await page.getByTestId("header-cart-count").count(), 0, "the cart emptied");
+
+    // The order prints the address on lines, with the country's name.
+    const [order] = await stack.deps.sql<{ id: string; country: string }[]>`
+      select id, shipping_address->>'country' as country from app.orders
+      where buyer_id = ${person.id}`;
+    assert.equal(order.country, "IE");
+    await page.goto(`${stack.base}/store/orders/${order.id}`);
+    const address = page.getByTestId("shipping-address");
+    await address.waitFor();
+    assert.equal(
+      await address.innerText(),
+      "Pia Pebble\n7 Shore Road\n12345 Springfield\nIreland",
+    );
+
+    // The next checkout starts from that address.
+    await page.goto(`${stack.base}/store?q=${tag}`);
+    await page.locator(".product-card", { hasText: `Pebble 00 ${tag}` })
+      .getByRole("button", { name: /^Add to cart/ }).click();
+    await page.getByTestId("header-cart").click();
+    await page.getByTestId("cart-total").waitFor();
+    assert.equal(await page.getByLabel("City").inputValue(), "Springfield");
+    assert.equal(await page.getByLabel("Country", { exact: true }).inputValue(), "IE");
+    assert.deepEqual(buyer.errors, []);
+  } finally {
+    await buyer.context.close();
   }
 });
 

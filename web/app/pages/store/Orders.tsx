@@ -14,6 +14,7 @@ import { Pill } from "../../components/Pill.tsx";
 import type { PageProps } from "../../lib/page.ts";
 import { type Order, ORDER_STATUS, type OrderStatus, statusTone, storeApi } from "./api.ts";
 import { StoreFrame } from "./common.tsx";
+import { countryName } from "./countries.ts";
 import { useLiveOrders } from "./live-orders.ts";
 
 export function OrdersPage({ params }: PageProps) {
@@ -203,7 +204,7 @@ export function OrderView(
           <h3>Shipping</h3>
           {address
             ? (
-              <address>
+              <address data-testid="shipping-address">
                 {address.name}
                 <br />
                 {address.line1}
@@ -214,7 +215,9 @@ export function OrderView(
                   </>
                 )}
                 <br />
-                {address.postalCode} {address.city}, {address.country}
+                {address.postalCode} {address.city}
+                <br />
+                {countryName(address.country)}
               </address>
             )
             : <p class="muted">No address.</p>}
