@@ -7,7 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { cart, cartCount, lastAdded } from "../lib/cart.ts";
 import { config } from "../lib/config.ts";
 import { currentLocation, Link, navigate } from "../lib/router.tsx";
-import { roleAtLeast, session, signOut } from "../lib/session.ts";
+import { accountSuspended, roleAtLeast, session, signOut } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
 import { headerWidgets, HOME, routes } from "../routes.ts";
 import { Avatar } from "./Avatar.tsx";
@@ -95,9 +95,35 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
           </div>
         )}
       </header>
+      {!user && <SuspendedNotice />}
       <main id="main" tabIndex={-1}>{children}</main>
       {storeOn && <CartToast />}
     </>
+  );
+}
+
+/**
+ * Why a person who was signed in sees the visitor's view: their account is suspended (the session
+ * says so, GET /api/auth/session `suspended`). With the white label's support address, as the
+ * sign-in page says it.
+ */
+function SuspendedNotice() {
+  const suspended = useStore(accountSuspended);
+  const support = useStore(config)?.whiteLabel.supportEmail;
+  if (!suspended) return null;
+  return (
+    <div class="notice suspended-notice" role="status" data-testid="suspended-notice">
+      <p>
+        <strong>Your account is suspended.</strong>{" "}
+        You can look around as a visitor, but you cannot sign in, buy or send anything. {support
+          ? (
+            <>
+              If you think this is a mistake, write to <a href={`mailto:${support}`}>{support}</a>.
+            </>
+          )
+          : "If you think this is a mistake, contact the site's support."}
+      </p>
+    </div>
   );
 }
 
