@@ -26,7 +26,12 @@ const PNG = Uint8Array.from(
   (ch) => ch.charCodeAt(0),
 );
 
-async function upload(who: SignedIn, bytes: Uint8Array, name: string, type: string) {
+async function upload(
+  who: SignedIn,
+  bytes: Uint8Array<ArrayBuffer>,
+  name: string,
+  type: string,
+) {
   const form = new FormData();
   form.append("file", new File([bytes], name, { type }));
   const uploaded = await expectJson(
