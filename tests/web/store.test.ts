@@ -306,7 +306,9 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     );
     await category.selectOption({ label: "Kitchen" });
     await dialog.getByRole("button", { name: "Save" }).click();
-    await page.getByText(`Merino scarf ${tag} saved.`).waitFor();
+    // Saved: the dialog closes and says so (the stock's notice above holds the same words).
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByText(`Merino scarf ${tag} saved.`, { exact: true }).waitFor();
     const [edited] = await stack.deps.sql<{ category: string }[]>`
       select category from app.products where vendor_id = ${vendor.id}`;
     assert.equal(edited.category, "kitchen");
@@ -323,7 +325,7 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     });
     await dialog.getByRole("list", { name: "Pictures" }).locator("img").waitFor();
     await dialog.getByRole("button", { name: "Save" }).click();
-    await page.getByText(`Merino scarf ${tag} saved.`).waitFor();
+    await dialog.waitFor({ state: "hidden" });
     const [pictured] = await stack.deps.sql<{ id: string; images: string[] }[]>`
       select id, images from app.products where vendor_id = ${vendor.id}`;
     assert.match(pictured.images[0], /^\/api\/store\/images\/[0-9a-f-]{36}$/);

@@ -233,6 +233,9 @@ function ProductDialog(
   const [known, setKnown] = useState<string[]>([]);
   const [another, setAnother] = useState(false);
   const [uploading, setUploading] = useState<number | null>(null);
+  // Pictures uploaded in this dialog are shown from the file itself: the API serves one only once
+  // a saved product lists it.
+  const [local, setLocal] = useState<Record<string, string>>({});
   const categories = [...new Set([...known, ...own, ...(existing ? [existing.category] : [])])]
     .sort((a, b) => categoryLabel(a).localeCompare(categoryLabel(b)));
   useEffect(() => {
@@ -407,9 +410,11 @@ function ProductDialog(
                     (fraction) => setUploading(fraction),
                   );
                   // Listed among the images; it becomes the product's picture when saved.
+                  const path = `/api/store/images/${done.id}`;
+                  setLocal((l) => ({ ...l, [path]: URL.createObjectURL(file) }));
                   setForm((f) => ({
                     ...f,
-                    images: [`/api/store/images/${done.id}`, ...imagesOf(f.images)].join("\n"),
+                    images: [path, ...imagesOf(f.images)].join("\n"),
                   }));
                   input.value = "";
                 } catch (err) {
@@ -426,7 +431,10 @@ function ProductDialog(
               <ul class="image-previews" aria-label="Pictures">
                 {imagesOf(form.images).map((src) => (
                   <li key={src}>
-                    <img src={src.startsWith("/") ? `${apiOrigin}${src}` : src} alt="" />
+                    <img
+                      src={local[src] ?? (src.startsWith("/") ? `${apiOrigin}${src}` : src)}
+                      alt=""
+                    />
                     <button
                       type="button"
                       class="link small"

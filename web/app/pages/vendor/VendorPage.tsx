@@ -73,7 +73,8 @@ export function VendorPage({ params }: PageProps) {
       if (e.event === "order.created" || e.event === "order.status_changed") {
         setOrders((list) => mergeOrder(list, e.payload as Order));
         // Balances follow paid and delivered orders.
-        if (e.event === "order.status_changed") void load().catch(() => {});
+        // (The shop exists: the session need not be read again.)
+        if (e.event === "order.status_changed") void load(false).catch(() => {});
       }
     }, { main: true, onLive: () => setFeedUp((n) => n + 1) });
   }, [live, vendor?.id]);
@@ -114,7 +115,7 @@ export function VendorPage({ params }: PageProps) {
       sections={SECTIONS.map((s) => ({ id: s.id, label: s.label, href: `/vendor/${s.id}` }))}
     >
       {error && <p class="error" role="alert">{error}</p>}
-      {View === "overview" && <Overview vendor={vendor} onChanged={() => void load()} />}
+      {View === "overview" && <Overview vendor={vendor} onChanged={() => void load(false)} />}
       {View === "products" && <VendorProducts vendor={vendor} />}
       {View === "orders" && (
         <VendorOrders
