@@ -123,19 +123,25 @@ GRANT ALL ON FUNCTION app.message_json(m app.messages) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.collect_orphan_attachments
--- created in 20261121100400_attachments.sql; last changed in 20261129160000_foundation_profiles.sql
+-- created in 20261121100400_attachments.sql; last changed in 20261130080100_catalog_product_images.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.collect_orphan_attachments(older_than interval DEFAULT '24:00:00'::interval) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     AS $$
+  -- A picture its product stopped showing is no longer the product's.
+  delete from app.product_images i
+  using app.products p
+  where p.id = i.product_id and i.created_at < now() - older_than
+    and not (('/api/store/images/' || i.attachment_id::text) = any (p.images));
   delete from app.attachments a
   where a.message_id is null and a.created_at < now() - older_than
     and not exists (select 1 from app.users u where u.image_attachment_id = a.id)
+    and not exists (select 1 from app.product_images i where i.attachment_id = a.id);
 $$;
 
-COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than, and not a profile picture, are dropped (their files queued by the delete trigger). Run hourly by pg_cron.';
+COMMENT ON FUNCTION app_private.collect_orphan_attachments(older_than interval) IS 'Uploads never attached within older_than, and neither a profile picture nor a product''s picture, are dropped (their files queued by the delete trigger); a product picture the product stopped showing within older_than stops being one first. Run hourly by pg_cron.';
 
 REVOKE ALL ON FUNCTION app_private.collect_orphan_attachments(older_than interval) FROM PUBLIC;
 

@@ -4,6 +4,7 @@
 --   supabase/migrations/20261129100400_catalog_one_policy_per_operation.sql
 --   supabase/migrations/20261129150000_catalog_stock_on_hand.sql
 --   supabase/migrations/20261129190000_catalog_hidden_status.sql
+--   supabase/migrations/20261130080100_catalog_product_images.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -28,6 +29,32 @@ CREATE TYPE app.product_status AS ENUM (
 COMMENT ON TYPE app.product_status IS 'draft: visible to its vendor only; active: in the catalog (when its vendor is approved) and orderable; archived: withdrawn by its vendor, kept for the orders that name it; hidden: taken out of the catalog by an ADMIN after a report (only an ADMIN sets or lifts it).';
 
 GRANT ALL ON TYPE app.product_status TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.product_images
+-- created in 20261130080100_catalog_product_images.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.product_images (
+    attachment_id uuid NOT NULL,
+    product_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE app.product_images IS 'Uploads that are pictures of a product (GET /api/store/images/{id}): one product per upload. Without it an upload not attached to a message is an orphan, and nothing says who may see it. No grants to API roles: app.link_product_images writes it, app.product_image reads it.';
+
+ALTER TABLE ONLY app.product_images
+    ADD CONSTRAINT product_images_pkey PRIMARY KEY (attachment_id);
+
+CREATE INDEX product_images_product_id_idx ON app.product_images USING btree (product_id);
+
+ALTER TABLE ONLY app.product_images
+    ADD CONSTRAINT product_images_attachment_id_fkey FOREIGN KEY (attachment_id) REFERENCES app.attachments(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.product_images
+    ADD CONSTRAINT product_images_product_id_fkey FOREIGN KEY (product_id) REFERENCES app.products(id) ON DELETE CASCADE;
+
+ALTER TABLE app.product_images ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.products
@@ -195,6 +222,79 @@ COMMENT ON FUNCTION app.get_product(target_product_id uuid) IS 'A product as the
 REVOKE ALL ON FUNCTION app.get_product(target_product_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO anon;
 GRANT ALL ON FUNCTION app.get_product(target_product_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.link_product_images
+-- created in 20261130080100_catalog_product_images.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.link_product_images(target_product_id uuid, attachment_ids uuid[]) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  wanted uuid;
+  upload app.attachments;
+begin
+  if not exists (
+    select 1 from app.products p
+    where p.id = target_product_id and p.vendor_id in (select app.my_selling_vendor_ids())
+  ) then
+    raise exception 'only the product''s vendor can set its pictures' using errcode = 'AG403';
+  end if;
+  foreach wanted in array coalesce(attachment_ids, '{}') loop
+    select * into upload from app.attachments a
+    where a.id = wanted and a.uploader_id = (select auth.uid()) and a.message_id is null;
+    if not found or exists (
+      select 1 from app.product_images i
+      where i.attachment_id = wanted and i.product_id <> target_product_id
+    ) then
+      raise exception 'no such upload: %', wanted using errcode = 'AG404';
+    end if;
+    if upload.content_type not in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') then
+      raise exception 'a product picture is a PNG, JPEG, GIF or WebP image' using errcode = 'AG415';
+    end if;
+    insert into app.product_images (attachment_id, product_id)
+    values (wanted, target_product_id)
+    on conflict (attachment_id) do nothing;
+  end loop;
+end;
+$$;
+
+COMMENT ON FUNCTION app.link_product_images(target_product_id uuid, attachment_ids uuid[]) IS 'POST and PUT /api/store/products: the uploads a product lists as /api/store/images/<id> become its pictures. The product must be the caller''s approved vendor''s (AG403); each upload the caller''s own, not attached to a message and not another product''s (AG404 otherwise, so another person''s file is indistinguishable from none), an image (AG415). security definer: app.product_images has no grants; the rules are checked here.';
+
+REVOKE ALL ON FUNCTION app.link_product_images(target_product_id uuid, attachment_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.link_product_images(target_product_id uuid, attachment_ids uuid[]) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.product_image
+-- created in 20261130080100_catalog_product_images.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.product_image(target_attachment_id uuid) RETURNS TABLE(content_type text, storage_key text, size bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return query
+    select a.content_type, a.storage_key, a.size
+    from app.product_images i
+    join app.attachments a on a.id = i.attachment_id
+    join app.products p on p.id = i.product_id
+    join app.vendors v on v.id = p.vendor_id
+    where i.attachment_id = target_attachment_id
+      and ('/api/store/images/' || i.attachment_id::text) = any (p.images)
+      and ((p.status = 'active' and v.status = 'approved')
+           or p.vendor_id in (select app.my_vendor_ids())
+           or app.is_admin());
+end;
+$$;
+
+COMMENT ON FUNCTION app.product_image(target_attachment_id uuid) IS 'GET /api/store/images/{id}: the stored file of a product picture, for whoever may see a product that shows it (app.get_product''s rule: catalog products for anyone, others for their vendor''s owner and ADMINs); no row otherwise. security definer: the upload is not attached to a conversation of the caller''s, so attachment RLS would hide it; this returns only a file a visible product names.';
+
+REVOKE ALL ON FUNCTION app.product_image(target_attachment_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.product_image(target_attachment_id uuid) TO anon;
+GRANT ALL ON FUNCTION app.product_image(target_attachment_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.product_json

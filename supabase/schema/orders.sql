@@ -3,6 +3,7 @@
 --   supabase/migrations/20261124110200_orders.sql
 --   supabase/migrations/20261129100500_orders_one_policy_per_operation.sql
 --   supabase/migrations/20261129140100_orders_resume_payment.sql
+--   supabase/migrations/20261130080000_orders_buyer_name.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -744,8 +745,31 @@ REVOKE ALL ON FUNCTION app.create_checkout(requested_items jsonb, shipping_addre
 GRANT ALL ON FUNCTION app.create_checkout(requested_items jsonb, shipping_address jsonb, idempotency_key text, request_hash text, payment_provider text) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.order_buyer_name
+-- created in 20261130080000_orders_buyer_name.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.order_buyer_name(target app.orders) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return (
+    select u.name from app.users u
+    where u.id = target.buyer_id
+      and exists (select 1 from app.orders o where o.id = target.id and o.buyer_id = target.buyer_id)
+  );
+end;
+$$;
+
+COMMENT ON FUNCTION app.order_buyer_name(target app.orders) IS 'The profile name of an order''s buyer, for app.order_json (the shop''s owner and ADMINs see who ordered). security definer: app.users shows a user only their own row; it answers only for an order that exists with that buyer, so a made-up row learns nothing.';
+
+REVOKE ALL ON FUNCTION app.order_buyer_name(target app.orders) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.order_buyer_name(target app.orders) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.order_json
--- created in 20261124110200_orders.sql
+-- created in 20261124110200_orders.sql; last changed in 20261130080000_orders_buyer_name.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.order_json(target app.orders) RETURNS jsonb
@@ -758,6 +782,8 @@ begin
       'id', target.id,
       'checkoutId', target.checkout_id,
       'buyerId', target.buyer_id,
+      'buyer', case when target.buyer_id is not null then
+        jsonb_build_object('id', target.buyer_id, 'name', app.order_buyer_name(target)) end,
       'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
       'status', target.status,
       'items', coalesce((
@@ -798,7 +824,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.order_json(target app.orders) IS 'An order as the API shows it (GET /api/store/orders/:id and every order event): vendor, items with money, total, payment (with its refund), shipping and history. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order.';
+COMMENT ON FUNCTION app.order_json(target app.orders) IS 'An order as the API shows it (GET /api/store/orders/:id and every order event): buyer (id and profile name), vendor, items with money, total, payment (with its refund), shipping and history. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order; the buyer''s name through app.order_buyer_name.';
 
 REVOKE ALL ON FUNCTION app.order_json(target app.orders) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.order_json(target app.orders) TO authenticated;

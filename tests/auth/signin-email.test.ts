@@ -386,7 +386,11 @@ test("[auth] GET /api/auth/session reads the session from cookies", async () => 
 
 test("[auth] GET /api/auth/session answers { user: null } when signed out", async () => {
   const response = await t.request("GET", "/api/auth/session");
-  assert.deepEqual(await expectJson(response, 200), { user: null, expiresAt: null });
+  assert.deepEqual(await expectJson(response, 200), {
+    user: null,
+    expiresAt: null,
+    suspended: false,
+  });
 });
 
 test("[auth] an expired access cookie is refreshed by the middleware while the refresh cookie is valid", async () => {

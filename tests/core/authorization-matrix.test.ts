@@ -394,6 +394,33 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
   "GET /api/store/products/{id}": async () => ({
     path: `/api/store/products/${(await product(t, vendor)).id}`,
   }),
+  "GET /api/store/images/{id}": async () => {
+    // A 1x1 PNG uploaded by the vendor's owner and listed among an active product's images.
+    const png = Uint8Array.from(
+      atob(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      ),
+      (ch) => ch.charCodeAt(0),
+    );
+    const form = new FormData();
+    form.append("file", new File([png], "pot.png", { type: "image/png" }));
+    const uploaded = await expectJson(
+      await t.request("POST", "/api/attachments", {
+        token: vendor.owner.accessToken,
+        rawBody: form,
+      }),
+      201,
+    );
+    const made = await product(t, vendor);
+    await expectJson(
+      await t.request("PUT", `/api/store/products/${made.id}`, {
+        token: vendor.owner.accessToken,
+        body: { images: [`/api/store/images/${uploaded.id}`] },
+      }),
+      200,
+    );
+    return { path: `/api/store/images/${uploaded.id}` };
+  },
   "PUT /api/store/products/{id}": async () => ({
     path: `/api/store/products/${(await product(t, vendor)).id}`,
     body: { description: "Edited by its owner" },
@@ -411,7 +438,11 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
 };
 
 /** Resources of the vendor's products belong to the vendor's owner, whoever asks for them. */
-const OWNED_BY_VENDOR = new Set(["GET /api/store/products/{id}", "PUT /api/store/products/{id}"]);
+const OWNED_BY_VENDOR = new Set([
+  "GET /api/store/products/{id}",
+  "PUT /api/store/products/{id}",
+  "GET /api/store/images/{id}",
+]);
 
 async function notificationOf(owner: SignedIn) {
   return await expectJson(

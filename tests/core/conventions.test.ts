@@ -128,12 +128,20 @@ test("[conventions] the stack server sends /api and /functions/v1/api to the API
   try {
     const base = `http://127.0.0.1:${server.port}`;
     const direct = await fetch(`${base}/api/auth/session?from=test`);
-    assert.deepEqual(await expectJson(direct, 200), { user: null, expiresAt: null });
+    assert.deepEqual(await expectJson(direct, 200), {
+      user: null,
+      expiresAt: null,
+      suspended: false,
+    });
     const notApi = await fetch(`${base}/apis/auth/session`, { headers: { accept: "text/html" } });
     assert.notEqual(notApi.headers.get("content-type"), "application/json", "the web client's");
     await notApi.body?.cancel();
     const viaFunctions = await fetch(`${base}/functions/v1/api/auth/session`);
-    assert.deepEqual(await expectJson(viaFunctions, 200), { user: null, expiresAt: null });
+    assert.deepEqual(await expectJson(viaFunctions, 200), {
+      user: null,
+      expiresAt: null,
+      suspended: false,
+    });
     const health = await fetch(`${base}/health`);
     assert.equal(health.status, 200);
     await health.body?.cancel();

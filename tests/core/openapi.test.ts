@@ -71,6 +71,7 @@ const PUBLIC = [
   "GET /api/config/public",
   "GET /api/store/products",
   "GET /api/store/products/{id}",
+  "GET /api/store/images/{id}",
   "GET /api/store/vendors",
   "POST /api/store/webhooks/stripe",
 ];

@@ -213,7 +213,7 @@ test("[web] the store, vendor, wallet, account and admin pages pass axe on deskt
       await page.getByLabel("Address", { exact: true }).fill("4 Quay Street");
       await page.getByLabel("City").fill("Bristol");
       await page.getByLabel("Postal code").fill("BS1 4DJ");
-      await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+      await page.getByLabel("Country", { exact: true }).selectOption("GB");
       await page.getByRole("button", { name: "Check out" }).click();
       await page.getByRole("heading", { name: "Payment" }).waitFor();
       await check(buyerSession, `${device}-store-checkout`);

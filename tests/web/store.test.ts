@@ -6,6 +6,7 @@
  * cart's stock refusal, and a vendor's application, products and stock.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { test } from "../support/helpers.ts";
 import { openShop } from "./scenes.ts";
 import {
@@ -29,7 +30,7 @@ async function checkOut(buyer: Session): Promise<string> {
   await page.getByLabel("Address", { exact: true }).fill("1 Analytical Way");
   await page.getByLabel("City").fill("London");
   await page.getByLabel("Postal code").fill("N1 9GU");
-  await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+  await page.getByLabel("Country", { exact: true }).selectOption("GB");
   await page.getByRole("button", { name: "Check out" }).click();
   await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
   return new URL(page.url()).pathname.split("/").pop()!;
@@ -154,7 +155,7 @@ test("[web] store: a checkout the stock cannot fill is refused with the lines sh
     await page.getByLabel("Address", { exact: true }).fill("2 Short Street");
     await page.getByLabel("City").fill("Leeds");
     await page.getByLabel("Postal code").fill("LS1 1AA");
-    await page.getByLabel("Country (two letters, e.g. US)").fill("GB");
+    await page.getByLabel("Country", { exact: true }).selectOption("GB");
     await page.getByRole("button", { name: "Check out" }).click();
     await page.getByText("Some items do not have enough stock left").waitFor();
     await page.getByText("Only 1 left.").waitFor();
@@ -224,15 +225,26 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
   const owner = await createPerson(stack, "Nia Newshop", "SUBSCRIBER");
   const admin = await createPerson(stack, "Ola Overseer", "ADMIN");
   const session = await openContext(stack);
+  // Someone without a shop: the page must not ask for one (the 404 was a console error).
+  const asked: number[] = [];
+  session.page.on("response", (r) => {
+    if (new URL(r.url()).pathname === "/api/store/vendors/me") asked.push(r.status());
+  });
   try {
     await signInThroughPages(stack, session, owner, "/vendor");
     const page = session.page;
     await page.getByRole("heading", { name: "Sell on this platform" }).waitFor();
+    await page.goto(`${stack.base}/store`);
+    await page.getByTestId("header-cart").waitFor();
+    await page.goto(`${stack.base}/vendor`);
+    await page.getByRole("heading", { name: "Sell on this platform" }).waitFor();
+    assert.deepEqual(asked, [], "no GET /api/store/vendors/me without a shop");
     await page.getByLabel("Shop name").fill(`Nia's Knits ${tag}`);
     await page.getByLabel("What you sell").fill("Hand-knitted scarves and hats.");
     await page.getByLabel("Country (two letters, e.g. US)").fill("ie");
     await page.getByRole("button", { name: "Apply to sell" }).click();
     await page.getByTestId("vendor-status").getByText("pending").waitFor();
+    assert.deepEqual(asked, [200], "asked once there is a shop");
     await liveOver(page, "websocket");
     const [vendor] = await stack.deps.sql<{ id: string; country: string }[]>`
       select id, country from app.vendors where owner_id = ${owner.id}`;
@@ -260,7 +272,17 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     const dialog = page.getByRole("dialog");
     await dialog.getByLabel("Title").fill(`Merino scarf ${tag}`);
     await dialog.getByLabel("Description").fill("Soft, warm, long.");
-    await dialog.getByLabel("Category").fill("Winter Wear");
+    // The categories the API knows are offered (another shop sells kitchenware); a new one is
+    // typed in words.
+    await openShop(stack, `Pots ${tag}`, [
+      { title: `Pot ${tag}`, category: "kitchen", price: 900, stock: 1 },
+    ]);
+    const category = dialog.getByLabel("Category", { exact: true });
+    await category.locator("option", { hasText: "Kitchen" }).first().waitFor({
+      state: "attached",
+    });
+    await category.selectOption({ label: "Another category…" });
+    await dialog.getByLabel("New category").fill("Winter Wear");
     await dialog.getByLabel("Price (USD)").fill("39.50");
     await dialog.getByLabel("Stock on hand").fill("4");
     await dialog.getByRole("button", { name: "Save" }).click();
@@ -275,6 +297,44 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     >`
       select stock, category, price_amount::int as price_amount from app.products where vendor_id = ${vendor.id}`;
     assert.deepEqual(product, { stock: 9, category: "winter-wear", price_amount: 3950 });
+    // Editing shows its category chosen; another known one is picked from the list.
+    await row.getByRole("button", { name: `Edit Merino scarf ${tag}` }).click();
+    assert.equal(await category.inputValue(), "winter-wear");
+    assert.equal(
+      await category.locator("option:checked").textContent(),
+      "Winter wear",
+    );
+    await category.selectOption({ label: "Kitchen" });
+    await dialog.getByRole("button", { name: "Save" }).click();
+    // Saved: the dialog closes and says so (the stock's notice above holds the same words).
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByText(`Merino scarf ${tag} saved.`, { exact: true }).waitFor();
+    const [edited] = await stack.deps.sql<{ category: string }[]>`
+      select category from app.products where vendor_id = ${vendor.id}`;
+    assert.equal(edited.category, "kitchen");
+
+    // A picture uploaded from the form (not an https address) shows on the product's page.
+    await row.getByRole("button", { name: `Edit Merino scarf ${tag}` }).click();
+    await dialog.getByLabel("Upload a picture").setInputFiles({
+      name: "scarf.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+        "base64",
+      ),
+    });
+    await dialog.getByRole("list", { name: "Pictures" }).locator("img").waitFor();
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    const [pictured] = await stack.deps.sql<{ id: string; images: string[] }[]>`
+      select id, images from app.products where vendor_id = ${vendor.id}`;
+    assert.match(pictured.images[0], /^\/api\/store\/images\/[0-9a-f-]{36}$/);
+    await page.goto(`${stack.base}/store/products/${pictured.id}`);
+    const image = page.locator("img.product-image");
+    await image.waitFor();
+    await page.waitForFunction(() =>
+      (document.querySelector("img.product-image") as HTMLImageElement | null)?.naturalWidth === 1
+    );
     assert.deepEqual(session.errors, []);
   } finally {
     await session.context.close();
@@ -330,6 +390,196 @@ test("[web] vendor area: editing a product while checkouts hold some of it keeps
     assert.deepEqual(session.errors.filter((e) => !/status of 409/.test(e)), []);
   } finally {
     await session.context.close();
+  }
+});
+
+test("[web] store: Add to cart low on the catalog shows a toast in view and the header's cart count; an empty address marks each field, focuses the first, and the address is remembered and printed on lines", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const many = Array.from({ length: 12 }, (_, i) => ({
+    title: `Pebble ${String(i).padStart(2, "0")} ${tag}`,
+    category: "stones",
+    price: 500 + i,
+    stock: 5,
+  }));
+  await openShop(stack, `Pebble Shop ${tag}`, many);
+  const person = await createPerson(stack, "Pia Pebble", "SUBSCRIBER");
+  const buyer = await openContext(stack);
+  try {
+    await signInThroughPages(stack, buyer, person, `/store?q=${tag}&sort=price_asc`);
+    const page = buyer.page;
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="products"] .product-card').length === 12
+    );
+    // The header shows the cart, empty.
+    await page.getByTestId("header-cart").waitFor();
+    assert.equal(await page.getByTestId("header-cart-count").count(), 0);
+    // The last card, scrolled to the bottom of the page: its feedback must be in view.
+    const last = page.locator(".product-card", { hasText: `Pebble 11 ${tag}` });
+    await last.getByRole("button", { name: /^Add to cart/ }).click();
+    const toast = page.getByTestId("cart-toast");
+    await toast.getByText(`Added Pebble 11 ${tag} to your cart.`).waitFor();
+    const box = (await toast.locator(".toast").boundingBox())!;
+    const viewport = page.viewportSize()!;
+    assert.ok(box.y >= 0 && box.y + box.height <= viewport.height, "the toast is in view");
+    await page.getByTestId("header-cart-count").getByText("1").waitFor();
+    await last.getByRole("button", { name: /^Add to cart/ }).click();
+    await page.getByTestId("header-cart-count").getByText("2").waitFor();
+
+    // The header's cart leads to the cart; an empty address is refused field by field.
+    await toast.getByRole("link", { name: "View the cart" }).click();
+    await page.getByTestId("cart-total").getByText("$10.22").waitFor();
+    await page.getByLabel("Full name").fill("");
+    await page.getByLabel("Country", { exact: true }).selectOption("");
+    await page.getByRole("button", { name: "Check out" }).click();
+    for (const label of ["Full name", "City", "Postal code"]) {
+      assert.equal(await page.getByLabel(label).getAttribute("aria-invalid"), "true", label);
+    }
+    assert.equal(
+      await page.getByLabel("Address", { exact: true }).getAttribute("aria-invalid"),
+      "true",
+    );
+    assert.equal(
+      await page.getByLabel("Country", { exact: true }).getAttribute("aria-invalid"),
+      "true",
+    );
+    assert.equal(
+      await page.getByLabel("Address, line 2 (optional)").getAttribute("aria-invalid"),
+      null,
+    );
+    await page.getByText("Enter the postal code.").waitFor();
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute("autocomplete")),
+      "name",
+      "the first missing field has the focus",
+    );
+    assert.equal(new URL(page.url()).pathname, "/store/cart");
+    // A filled field loses its mark.
+    await page.getByLabel("Full name").fill("Pia Pebble");
+    assert.equal(await page.getByLabel("Full name").getAttribute("aria-invalid"), null);
+    await page.getByLabel("Address", { exact: true }).fill("7 Shore Road");
+    await page.getByLabel("City").fill("Springfield");
+    await page.getByLabel("Postal code").fill("12345");
+    await page.getByLabel("Country", { exact: true }).selectOption({ label: "Ireland" });
+    await page.getByRole("button", { name: "Check out" }).click();
+    await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
+    await page.getByRole("heading", { name: "Payment" }).waitFor();
+    assert.equal(await page.getByTestId("header-cart-count").count(), 0, "the cart emptied");
+
+    // The order prints the address on lines, with the country's name.
+    const [order] = await stack.deps.sql<{ id: string; country: string }[]>`
+      select id, shipping_address->>'country' as country from app.orders
+      where buyer_id = ${person.id}`;
+    assert.equal(order.country, "IE");
+    await page.goto(`${stack.base}/store/orders/${order.id}`);
+    const address = page.getByTestId("shipping-address");
+    await address.waitFor();
+    assert.equal(
+      await address.innerText(),
+      "Pia Pebble\n7 Shore Road\n12345 Springfield\nIreland",
+    );
+
+    // The next checkout starts from that address.
+    await page.goto(`${stack.base}/store?q=${tag}`);
+    await page.locator(".product-card", { hasText: `Pebble 00 ${tag}` })
+      .getByRole("button", { name: /^Add to cart/ }).click();
+    await page.getByTestId("header-cart").click();
+    await page.getByTestId("cart-total").waitFor();
+    assert.equal(await page.getByLabel("City").inputValue(), "Springfield");
+    assert.equal(await page.getByLabel("Country", { exact: true }).inputValue(), "IE");
+    assert.deepEqual(buyer.errors, []);
+  } finally {
+    await buyer.context.close();
+  }
+});
+
+test("[web] vendor and admin: the shop's orders show the order number and the buyer's name; the order's link (as its e-mails carry) opens it in the shop's orders; the admin's orders view shows payment and refund", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Linked Shop ${tag}`, [
+    { title: `Glass jar ${tag}`, category: "kitchen", price: 1200, stock: 5 },
+  ]);
+  const buyer = await createPerson(stack, `Bo Buyer ${tag}`, "SUBSCRIBER");
+  const admin = await createPerson(stack, `Ada Admin ${tag}`, "ADMIN");
+  const { checkout } = await apiCall<
+    { checkout: { orders: { id: string }[]; payment: { paymentIntentId: string } } }
+  >(stack, await bearer(stack, buyer), "POST", "/api/store/orders", {
+    items: [{ productId: shop.products[0].id, quantity: 2 }],
+  });
+  const orderId = checkout.orders[0].id;
+  const owner = await openContext(stack);
+  const overseer = await openContext(stack);
+  try {
+    // The link of the order's e-mails, opened by the shop's owner.
+    await signInThroughPages(stack, owner, shop.owner, `/store/orders/${orderId}`);
+    const page = owner.page;
+    await page.waitForURL((url) => url.pathname === `/vendor/orders/${orderId}`);
+    const row = page.locator(`.vendor-order[data-order-id="${orderId}"]`);
+    await row.getByTestId("order-number").getByText(`Order ${orderId.slice(0, 8)}`).waitFor();
+    await row.getByTestId("order-buyer").getByText(`from Bo Buyer ${tag}`).waitFor();
+    // Opened: its detail shows.
+    await row.getByRole("heading", { name: `Order from Linked Shop ${tag}` }).waitFor();
+    assert.ok(!(await row.textContent())?.includes(buyer.email), "never the buyer's e-mail");
+
+    // The admin's view of orders, payments and refunds.
+    await signInThroughPages(stack, overseer, admin, "/admin/orders");
+    const view = overseer.page;
+    await view.getByRole("heading", { name: "Orders, payments and refunds" }).waitFor();
+    await view.getByRole("navigation", { name: "Administration" })
+      .getByRole("link", { name: "Orders" }).waitFor();
+    const line = view.locator(`tr[data-order-id="${orderId}"]`);
+    await line.waitFor();
+    assert.match(await line.textContent() ?? "", new RegExp(`Bo Buyer ${tag}`));
+    await line.getByTestId("payment").getByText("pending").waitFor();
+    await line.getByTestId("refund").getByText("none").waitFor();
+    await view.getByLabel("Payment").selectOption("succeeded");
+    await line.waitFor({ state: "detached" });
+    await view.getByLabel("Payment").selectOption("pending");
+    await line.waitFor();
+    assert.deepEqual([...owner.errors, ...overseer.errors], []);
+  } finally {
+    await owner.context.close();
+    await overseer.context.close();
+  }
+});
+
+test("[web] suspended mid-session: the store says the account is suspended, with the support address, instead of a silent visitor's view", async () => {
+  const person = await createPerson(stack, "Sid Suspended", "SUBSCRIBER");
+  const admin = await createPerson(stack, "Ola Oversight", "ADMIN");
+  const adminToken = await bearer(stack, admin);
+  await apiCall(stack, adminToken, "PUT", "/api/admin/config", {
+    config: { whiteLabel: { supportEmail: "help@agora.example" } },
+    reason: "support address for the suspended notice",
+  });
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, person, "/store");
+    const page = session.page;
+    await page.getByTestId("who").waitFor();
+    assert.equal(await page.getByTestId("suspended-notice").count(), 0);
+    await apiCall(stack, adminToken, "PUT", `/api/admin/users/${person.id}/status`, {
+      status: "suspended",
+      reason: "journey test",
+    });
+    // The next visit: the visitor's view, and why.
+    await page.reload();
+    const notice = page.getByTestId("suspended-notice");
+    await notice.getByText("Your account is suspended.").waitFor();
+    assert.equal(
+      await notice.getByRole("link", { name: "help@agora.example" }).getAttribute("href"),
+      "mailto:help@agora.example",
+    );
+    assert.equal(await page.getByTestId("who").count(), 0);
+    await screenshot(page, "flow-store-suspended");
+    // Still said on the next pages, the sign-in page included.
+    await page.goto(`${stack.base}/store/orders`);
+    await page.waitForURL((url) => url.pathname === "/signin");
+    await notice.getByText("Your account is suspended.").waitFor();
+    assert.deepEqual(session.errors.filter((e) => !/status of 401/.test(e)), []);
+  } finally {
+    await session.context.close();
+    await apiCall(stack, adminToken, "PUT", "/api/admin/config", {
+      config: { whiteLabel: { supportEmail: null } },
+      reason: "test cleanup",
+    });
   }
 });
 

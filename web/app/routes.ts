@@ -84,7 +84,7 @@ export const routes: RouteDef[] = [
     page: () => import("./pages/store/StorePage.tsx").then((m) => m.OrdersPage),
   },
   {
-    path: "/vendor/:section?",
+    path: "/vendor/:section?/:orderId?",
     title: "Sell",
     access: "signed-in",
     minRole: "SUBSCRIBER",

@@ -14,6 +14,7 @@ import { adminMonitoring } from "./monitoring.routes.ts";
 import { adminVendors } from "./vendors.routes.ts";
 import { adminSettlements } from "./settlements.routes.ts";
 import { adminReports } from "./reports.routes.ts";
+import { adminOrders } from "./orders.routes.ts";
 
 export const admin = router();
 
@@ -24,5 +25,6 @@ admin.route("/config", adminConfig);
 admin.route("/analytics", adminAnalytics);
 admin.route("/vendors", adminVendors);
 admin.route("/settlements", adminSettlements);
+admin.route("/orders", adminOrders);
 admin.route("/reports", adminReports);
 admin.route("/", adminMonitoring);

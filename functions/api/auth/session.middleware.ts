@@ -17,12 +17,13 @@ import type { AppEnv, SessionUser } from "../core/context.ts";
 import {
   ACCESS_COOKIE,
   clearSessionCookies,
+  markSuspended,
   noStore,
   readCookie,
   REFRESH_COOKIE,
   setSessionCookies,
 } from "../core/cookies.ts";
-import { loadSessionUser, refreshOrThrow } from "./sessions.ts";
+import { endedBySuspension, loadSessionUser, refreshOrThrow } from "./sessions.ts";
 import { ApiError } from "../../_shared/errors.ts";
 import { claimsOf } from "../core/doors.ts";
 import { type AccessClaims, bearerToken } from "../../_shared/jwt.ts";
@@ -94,7 +95,10 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
     if (claims) {
       const user = await loadSessionUser(deps, claims.session_id, claims.sub);
       if (user) setCaller(c, user, "cookie", claims.exp);
-      else clearSessionCookies(c);
+      else {
+        clearSessionCookies(c);
+        if (await endedBySuspension(deps, { userId: claims.sub })) markSuspended(c);
+      }
       return next();
     }
     if (refreshCookie) {
@@ -110,6 +114,7 @@ export function sessionMiddleware(): MiddlewareHandler<AppEnv> {
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === "rate_limited") throw err;
         clearSessionCookies(c);
+        if (await endedBySuspension(deps, { refreshToken: refreshCookie })) markSuspended(c);
         return next();
       }
       await next();

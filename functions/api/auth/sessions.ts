@@ -58,6 +58,28 @@ export function loadSessionUser(
   return deps.sessions(sessionId, userId);
 }
 
+/**
+ * Whether the account behind a session that is no longer live is suspended (the session check's
+ * row: its user's status), so the browser can be told why it was signed out. Asked only when a
+ * cookie's session turned out dead; `userId` from a verified access token, else the refresh
+ * token's session.
+ */
+export async function endedBySuspension(
+  deps: Deps,
+  who: { userId: string } | { refreshToken: string },
+): Promise<boolean> {
+  const sql = serverSql(deps, "session check");
+  const [row] = "userId" in who
+    ? await sql<{ suspended: boolean }[]>`
+      select u.status = 'suspended' as suspended from app.users u where u.id = ${who.userId}`
+    : await sql<{ suspended: boolean }[]>`
+      select u.status = 'suspended' as suspended from app_private.refresh_tokens rt
+      join app.sessions s on s.id = rt.session_id
+      join app.users u on u.id = s.user_id
+      where rt.token_hash = ${await sha256Hex(who.refreshToken)}`;
+  return row?.suspended ?? false;
+}
+
 async function issueAccess(
   deps: Deps,
   user: SessionUser,

@@ -33,11 +33,13 @@ import { accessTokenFor, refreshOrThrow } from "./sessions.ts";
 import type { IssuedSession } from "../core/context.ts";
 import {
   clearSessionCookies,
+  markSuspended,
   noStore,
   readCookie,
   REFRESH_COOKIE,
   setCsrfCookie,
   setSessionCookies,
+  SUSPENDED_COOKIE,
 } from "../core/cookies.ts";
 import { csrfTokenFor, requestOrigin } from "../core/middleware/csrf.ts";
 import { safeRedirect } from "./redirects.ts";
@@ -53,6 +55,7 @@ import {
   startOAuth,
 } from "./oauth.ts";
 import { issueNonce, signInWithWallet } from "./siwe.ts";
+import { ownVendorRef } from "../store/vendors.queries.ts";
 
 export const auth = router();
 
@@ -318,6 +321,8 @@ const callbackParam = z.string().max(4096).optional();
  */
 function signinErrorPage(c: Context<AppEnv>, error: string) {
   noStore(c);
+  // The pages then say why this browser shows the visitor's view (GET /api/auth/session).
+  if (error === "suspended") markSuspended(c);
   const url = new URL(`${c.get("deps").settings.siteUrl.replace(/\/+$/, "")}/signin`);
   url.searchParams.set("error", error);
   return c.redirect(url.href, 303);
@@ -713,20 +718,40 @@ auth.openapi(
         // A union, not .nullable(): that would put null beside the $ref in an allOf, which no
         // null validates against.
         z.object({
-          user: z.union([sessionUserSchema, z.null()]),
+          user: z.union([
+            sessionUserSchema.extend({
+              vendor: z.object({
+                id: z.uuid(),
+                status: z.enum(["pending", "approved", "rejected", "suspended"]),
+              }).nullable().openapi({
+                description: "The user's shop, as GET /api/store/vendors/me would answer it " +
+                  "(the live one, else the latest rejected application), or null without one: " +
+                  "a client asks that endpoint (404 without a shop) only when this is not null",
+              }),
+            }).openapi("SessionUserWithShop"),
+            z.null(),
+          ]),
           expiresAt: z.iso.datetime().nullable(),
+          suspended: z.boolean().openapi({
+            description: "Signed out because the account is suspended: this browser's session " +
+              "ended with a suspension, or a sign-in link was refused for it (cleared by the " +
+              "next sign-in). Pages say so, with the white label's support address",
+          }),
         }),
         "The session",
       ),
     },
   }),
-  (c) => {
+  async (c) => {
     const user = c.get("user");
     const exp = c.get("accessExpiresAt");
     c.header("Cache-Control", "no-store");
     return c.json({
-      user: user ? publicUser(user) : null,
+      user: user
+        ? { ...publicUser(user), vendor: await asUser(c, (tx) => ownVendorRef(tx)) }
+        : null,
       expiresAt: user && exp ? new Date(exp * 1000).toISOString() : null,
+      suspended: !user && (c.get("suspendedNow") === true || !!readCookie(c, SUSPENDED_COOKIE)),
     }, 200);
   },
 );

@@ -114,6 +114,8 @@ export interface AppEnv {
      * rotating the same token a second time.
      */
     refreshed: IssuedSession | null;
+    /** This request found the cookie's session ended by a suspension (core/cookies.ts). */
+    suspendedNow: boolean;
   };
 }
 

@@ -10,6 +10,13 @@ import type { AppEnv, IssuedSession } from "./context.ts";
 export const ACCESS_COOKIE = "agora-access-token";
 export const REFRESH_COOKIE = "agora-refresh-token";
 export const CSRF_COOKIE = "agora-csrf";
+/**
+ * "This browser's session ended because its account was suspended" (or a sign-in link was
+ * refused for it): GET /api/auth/session then answers `suspended: true`, so the pages can say
+ * why they show the visitor's view. Holds no secret (a forged one only changes that message in
+ * the forger's own browser); a new session clears it.
+ */
+export const SUSPENDED_COOKIE = "agora-suspended";
 
 /** Secure everywhere but plain http on a loopback host (the local stack). */
 export function isSecureRequest(c: Context<AppEnv>): boolean {
@@ -31,6 +38,7 @@ export function noStore(c: Context<AppEnv>): void {
 export function setSessionCookies(c: Context<AppEnv>, session: IssuedSession): void {
   noStore(c);
   const secure = isSecureRequest(c);
+  if (readCookie(c, SUSPENDED_COOKIE)) deleteCookie(c, SUSPENDED_COOKIE, { path: "/", secure });
   const refreshMaxAge = Math.max(
     0,
     Math.floor((session.user.sessionExpiresAt.getTime() - Date.now()) / 1000),
@@ -66,6 +74,18 @@ export function clearSessionCookies(c: Context<AppEnv>): void {
   for (const name of [ACCESS_COOKIE, REFRESH_COOKIE, CSRF_COOKIE]) {
     deleteCookie(c, name, { path: "/", secure });
   }
+}
+
+/** Marks this browser as signed out by a suspension (SUSPENDED_COOKIE), for 30 days. */
+export function markSuspended(c: Context<AppEnv>): void {
+  c.set("suspendedNow", true);
+  setCookie(c, SUSPENDED_COOKIE, "1", {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isSecureRequest(c),
+    path: "/",
+    maxAge: 30 * 24 * 3600,
+  });
 }
 
 export function readCookie(c: Context<AppEnv>, name: string): string | undefined {

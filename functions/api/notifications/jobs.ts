@@ -29,6 +29,7 @@ import { defineJob, RetryJobAfter } from "../core/job-queue.ts";
 import type { PushResult } from "../../_shared/push.ts";
 import { MailError } from "../../_shared/mailer.ts";
 import { serverSql } from "../core/doors.ts";
+import { notificationUrl } from "./links.ts";
 
 interface DeliveryRow {
   delivery_id: string;
@@ -84,12 +85,14 @@ async function sendOne(deps: Deps, row: DeliveryRow, signal: AbortSignal): Promi
   const n = row.notification;
   if (row.channel === "email") {
     const messageId = deliveryMessageId(deps, row.delivery_id);
+    // The link leads to what the notification is about (links.ts), never just the home page.
+    const link = notificationUrl(deps.settings.siteUrl, n.data);
     try {
       await deps.mailer.send({
         to: row.email,
         subject: n.title,
-        text: n.body ? `${n.body}\n\n${deps.settings.siteUrl}/` : `${deps.settings.siteUrl}/`,
-        links: [`${deps.settings.siteUrl}/`],
+        text: n.body ? `${n.body}\n\n${link}` : link,
+        links: [link],
         messageId,
       });
       return { ...base, outcome: "sent", providerId: messageId };

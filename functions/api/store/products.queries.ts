@@ -58,6 +58,27 @@ export async function getProduct(tx: Tx, id: string): Promise<ProductJson> {
   return row.product;
 }
 
+/** A product picture the vendor uploaded, as `images` lists it (GET /api/store/images/{id}). */
+export const PRODUCT_IMAGE_PATH =
+  /^\/api\/store\/images\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/**
+ * Makes the uploads `images` lists (`/api/store/images/<id>`) the product's pictures
+ * (`app.link_product_images`: the caller's own images, AG404/AG415 otherwise).
+ */
+async function linkImages(tx: Tx, productId: string, images: string[] | undefined) {
+  const ids = (images ?? []).map((i) => PRODUCT_IMAGE_PATH.exec(i)?.[1]).filter(Boolean);
+  if (!ids.length) return;
+  await tx`select app.link_product_images(${productId}::uuid, ${ids as string[]}::uuid[])`;
+}
+
+/** The stored file of a product picture the caller may see, or null (`app.product_image`). */
+export async function findProductImage(tx: Tx, attachmentId: string) {
+  const [row] = await tx<{ content_type: string; storage_key: string }[]>`
+    select content_type, storage_key from app.product_image(${attachmentId}::uuid)`;
+  return row ?? null;
+}
+
 export interface ProductInput {
   title?: string;
   description?: string;
@@ -95,6 +116,7 @@ export async function createProduct(tx: Tx, input: ProductInput): Promise<Produc
   const values = { ...columns(input), vendor_id: vendor.id };
   const [row] = await tx<{ id: string }[]>`
     insert into app.products ${tx(values as never, Object.keys(values) as never)} returning id`;
+  await linkImages(tx, row.id, input.images);
   return await getProduct(tx, row.id);
 }
 
@@ -129,5 +151,6 @@ export async function updateProduct(tx: Tx, id: string, input: ProductInput): Pr
     if (seen.product) throw forbidden("Only the product's vendor can change it.");
     throw notFound("No such product.");
   }
+  await linkImages(tx, id, input.images);
   return await getProduct(tx, id);
 }

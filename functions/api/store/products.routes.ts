@@ -18,13 +18,15 @@ import {
   router,
   signedIn,
 } from "../core/openapi.ts";
-import { badRequest } from "../../_shared/errors.ts";
+import { badRequest, notFound } from "../../_shared/errors.ts";
 import type { Tx } from "../../_shared/db.ts";
 import { asAnonymous, asUser } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
 import {
   createProduct,
+  findProductImage,
   getProduct,
+  PRODUCT_IMAGE_PATH,
   type ProductCursor,
   type ProductSort,
   searchProducts,
@@ -150,7 +152,16 @@ const productFields = {
   category: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase words joined by -").max(60)
     .openapi({ example: "home-garden" }),
   tags: z.array(z.string().trim().min(1).max(40)).max(20),
-  images: z.array(z.url().max(2048)).max(10),
+  images: z.array(
+    z.union([
+      z.url().max(2048),
+      z.string().regex(PRODUCT_IMAGE_PATH, "/api/store/images/<attachment id>").openapi({
+        example: "/api/store/images/3f0c1a52-7e1b-4c5e-9a53-0c2d3b1e9f10",
+        description: "A picture the vendor uploaded (POST /api/attachments: a PNG, JPEG, " +
+          "GIF or WebP of the caller's own), served by GET /api/store/images/{id}",
+      }),
+    ]),
+  ).max(10),
   price: money.extend({
     amount: z.number().int().min(1).max(100_000_000_000),
     currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code, e.g. USD")
@@ -179,7 +190,7 @@ products.openapi(
     request: { body: jsonBody(createProductBody) },
     responses: {
       201: json(productSchema, "Created"),
-      ...errors(400, 401, 403, 413, 415, 422),
+      ...errors(400, 401, 403, 404, 413, 415, 422),
     },
   }),
   async (c) => {
@@ -237,5 +248,59 @@ products.openapi(
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     return c.json(await asUser(c, (tx) => updateProduct(tx, id, body)), 200);
+  },
+);
+
+/** /api/store/images: the pictures vendors uploaded for their products. */
+export const productImages = router();
+
+productImages.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    operationId: "getProductImage",
+    summary: "A product's uploaded picture",
+    description: "A picture a vendor uploaded and lists among a product's `images` " +
+      "(`/api/store/images/<id>`), for whoever may see that product (`app.product_image`: " +
+      "catalog products for anyone, others for their vendor's owner and ADMINs); 404 " +
+      "otherwise, and for an upload that is no product's picture.",
+    security: anyone,
+    request: { params: z.object({ id: z.uuid() }) },
+    responses: {
+      200: {
+        description: "The image, served with the type it was uploaded with (PNG, JPEG, GIF or " +
+          "WebP)",
+        content: { "image/*": { schema: { type: "string", format: "binary" } } },
+      },
+      ...errors(400, 404),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const deps = c.get("deps");
+    const row = await asReader(c, (tx) => findProductImage(tx, id));
+    const file = row && await deps.storage.get(row.storage_key);
+    if (!row || !file) {
+      if (row) {
+        deps.log("warn", "product image file missing from storage", {
+          requestId: c.get("requestId"),
+          attachmentId: id,
+        });
+      }
+      throw notFound("Image not found.");
+    }
+    return new Response(file.body, {
+      status: 200,
+      headers: {
+        "Content-Type": row.content_type,
+        "Content-Length": String(file.size),
+        "Content-Disposition": "inline",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; sandbox",
+        // Whether the caller may see it can change (a product hidden or archived): kept briefly,
+        // and only by the browser.
+        "Cache-Control": "private, max-age=300",
+      },
+    });
   },
 );

@@ -5,7 +5,7 @@
  * (403) except the webhook (core/middleware/features.ts).
  */
 import { router } from "../core/openapi.ts";
-import { products } from "./products.routes.ts";
+import { productImages, products } from "./products.routes.ts";
 import { checkouts, orders } from "./orders.routes.ts";
 import { vendors } from "./vendors.routes.ts";
 import { webhooks } from "./webhooks.routes.ts";
@@ -13,6 +13,7 @@ import { webhooks } from "./webhooks.routes.ts";
 export const store = router();
 
 store.route("/products", products);
+store.route("/images", productImages);
 store.route("/orders", orders);
 store.route("/checkouts", checkouts);
 store.route("/vendors", vendors);

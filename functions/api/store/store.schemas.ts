@@ -91,6 +91,10 @@ export const orderSchema = z.object({
   id: z.uuid(),
   checkoutId: z.uuid(),
   buyerId: z.uuid().nullable(),
+  buyer: z.object({ id: z.uuid(), name: z.string().nullable() }).nullable().openapi({
+    description: "The buyer's profile name (never an e-mail), for the shop's owner and ADMINs; " +
+      "null when the buyer's account was deleted",
+  }),
   vendor: z.object({ id: z.uuid(), name: z.string() }),
   status: orderStatus,
   items: z.array(z.object({

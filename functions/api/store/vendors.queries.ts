@@ -94,6 +94,24 @@ export async function ownVendor(tx: Tx, opts: { currency: string; liveOnly?: boo
   };
 }
 
+/**
+ * The caller's vendor as `ownVendor` picks it (the live one, else the latest rejected), only its
+ * id and status, or null without one: what GET /api/auth/session says of the user's shop, so
+ * that a client asks GET /api/store/vendors/me (404 without a shop) only when there is one.
+ */
+export async function ownVendorRef(
+  tx: Tx,
+): Promise<{ id: string; status: "pending" | "approved" | "rejected" | "suspended" } | null> {
+  const [row] = await tx<
+    { id: string; status: "pending" | "approved" | "rejected" | "suspended" }[]
+  >`
+    select v.id, v.status::text as status from app.vendors v
+    where v.owner_id = (select auth.uid())
+    order by (v.status <> 'rejected') desc, v.created_at desc
+    limit 1`;
+  return row ?? null;
+}
+
 /** The settlements of the caller's vendors, newest first. */
 export async function ownSettlements(
   tx: Tx,

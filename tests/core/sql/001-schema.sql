@@ -228,8 +228,8 @@ select is(
   (select array_agg(p.proname::text order by p.proname)
    from pg_proc p
    where p.pronamespace = 'app'::regnamespace and has_function_privilege('anon', p.oid, 'EXECUTE')),
-  array['current_user_role', 'get_product', 'has_role', 'is_admin', 'list_vendors', 'public_config', 'search_products']::text[],
-  'anon can execute exactly app.current_user_role, app.has_role, app.is_admin, app.public_config and the public store reads (app.get_product, app.list_vendors, app.search_products).'
+  array['current_user_role', 'get_product', 'has_role', 'is_admin', 'list_vendors', 'product_image', 'public_config', 'search_products']::text[],
+  'anon can execute exactly app.current_user_role, app.has_role, app.is_admin, app.public_config and the public store reads (app.get_product, app.list_vendors, app.search_products, app.product_image).'
 );
 
 select ok(

@@ -3,10 +3,11 @@
  * routes.ts, header widgets, the live-connection indicator, the user and sign-out) and <main>.
  */
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { cart, cartCount, lastAdded } from "../lib/cart.ts";
 import { config } from "../lib/config.ts";
 import { currentLocation, Link, navigate } from "../lib/router.tsx";
-import { roleAtLeast, session, signOut } from "../lib/session.ts";
+import { accountSuspended, roleAtLeast, session, signOut } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
 import { headerWidgets, HOME, routes } from "../routes.ts";
 import { Avatar } from "./Avatar.tsx";
@@ -19,6 +20,7 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
   const where = useStore(currentLocation);
   const user = state.user;
   const [busy, setBusy] = useState(false);
+  const storeOn = cfg?.features.store !== false;
   const nav = routes.filter((r) =>
     r.nav && (user || r.publicNav) && (!r.minRole || roleAtLeast(user?.role, r.minRole)) &&
     (!r.feature || cfg?.features[r.feature] !== false)
@@ -48,6 +50,7 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
         )}
         {user && (
           <div class="header-end">
+            {storeOn && <CartLink here={where.path === "/store/cart"} />}
             {headerWidgets.map((Widget, i) => <Widget key={i} />)}
             <LiveIndicator />
             <Link
@@ -82,6 +85,7 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
         )}
         {!user && !bare && (
           <div class="header-end">
+            {storeOn && <CartLink here={where.path === "/store/cart"} />}
             <Link
               class="button secondary small"
               href={`/signin?next=${encodeURIComponent(where.path + location.search)}`}
@@ -91,7 +95,85 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
           </div>
         )}
       </header>
+      {!user && <SuspendedNotice />}
       <main id="main" tabIndex={-1}>{children}</main>
+      {storeOn && <CartToast />}
     </>
+  );
+}
+
+/**
+ * Why a person who was signed in sees the visitor's view: their account is suspended (the session
+ * says so, GET /api/auth/session `suspended`). With the white label's support address, as the
+ * sign-in page says it.
+ */
+function SuspendedNotice() {
+  const suspended = useStore(accountSuspended);
+  const support = useStore(config)?.whiteLabel.supportEmail;
+  if (!suspended) return null;
+  return (
+    <div class="notice suspended-notice" role="status" data-testid="suspended-notice">
+      <p>
+        <strong>Your account is suspended.</strong>{" "}
+        You can look around as a visitor, but you cannot sign in, buy or send anything. {support
+          ? (
+            <>
+              If you think this is a mistake, write to <a href={`mailto:${support}`}>{support}</a>.
+            </>
+          )
+          : "If you think this is a mistake, contact the site's support."}
+      </p>
+    </div>
+  );
+}
+
+/** The cart in the header, with the number of items in it (kept in this browser, lib/cart.ts). */
+function CartLink({ here }: { here: boolean }) {
+  const count = cartCount(useStore(cart));
+  return (
+    <Link
+      href="/store/cart"
+      class="header-cart"
+      data-testid="header-cart"
+      aria-current={here ? "page" : undefined}
+    >
+      Cart
+      {count > 0 && <span class="nav-badge" data-testid="header-cart-count">{count}</span>}
+      <span class="visually-hidden">
+        {count === 0 ? " (empty)" : ` (${count} item${count === 1 ? "" : "s"})`}
+      </span>
+    </Link>
+  );
+}
+
+/**
+ * "Added … to your cart", for a few seconds, fixed at the bottom of the viewport: a polite live
+ * region that is always in the page (a region added together with its text is often not read).
+ */
+function CartToast() {
+  const added = useStore(lastAdded);
+  const [shown, setShown] = useState<typeof added>(null);
+  useEffect(() => {
+    setShown(added);
+    if (!added) return;
+    const timer = setTimeout(() => setShown(null), 6000);
+    return () => clearTimeout(timer);
+  }, [added?.at]);
+  return (
+    <div class="toast-region" role="status" aria-live="polite" data-testid="cart-toast">
+      {shown && (
+        <p class="toast">
+          {shown.text} <Link href="/store/cart">View the cart</Link>
+          <button
+            type="button"
+            class="icon"
+            aria-label="Dismiss"
+            onClick={() => setShown(null)}
+          >
+            ×
+          </button>
+        </p>
+      )}
+    </div>
   );
 }

@@ -46,7 +46,18 @@ addEventListener("storage", (e) => {
   if (e.key === KEY) cart.set(read());
 });
 
+/**
+ * What was last added, for the header's toast (Shell.tsx): a live region fixed to the viewport,
+ * so the feedback shows wherever the button was (a card low on the catalog scrolls the
+ * catalog's own message out of view). `at` tells two adds of the same thing apart.
+ */
+export const lastAdded = createStore<{ text: string; at: number } | null>(null);
+
 export function addToCart(line: Omit<CartLine, "quantity">, quantity: number): void {
+  lastAdded.set({
+    text: `Added ${quantity > 1 ? `${quantity} × ` : ""}${line.title} to your cart.`,
+    at: Date.now(),
+  });
   cart.update((lines) => {
     const found = lines.find((l) => l.productId === line.productId);
     if (found) {
@@ -67,6 +78,7 @@ export function setQuantity(productId: string, quantity: number): void {
 }
 
 export function clearCart(): void {
+  lastAdded.set(null);
   cart.set([]);
 }
 

@@ -17,6 +17,11 @@ export interface User {
   role: Role;
   image: string | null;
   walletAddress: string | null;
+  /**
+   * The person's shop (GET /api/auth/session only), null without one: pages ask GET
+   * /api/store/vendors/me (404 without a shop) only when it is not null.
+   */
+  vendor?: { id: string; status: "pending" | "approved" | "rejected" | "suspended" } | null;
 }
 
 export type SessionState =
@@ -33,6 +38,13 @@ export const session = createStore<SessionState>({ status: "loading", user: null
  */
 export const signedOutBecause = createStore<"ended" | "deleted" | null>(null);
 
+/**
+ * Signed out because the account is suspended (GET /api/auth/session's `suspended`): the header
+ * says so, with the white label's support address, instead of showing the visitor's view
+ * without a word.
+ */
+export const accountSuspended = createStore<boolean>(false);
+
 export function roleAtLeast(role: Role | undefined, min: Role): boolean {
   return role !== undefined && ROLES.indexOf(role) >= ROLES.indexOf(min);
 }
@@ -41,8 +53,11 @@ let reading: Promise<SessionState> | null = null;
 
 /** Reads the session again; concurrent callers share one request. */
 export function loadSession(): Promise<SessionState> {
-  reading ??= api.get<{ user: User | null }>("/api/auth/session", { fresh: true })
-    .then(({ user }) => {
+  reading ??= api.get<{ user: User | null; suspended?: boolean }>("/api/auth/session", {
+    fresh: true,
+  })
+    .then(({ user, suspended }) => {
+      if (accountSuspended.get() !== !!suspended) accountSuspended.set(!!suspended);
       const next: SessionState = user
         ? { status: "signed-in", user }
         : { status: "signed-out", user: null };

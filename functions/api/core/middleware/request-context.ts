@@ -40,6 +40,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("authVia", null);
     c.set("accessExpiresAt", null);
     c.set("refreshed", null);
+    c.set("suspendedNow", false);
     try {
       await next();
     } finally {

@@ -5,7 +5,7 @@
  * `insufficient_stock` with the lines short, shown next to them. The checkout's answer goes to the
  * payment step (Checkout.tsx).
  */
-import { useId, useState } from "preact/hooks";
+import { useId, useRef, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
 import { cart, type CartLine, clearCart, setQuantity } from "../../lib/cart.ts";
@@ -15,6 +15,8 @@ import { useStore } from "../../lib/store.ts";
 import { type Address, storeApi } from "./api.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
 import { rememberCheckout } from "./checkouts.ts";
+import { recallAddress, rememberAddress } from "./address.ts";
+import { countries, likelyCountry } from "./countries.ts";
 
 function groupByVendor(lines: CartLine[]): [string, CartLine[]][] {
   const groups = new Map<string, CartLine[]>();
@@ -33,10 +35,25 @@ const EMPTY_ADDRESS: Address = {
   country: "",
 };
 
+type Field = keyof Address;
+const REQUIRED: [Field, string][] = [
+  ["name", "Enter the name of the person who receives the parcel."],
+  ["line1", "Enter the street and number."],
+  ["city", "Enter the city."],
+  ["postalCode", "Enter the postal code."],
+  ["country", "Choose the country."],
+];
+
 export function CartPage() {
   const lines = useStore(cart);
   const me = useStore(session).user;
-  const [address, setAddress] = useState<Address>({ ...EMPTY_ADDRESS, name: me?.name ?? "" });
+  // The last address used here, else the person's name and the browser's country.
+  const [address, setAddress] = useState<Address>(() =>
+    (me && recallAddress(me.id)) ??
+      { ...EMPTY_ADDRESS, name: me?.name ?? "", country: likelyCountry() }
+  );
+  const [invalid, setInvalid] = useState<Partial<Record<Field, string>>>({});
+  const form = useRef<HTMLFormElement>(null);
   const [error, setError] = useState<string | null>(null);
   const [short, setShort] = useState<Record<string, number>>({});
   const [busy, setBusy] = useState(false);
@@ -57,14 +74,18 @@ export function CartPage() {
       navigate(`/signin?next=${encodeURIComponent("/store/cart")}`);
       return;
     }
-    const missing = (["name", "line1", "city", "postalCode", "country"] as const).filter((k) =>
-      !address[k]?.trim()
-    );
-    if (missing.length) return setError("Fill in the shipping address (line 2 may stay empty).");
-    const country = address.country.trim().toUpperCase();
-    if (!/^[A-Z]{2}$/.test(country)) {
-      return setError("The country is a two-letter code, such as US, GB or DE.");
+    // Each missing field is marked and says what it needs; the first one gets the focus.
+    const missing = Object.fromEntries(
+      REQUIRED.filter(([k]) => !address[k]?.trim()),
+    ) as Partial<Record<Field, string>>;
+    setInvalid(missing);
+    const first = REQUIRED.find(([k]) => missing[k]);
+    if (first) {
+      setError(null);
+      form.current?.querySelector<HTMLElement>(`#${CSS.escape(ids[first[0]])}`)?.focus();
+      return;
     }
+    const country = address.country.trim().toUpperCase();
     setBusy(true);
     setError(null);
     setShort({});
@@ -85,6 +106,7 @@ export function CartPage() {
     try {
       const { checkout } = await storeApi.checkOut(body, key);
       rememberCheckout(checkout);
+      rememberAddress(me.id, body.shipping.address);
       clearCart();
       navigate(`/store/checkout/${checkout.id}`);
     } catch (err) {
@@ -99,15 +121,28 @@ export function CartPage() {
     }
   }
 
-  const field = (key: keyof Address, label: string, extra: Record<string, string> = {}) => (
+  const edit = (key: Field, value: string) => {
+    setAddress({ ...address, [key]: value });
+    if (invalid[key] && value.trim()) setInvalid({ ...invalid, [key]: undefined });
+  };
+  const problem = (key: Field) =>
+    invalid[key] && <p id={`${ids[key]}-error`} class="field-error">{invalid[key]}</p>;
+  const marks = (key: Field) => ({
+    "aria-invalid": invalid[key] ? "true" as const : undefined,
+    "aria-describedby": invalid[key] ? `${ids[key]}-error` : undefined,
+  });
+  const field = (key: Field, label: string, extra: Record<string, string> = {}) => (
     <div>
       <label for={ids[key]}>{label}</label>
       <input
         id={ids[key]}
         value={address[key] ?? ""}
-        onInput={(e) => setAddress({ ...address, [key]: e.currentTarget.value })}
+        onInput={(e) => edit(key, e.currentTarget.value)}
+        {...(key === "line2" ? {} : { "aria-required": "true" })}
+        {...marks(key)}
         {...extra}
       />
+      {problem(key)}
     </div>
   );
 
@@ -121,7 +156,7 @@ export function CartPage() {
           </p>
         )
         : (
-          <form onSubmit={checkOut} class="cart" noValidate>
+          <form onSubmit={checkOut} class="cart" noValidate ref={form}>
             {groupByVendor(lines).map(([vendor, group]) => (
               <section key={vendor} class="card" aria-label={`From ${vendor}`}>
                 <h2>From {vendor}</h2>
@@ -177,10 +212,21 @@ export function CartPage() {
                 {field("line2", "Address, line 2 (optional)", { autocomplete: "address-line2" })}
                 {field("city", "City", { autocomplete: "address-level2" })}
                 {field("postalCode", "Postal code", { autocomplete: "postal-code" })}
-                {field("country", "Country (two letters, e.g. US)", {
-                  autocomplete: "country",
-                  maxLength: "2",
-                })}
+                <div>
+                  <label for={ids.country}>Country</label>
+                  <select
+                    id={ids.country}
+                    value={address.country}
+                    autocomplete="country"
+                    aria-required="true"
+                    {...marks("country")}
+                    onChange={(e) => edit("country", e.currentTarget.value)}
+                  >
+                    <option value="">Choose a country</option>
+                    {countries().map((c) => <option key={c.code} value={c.code}>{c.name}</option>)}
+                  </select>
+                  {problem("country")}
+                </div>
               </div>
             </fieldset>
             {error && <p class="error" role="alert">{error}</p>}

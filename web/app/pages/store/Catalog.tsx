@@ -49,7 +49,6 @@ export function CatalogPage() {
   const [page, setPage] = useState<ProductPage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  const [added, setAdded] = useState<string | null>(null);
   const qId = useId();
   const sortId = useId();
   const minId = useId();
@@ -241,7 +240,6 @@ export function CatalogPage() {
             </p>
           )}
           {error && <p class="error" role="alert">{error}</p>}
-          {added && <p class="success" role="status">{added}</p>}
           {page === null
             ? <p class="muted" role="status">Loading…</p>
             : page.items.length === 0
@@ -252,10 +250,8 @@ export function CatalogPage() {
                   <ProductCard
                     key={p.id}
                     product={p}
-                    onAdd={() => {
-                      addToCart(cartLine(p), 1);
-                      setAdded(`Added ${p.title} to your cart.`);
-                    }}
+                    // The header's toast and cart count say it was added (Shell.tsx).
+                    onAdd={() => addToCart(cartLine(p), 1)}
                   />
                 ))}
               </ul>

@@ -9,11 +9,21 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { fullTime, money } from "../../lib/format.ts";
-import { Link } from "../../lib/router.tsx";
+import { Link, navigate } from "../../lib/router.tsx";
+import { session } from "../../lib/session.ts";
+import { useStore } from "../../lib/store.ts";
 import { Pill } from "../../components/Pill.tsx";
 import type { PageProps } from "../../lib/page.ts";
-import { type Order, ORDER_STATUS, type OrderStatus, statusTone, storeApi } from "./api.ts";
+import {
+  type Order,
+  ORDER_STATUS,
+  orderNumber,
+  type OrderStatus,
+  statusTone,
+  storeApi,
+} from "./api.ts";
 import { StoreFrame } from "./common.tsx";
+import { countryName } from "./countries.ts";
 import { useLiveOrders } from "./live-orders.ts";
 
 export function OrdersPage({ params }: PageProps) {
@@ -105,13 +115,23 @@ function OrderList() {
 }
 
 function OrderDetail({ id }: { id: string }) {
+  const me = useStore(session).user;
   const [orders, load] = useLiveOrders(null, (o) => o.id === id);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    storeApi.order(id).then((o) => load([o])).catch((err) => setError(describeError(err)));
+    storeApi.order(id).then((o) => {
+      // Order e-mails link here for everyone they go to: the shop's owner (who sees the order
+      // but did not buy it) is taken to the order in their shop's orders.
+      if (me && o.buyerId !== me.id && me.role !== "ADMIN") {
+        navigate(`/vendor/orders/${o.id}`, { replace: true });
+        return;
+      }
+      load([o]);
+    }).catch((err) => setError(describeError(err)));
   }, [id]);
   const order = orders?.find((o) => o.id === id) ?? null;
+  const mine = order !== null && order.buyerId === me?.id;
   const move = async (status: OrderStatus, reason: string) => {
     setBusy(true);
     try {
@@ -130,7 +150,7 @@ function OrderDetail({ id }: { id: string }) {
       {error && <p class="error" role="alert">{error}</p>}
       {!order ? (!error && <p class="muted" role="status">Loading…</p>) : (
         <OrderView order={order}>
-          {order.status === "pending_payment" && (
+          {mine && order.status === "pending_payment" && (
             <div class="actions">
               <Link class="button" href={`/store/checkout/${order.checkoutId}`}>Pay</Link>
               <button
@@ -143,7 +163,7 @@ function OrderDetail({ id }: { id: string }) {
               </button>
             </div>
           )}
-          {order.status === "delivered" && (
+          {mine && order.status === "delivered" && (
             <div class="actions">
               <button
                 type="button"
@@ -179,7 +199,8 @@ export function OrderView(
         </Pill>
       </div>
       <p class="muted small">
-        Order <span class="mono">{order.id.slice(0, 8)}</span> · placed {fullTime(order.createdAt)}
+        Order <span class="mono">{orderNumber(order)}</span>
+        {order.buyer?.name ? ` by ${order.buyer.name}` : ""} · placed {fullTime(order.createdAt)}
         {" "}
         · payment {order.payment.status}
       </p>
@@ -203,7 +224,7 @@ export function OrderView(
           <h3>Shipping</h3>
           {address
             ? (
-              <address>
+              <address data-testid="shipping-address">
                 {address.name}
                 <br />
                 {address.line1}
@@ -214,7 +235,9 @@ export function OrderView(
                   </>
                 )}
                 <br />
-                {address.postalCode} {address.city}, {address.country}
+                {address.postalCode} {address.city}
+                <br />
+                {countryName(address.country)}
               </address>
             )
             : <p class="muted">No address.</p>}

@@ -62,6 +62,8 @@ export interface Order {
   id: string;
   checkoutId: string;
   buyerId: string | null;
+  /** The buyer's profile name (never an e-mail); null once the buyer's account is deleted. */
+  buyer?: { id: string; name: string | null } | null;
   vendor: { id: string; name: string };
   status: OrderStatus;
   items: { productId: string; title: string; unitPrice: Money; quantity: number; total: Money }[];
@@ -191,6 +193,11 @@ export const storeApi = {
       fresh: true,
     }),
 };
+
+/** An order's number as people read it (the e-mails say "Your order 1a2b3c4d"). */
+export function orderNumber(order: { id: string }): string {
+  return order.id.slice(0, 8);
+}
 
 /** Words for an order's status. */
 export const ORDER_STATUS: Record<OrderStatus, string> = {

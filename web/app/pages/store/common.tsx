@@ -1,5 +1,6 @@
 /** What the store's pages share: their tabs (catalog, cart, orders) and a product's picture. */
 import type { ComponentChildren } from "preact";
+import { apiOrigin } from "../../lib/api.ts";
 import { cart, cartCount } from "../../lib/cart.ts";
 import { currentLocation, Link } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
@@ -37,11 +38,16 @@ export function StoreFrame({ children, wide }: { children: ComponentChildren; wi
   );
 }
 
-/** The product's first image, or a tile with its initial (images come from vendors: https/data). */
+/**
+ * The product's first image, or a tile with its initial (images come from vendors: https URLs,
+ * or pictures they uploaded, served by the API).
+ */
 export function ProductImage(
   { title, images, size = "card" }: { title: string; images: string[]; size?: "card" | "large" },
 ) {
-  const src = images[0];
+  // A picture the vendor uploaded is an API path (/api/store/images/<id>): on the API's origin.
+  const first = images[0];
+  const src = first?.startsWith("/") ? `${apiOrigin}${first}` : first;
   if (src) {
     return <img class={`product-image ${size}`} src={src} alt="" loading="lazy" />;
   }

@@ -12,6 +12,7 @@ import { Pill } from "../../components/Pill.tsx";
 import {
   type Order,
   ORDER_STATUS,
+  orderNumber,
   type OrderStatus,
   type OwnVendor,
   statusTone,
@@ -28,17 +29,19 @@ const FILTERS: [string, string][] = [
 const OPEN: OrderStatus[] = ["paid", "processing", "shipped"];
 
 export function VendorOrders(
-  { vendor, orders, setOrders, feedUp }: {
+  { vendor, orders, setOrders, feedUp, focus }: {
     vendor: OwnVendor;
     feedUp: number;
+    /** An order to open (`/vendor/orders/<id>`, where order e-mails lead the shop's owner). */
+    focus?: string;
     orders: Order[] | null;
     setOrders: (update: (list: Order[] | null) => Order[] | null) => void;
   },
 ) {
-  const [filter, setFilter] = useState("open");
+  const [filter, setFilter] = useState(focus ? "" : "open");
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(focus ?? null);
   const [shipping, setShipping] = useState<Order | null>(null);
   const [cancelling, setCancelling] = useState<Order | null>(null);
   const filterId = useId();
@@ -55,6 +58,24 @@ export function VendorOrders(
       live = false;
     };
   }, [filter, vendor.id, feedUp]);
+
+  // The order a link named: read on its own (it may be older than the first page), opened and
+  // scrolled to.
+  useEffect(() => {
+    if (!focus) return;
+    let live = true;
+    storeApi.order(focus).then((o) => {
+      if (!live) return;
+      setOrders((list) => mergeOrder(list ?? [], o));
+      setOpen(o.id);
+      requestAnimationFrame(() =>
+        document.querySelector(`[data-order-id="${o.id}"]`)?.scrollIntoView({ block: "start" })
+      );
+    }).catch((err) => live && setError(describeError(err)));
+    return () => {
+      live = false;
+    };
+  }, [focus]);
 
   const shown =
     orders?.filter((o) =>
@@ -96,6 +117,13 @@ export function VendorOrders(
               <li key={o.id} class="vendor-order" data-order-id={o.id}>
                 <div class="row-item">
                   <span>
+                    <span class="order-ref" data-testid="order-number">
+                      Order <span class="mono">{orderNumber(o)}</span>
+                    </span>{" "}
+                    <span data-testid="order-buyer">
+                      from {o.buyer ? (o.buyer.name ?? "a member") : "a deleted account"}
+                    </span>
+                    <br />
                     <button
                       type="button"
                       class="link"

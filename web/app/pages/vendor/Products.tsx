@@ -3,12 +3,31 @@
  * `vendorId` = its own), a form to add or change one, and stock changed in place.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { ApiError, apiOrigin, describeError, upload } from "../../lib/api.ts";
 import { minorDigits, money, toMinor } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import { type OwnVendor, type Product, type ProductInput, storeApi } from "../store/api.ts";
+
+const ANOTHER = "__another__";
+
+/** A category as people read it: "tea-sets" is "Tea sets". */
+export function categoryLabel(slug: string): string {
+  const words = slug.replace(/-/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The images field's lines: https URLs and uploaded pictures' paths. */
+function imagesOf(text: string): string[] {
+  return text.split(/\s+/).map((t) => t.trim()).filter(Boolean);
+}
+
+/** The slug the API keeps for a category typed in words ("Tea Sets!" is "tea-sets"). */
+function slugOf(text: string): string {
+  return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
 
 export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
   const [items, setItems] = useState<Product[] | null>(null);
@@ -92,6 +111,7 @@ export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
       <ProductDialog
         product={editing}
         currency={currency}
+        own={items?.map((p) => p.category) ?? []}
         onClose={() => setEditing(null)}
         onSaved={(p) => {
           setEditing(null);
@@ -173,9 +193,11 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
 }
 
 function ProductDialog(
-  { product, currency, onClose, onSaved }: {
+  { product, currency, own, onClose, onSaved }: {
     product: Product | "new" | null;
     currency: string;
+    /** The categories of the shop's own products (drafts included). */
+    own: string[];
     onClose: () => void;
     onSaved: (p: Product) => void;
   },
@@ -185,11 +207,13 @@ function ProductDialog(
     title: useId(),
     description: useId(),
     category: useId(),
+    newCategory: useId(),
     tags: useId(),
     price: useId(),
     stock: useId(),
     status: useId(),
     images: useId(),
+    upload: useId(),
   };
   const blank = {
     title: "",
@@ -204,9 +228,26 @@ function ProductDialog(
   const [form, setForm] = useState(blank);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The categories the API knows: the catalog's (its facet) and the shop's own; a new one is
+  // "Another category…", typed in words and made a slug here.
+  const [known, setKnown] = useState<string[]>([]);
+  const [another, setAnother] = useState(false);
+  const [uploading, setUploading] = useState<number | null>(null);
+  // Pictures uploaded in this dialog are shown from the file itself: the API serves one only once
+  // a saved product lists it.
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const categories = [...new Set([...known, ...own, ...(existing ? [existing.category] : [])])]
+    .sort((a, b) => categoryLabel(a).localeCompare(categoryLabel(b)));
+  useEffect(() => {
+    if (!product) return;
+    storeApi.products({ limit: 1 })
+      .then((page) => setKnown(page.facets.categories.map((c) => c.value)))
+      .catch(() => {});
+  }, [product]);
   useEffect(() => {
     if (!product) return;
     setError(null);
+    setAnother(false);
     setForm(
       existing
         ? {
@@ -238,11 +279,13 @@ function ProductDialog(
           e.preventDefault();
           const amount = toMinor(form.price, currency);
           const stock = Number(form.stock);
-          const category = form.category.trim().toLowerCase().replace(/\s+/g, "-");
+          const category = slugOf(form.category);
           if (!form.title.trim()) return setError("Give the product a title.");
-          if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(category)) {
+          if (!category) {
             return setError(
-              "The category is lowercase words joined by -, e.g. kitchen or tea-sets.",
+              another
+                ? "Name the new category in letters and digits, e.g. Tea sets."
+                : "Choose a category.",
             );
           }
           if (amount === null || amount < 1) return setError(`Give a price in ${currency}.`);
@@ -252,7 +295,7 @@ function ProductDialog(
             description: form.description,
             category,
             tags: form.tags.split(",").map((t) => t.trim()).filter(Boolean),
-            images: form.images.split(/\s+/).map((t) => t.trim()).filter(Boolean),
+            images: imagesOf(form.images),
             price: { amount, currency },
             status: form.status as ProductInput["status"],
           };
@@ -288,7 +331,30 @@ function ProductDialog(
           </div>
           <div>
             <label for={ids.category}>Category</label>
-            <input id={ids.category} value={form.category} onInput={set("category")} />
+            <select
+              id={ids.category}
+              value={another ? ANOTHER : form.category}
+              onChange={(e) => {
+                const value = e.currentTarget.value;
+                setAnother(value === ANOTHER);
+                setForm({ ...form, category: value === ANOTHER ? "" : value });
+              }}
+            >
+              <option value="">Choose a category</option>
+              {categories.map((c) => <option key={c} value={c}>{categoryLabel(c)}</option>)}
+              <option value={ANOTHER}>Another category…</option>
+            </select>
+            {another && (
+              <>
+                <label for={ids.newCategory}>New category</label>
+                <input
+                  id={ids.newCategory}
+                  value={form.category}
+                  placeholder="Tea sets"
+                  onInput={set("category")}
+                />
+              </>
+            )}
           </div>
           <div>
             <label for={ids.tags}>Tags (comma-separated)</label>
@@ -325,7 +391,68 @@ function ProductDialog(
             </select>
           </div>
           <div class="span-2">
-            <label for={ids.images}>Image URLs (https, one per line)</label>
+            <label for={ids.upload}>Upload a picture (PNG, JPEG, GIF or WebP)</label>
+            <input
+              id={ids.upload}
+              type="file"
+              accept="image/png,image/jpeg,image/gif,image/webp"
+              disabled={uploading !== null}
+              onChange={async (e) => {
+                const input = e.currentTarget;
+                const file = input.files?.[0];
+                if (!file) return;
+                setUploading(0);
+                setError(null);
+                try {
+                  const done = await upload<{ id: string }>(
+                    "/api/attachments",
+                    file,
+                    (fraction) => setUploading(fraction),
+                  );
+                  // Listed among the images; it becomes the product's picture when saved.
+                  const path = `/api/store/images/${done.id}`;
+                  setLocal((l) => ({ ...l, [path]: URL.createObjectURL(file) }));
+                  setForm((f) => ({
+                    ...f,
+                    images: [path, ...imagesOf(f.images)].join("\n"),
+                  }));
+                  input.value = "";
+                } catch (err) {
+                  setError(describeError(err));
+                } finally {
+                  setUploading(null);
+                }
+              }}
+            />
+            {uploading !== null && (
+              <progress max={1} value={uploading} aria-label="Uploading the picture" />
+            )}
+            {imagesOf(form.images).length > 0 && (
+              <ul class="image-previews" aria-label="Pictures">
+                {imagesOf(form.images).map((src) => (
+                  <li key={src}>
+                    <img
+                      src={local[src] ?? (src.startsWith("/") ? `${apiOrigin}${src}` : src)}
+                      alt=""
+                    />
+                    <button
+                      type="button"
+                      class="link small"
+                      onClick={() =>
+                        setForm((f) => ({
+                          ...f,
+                          images: imagesOf(f.images).filter((i) => i !== src).join("\n"),
+                        }))}
+                    >
+                      Remove<span class="visually-hidden">this picture</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <label for={ids.images}>
+              Pictures by address (https, one per line; uploads show as /api/store/images/…)
+            </label>
             <textarea id={ids.images} value={form.images} onInput={set("images")} />
           </div>
         </div>

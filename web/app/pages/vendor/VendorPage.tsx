@@ -10,6 +10,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { setTitle } from "../../lib/config.ts";
+import { loadSession, session } from "../../lib/session.ts";
 import { subscribe } from "../../lib/live.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
@@ -36,19 +37,29 @@ export function VendorPage({ params }: PageProps) {
   const [feedUp, setFeedUp] = useState(0);
   const section = SECTIONS.find((s) => s.id === (params.section ?? "overview"));
 
-  const load = () =>
-    storeApi.myVendor().then((v) => {
+  const load = async (fresh = true) => {
+    // The session says whether there is a shop: without one, nothing to ask (the API's answer
+    // would be a 404, which the browser logs as an error). The navigation has just read it; after
+    // an application or a decision it is read again.
+    const known = session.get();
+    const state = fresh || known.status !== "signed-in" ? await loadSession() : known;
+    if (state.user?.vendor === null) {
+      setVendor(null);
+      return;
+    }
+    await storeApi.myVendor().then((v) => {
       setVendor(v);
       setError(null);
     }).catch((err) => {
       if (err instanceof ApiError && err.status === 404) setVendor(null);
       else setError(describeError(err));
     });
+  };
 
   useEffect(() => {
-    void load();
+    void load(false).catch((err) => setError(describeError(err)));
     return userEvents.on((e) => {
-      if (e.event === "vendor.status_changed") void load();
+      if (e.event === "vendor.status_changed") void load().catch(() => {});
     });
   }, []);
 
@@ -62,7 +73,8 @@ export function VendorPage({ params }: PageProps) {
       if (e.event === "order.created" || e.event === "order.status_changed") {
         setOrders((list) => mergeOrder(list, e.payload as Order));
         // Balances follow paid and delivered orders.
-        if (e.event === "order.status_changed") void load();
+        // (The shop exists: the session need not be read again.)
+        if (e.event === "order.status_changed") void load(false).catch(() => {});
       }
     }, { main: true, onLive: () => setFeedUp((n) => n + 1) });
   }, [live, vendor?.id]);
@@ -91,7 +103,7 @@ export function VendorPage({ params }: PageProps) {
             <p>You may apply again.</p>
           </div>
         )}
-        <ApplyForm onApplied={load} />
+        <ApplyForm onApplied={() => void load()} />
       </div>
     );
   }
@@ -103,10 +115,16 @@ export function VendorPage({ params }: PageProps) {
       sections={SECTIONS.map((s) => ({ id: s.id, label: s.label, href: `/vendor/${s.id}` }))}
     >
       {error && <p class="error" role="alert">{error}</p>}
-      {View === "overview" && <Overview vendor={vendor} onChanged={load} />}
+      {View === "overview" && <Overview vendor={vendor} onChanged={() => void load(false)} />}
       {View === "products" && <VendorProducts vendor={vendor} />}
       {View === "orders" && (
-        <VendorOrders vendor={vendor} orders={orders} setOrders={setOrders} feedUp={feedUp} />
+        <VendorOrders
+          vendor={vendor}
+          orders={orders}
+          setOrders={setOrders}
+          feedUp={feedUp}
+          focus={params.orderId}
+        />
       )}
       {View === "settlements" && <VendorSettlements vendor={vendor} />}
       {!section && (
