@@ -81,6 +81,8 @@ CREATE INDEX products_facets_idx ON app.products USING btree (vendor_id, categor
 
 CREATE INDEX products_newest_idx ON app.products USING btree (created_at DESC, id DESC) WHERE (status = 'active'::app.product_status);
 
+CREATE INDEX products_price_facets_idx ON app.products USING btree (price_amount) INCLUDE (vendor_id, category) WHERE (status = 'active'::app.product_status);
+
 CREATE INDEX products_price_idx ON app.products USING btree (price_amount, id) WHERE (status = 'active'::app.product_status);
 
 CREATE INDEX products_search_idx ON app.products USING gin (search) WHERE (status = 'active'::app.product_status);
@@ -459,6 +461,51 @@ begin
       case when in_stock then 'f.in_stock' when in_stock = false then '(f.products - f.in_stock)'
         else 'f.products' end,
       visible, f_category, f_vendor, f_stock)
+    into facets
+    using search, category_filter, vendor_filter, min_price, max_price, query;
+    return jsonb_build_object(
+      'items', items,
+      'next', case when next_key is null then null
+        else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
+      'facets', facets,
+      'mode', mode,
+      'corrected', case when mode like 'spell:%' then substr(mode, 7) end
+    );
+  end if;
+
+  -- A price filter without a search: the category and vendor facets count the products in the
+  -- price range (an index-only range scan of products_price_facets_idx), and the price range,
+  -- which ignores the price filter, is the first row of a price index each way. Read as one pass
+  -- over every product (below), the price facet made it a scan of the whole catalog.
+  if mode = 'none' and not own then
+    execute format($q$
+      with g as (
+        select grouping(p.category) as gc, grouping(p.vendor_id) as gv, p.category, p.vendor_id,
+               count(*) filter (where %2$s) as n_category,
+               count(*) filter (where %1$s) as n_vendor
+        from app.products p join app.vendors v on v.id = p.vendor_id
+        where %5$s and %3$s and %4$s
+        group by grouping sets ((p.category), (p.vendor_id))
+      )
+      select jsonb_build_object(
+        'categories', coalesce((
+          select jsonb_agg(jsonb_build_object('value', g.category, 'count', g.n_category)
+                           order by g.n_category desc, g.category)
+          from g where g.gc = 0 and g.n_category > 0), '[]'::jsonb),
+        'vendors', coalesce((
+          select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n_vendor)
+                           order by x.n_vendor desc, fv.name, x.vendor_id)
+          from (select g.vendor_id, g.n_vendor from g
+                where g.gc = 1 and g.gv = 0 and g.n_vendor > 0
+                order by g.n_vendor desc, g.vendor_id limit 50) x
+          join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
+        'price', jsonb_build_object(
+          'min', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %5$s and %1$s and %2$s and %4$s order by p.price_amount asc limit 1),
+          'max', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %5$s and %1$s and %2$s and %4$s order by p.price_amount desc limit 1))
+      )
+    $q$, f_category, f_vendor, f_price, f_stock, visible)
     into facets
     using search, category_filter, vendor_filter, min_price, max_price, query;
     return jsonb_build_object(
