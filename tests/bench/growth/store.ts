@@ -118,7 +118,7 @@ async function seed(ctx: GrowthContext) {
                     when g <= ${orders - inFlight} then 'today' else 'paid' end as kind,
                case when g <= ${orders - today - inFlight}
                     then now() - interval '2 days' - make_interval(secs => (g::bigint * 63113) % 31536000)
-                    else now() - interval '1 day' - make_interval(secs => g % 3600) end as at
+                    else now() - interval '1 day' - make_interval(secs => g::double precision / 100) end as at
         from generate_series(1, ${orders}) g
       )
       insert into app.checkouts (id, buyer_id, total, currency, provider, payment_intent_id,
@@ -238,6 +238,11 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
   const [deepTx] = await sql<{ created_at: string; id: string }[]>`
     select created_at::text, id::text from app.wallet_transactions where user_id = ${people.heavy}
     order by created_at desc, id desc offset 1000 limit 1`;
+  // The cut-off that settles exactly the day's first 1,000 sales (delivery times are distinct).
+  const [thousandth] = await sql<{ delivered_at: string }[]>`
+    select delivered_at::text from app.orders
+    where status = 'delivered' and not sale_settled
+    order by delivered_at offset 999 limit 1`;
   const catalog = (
     name: string,
     q: Partial<Parameters<typeof searchProducts>[1]>,
@@ -356,9 +361,22 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
       endpoint: "POST /api/admin/settlements/run (job: the daily settlement)",
       as: people.admin,
       kind: "work",
+      units: 1_000 * ctx.scale,
       async run(tx) {
         const result = await runSettlements(tx, null);
         expect(result.orders === 1_000 * ctx.scale, `settled ${result.orders} orders`);
+        return result;
+      },
+    },
+    {
+      name: "the daily settlement, the same 1,000 sales over the history",
+      endpoint: "POST /api/admin/settlements/run (asOf: the 1,000th sale's delivery)",
+      as: people.admin,
+      kind: "work",
+      units: 1_000,
+      async run(tx) {
+        const result = await runSettlements(tx, thousandth.delivered_at);
+        expect(result.orders === 1_000, `settled ${result.orders} orders`);
         return result;
       },
     },
