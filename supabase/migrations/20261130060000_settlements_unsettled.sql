@@ -14,7 +14,7 @@
  * flag that disagreed with the ledger would fail the run on them, never pay twice).
  *
  * Tables touched: app.orders (two columns, filled from the ledger once here, without moving
- * updated_at), app.settlement_lines (a trigger), app.settlements (a partial index for the carried
+ * updated_at; its updated_at trigger skips the flags' own updates), app.settlement_lines (a trigger), app.settlements (a partial index for the carried
  * deductions). Nothing destructive.
  */
 
@@ -59,6 +59,14 @@ $$;
 
 comment on function app_private.mark_orders_settled() is
   'Sets app.orders.sale_settled / refund_settled for the orders a statement put in the settlement ledger, in the same transaction: the flags are what the settlement''s partial indexes read, so they must never disagree with the ledger.';
+
+-- Settling is not a change of the order anyone sees: its updatedAt stays (the flags are set
+-- alone, by the trigger below, never with another column).
+drop trigger orders_touch_updated_at on app.orders;
+create trigger orders_touch_updated_at before update on app.orders
+  for each row
+  when ((old.sale_settled, old.refund_settled) is not distinct from (new.sale_settled, new.refund_settled))
+  execute function app_private.touch_updated_at();
 
 create trigger settlement_lines_mark_orders after insert on app.settlement_lines
   referencing new table as new_lines

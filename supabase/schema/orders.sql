@@ -306,7 +306,7 @@ CREATE TRIGGER orders_balance_insert AFTER INSERT ON app.orders REFERENCING NEW 
 
 CREATE TRIGGER orders_balance_update AFTER UPDATE ON app.orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.track_vendor_balances();
 
-CREATE TRIGGER orders_touch_updated_at BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+CREATE TRIGGER orders_touch_updated_at BEFORE UPDATE ON app.orders FOR EACH ROW WHEN ((NOT ((old.sale_settled IS DISTINCT FROM new.sale_settled) OR (old.refund_settled IS DISTINCT FROM new.refund_settled)))) EXECUTE FUNCTION app_private.touch_updated_at();
 
 ALTER TABLE ONLY app.orders
     ADD CONSTRAINT orders_buyer_id_fkey FOREIGN KEY (buyer_id) REFERENCES app.users(id) ON DELETE SET NULL;

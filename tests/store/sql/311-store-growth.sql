@@ -5,7 +5,7 @@
  * index candidates, and the vocabulary's pruning.
  */
 begin;
-select plan(22);
+select plan(23);
 
 select tests.create_user('g.buyer@example.test', 'SUBSCRIBER');
 select tests.create_user('g.seller@example.test', 'MEMBER');
@@ -52,9 +52,17 @@ select is((select (sale_settled, refund_settled)::text from app.orders where id 
 select ok(exists (select 1 from app.orders where id = :'o1' and status = 'delivered'
                   and payment_status = 'succeeded' and not sale_settled),
   'It is in the partial index of what the settlement reads.');
+-- An updatedAt of yesterday (the touch trigger would say now() for any update of this
+-- transaction, which would hide a settlement that moved it).
+alter table app.orders disable trigger orders_touch_updated_at;
+update app.orders set updated_at = now() - interval '1 day' where id = :'o1';
+alter table app.orders enable trigger orders_touch_updated_at;
+select updated_at as before_settling from app.orders where id = :'o1' \gset
 select app_private.settle(now(), null, true) is not null as settled \gset
 select is((select sale_settled from app.orders where id = :'o1'), true,
   'Its sale line sets its flag, in the run''s transaction.');
+select is((select updated_at from app.orders where id = :'o1'), :'before_settling'::timestamptz,
+  'Settling does not move the order''s updatedAt.');
 select tests.authenticate_as(tests.user_id('g.seller@example.test'));
 select is(app.vendor_pending(:'v1'), 0::bigint, 'Settled, it leaves the pending balance.');
 select tests.clear_authentication();
