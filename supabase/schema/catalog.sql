@@ -4,6 +4,7 @@
 --   supabase/migrations/20261129100400_catalog_one_policy_per_operation.sql
 --   supabase/migrations/20261129150000_catalog_stock_on_hand.sql
 --   supabase/migrations/20261129190000_catalog_hidden_status.sql
+--   supabase/migrations/20261130060200_catalog_facets.sql
 --   supabase/migrations/20261130080100_catalog_product_images.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
@@ -58,7 +59,7 @@ ALTER TABLE app.product_images ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.products
--- created in 20261124110100_catalog.sql; last changed in 20261129190100_moderation.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261130060200_catalog_facets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.products (
@@ -101,9 +102,13 @@ ALTER TABLE ONLY app.products
 
 CREATE INDEX products_category_idx ON app.products USING btree (category, created_at DESC, id DESC) WHERE (status = 'active'::app.product_status);
 
+CREATE INDEX products_category_price_idx ON app.products USING btree (category, price_amount) WHERE (status = 'active'::app.product_status);
+
 CREATE INDEX products_facets_idx ON app.products USING btree (vendor_id, category, price_amount) WHERE (status = 'active'::app.product_status);
 
 CREATE INDEX products_newest_idx ON app.products USING btree (created_at DESC, id DESC) WHERE (status = 'active'::app.product_status);
+
+CREATE INDEX products_price_facets_idx ON app.products USING btree (price_amount) INCLUDE (vendor_id, category) WHERE (status = 'active'::app.product_status);
 
 CREATE INDEX products_price_idx ON app.products USING btree (price_amount, id) WHERE (status = 'active'::app.product_status);
 
@@ -155,6 +160,24 @@ GRANT INSERT(stock),UPDATE(stock) ON TABLE app.products TO authenticated;
 GRANT INSERT(status),UPDATE(status) ON TABLE app.products TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- table app_private.catalog_category_counts
+-- created in 20261130060200_catalog_facets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.catalog_category_counts (
+    category text NOT NULL,
+    in_stock boolean NOT NULL,
+    products integer NOT NULL
+);
+
+COMMENT ON TABLE app_private.catalog_category_counts IS 'Active products of approved vendors per category and availability: the category facet of the unsearched catalog without a vendor filter (a dozen rows, whatever the catalog''s size). Kept by app_private.count_catalog and app_private.count_vendor_catalog; zero rows are deleted. Server only.';
+
+ALTER TABLE ONLY app_private.catalog_category_counts
+    ADD CONSTRAINT catalog_category_counts_pkey PRIMARY KEY (category, in_stock);
+
+ALTER TABLE app_private.catalog_category_counts ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
 -- table app_private.catalog_counts
 -- created in 20261124110100_catalog.sql
 -- ---------------------------------------------------------------------------------------------
@@ -177,8 +200,38 @@ ALTER TABLE ONLY app_private.catalog_counts
 ALTER TABLE app_private.catalog_counts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
+-- table app_private.catalog_vendor_facets
+-- created in 20261130060200_catalog_facets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.catalog_vendor_facets (
+    category text NOT NULL,
+    vendor_id uuid NOT NULL,
+    products integer NOT NULL,
+    in_stock integer NOT NULL
+);
+
+COMMENT ON TABLE app_private.catalog_vendor_facets IS 'Active products of each approved vendor per category (and over all categories, category ''''), with how many are available: the vendor facet of the unsearched catalog is the first 50 rows of one of its indexes. Kept by app_private.count_catalog and app_private.count_vendor_catalog; zero rows are deleted. Server only.';
+
+ALTER TABLE ONLY app_private.catalog_vendor_facets
+    ADD CONSTRAINT catalog_vendor_facets_pkey PRIMARY KEY (category, vendor_id);
+
+CREATE INDEX catalog_vendor_facets_all_idx ON app_private.catalog_vendor_facets USING btree (category, products DESC, vendor_id);
+
+CREATE INDEX catalog_vendor_facets_in_stock_idx ON app_private.catalog_vendor_facets USING btree (category, in_stock DESC, vendor_id);
+
+CREATE INDEX catalog_vendor_facets_out_of_stock_idx ON app_private.catalog_vendor_facets USING btree (category, ((products - in_stock)) DESC, vendor_id);
+
+CREATE INDEX catalog_vendor_facets_vendor_idx ON app_private.catalog_vendor_facets USING btree (vendor_id);
+
+ALTER TABLE ONLY app_private.catalog_vendor_facets
+    ADD CONSTRAINT catalog_vendor_facets_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.catalog_vendor_facets ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
 -- table app_private.catalog_words
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261130060200_catalog_facets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.catalog_words (
@@ -191,7 +244,13 @@ COMMENT ON TABLE app_private.catalog_words IS 'Every word (3 to 40 letters) of p
 ALTER TABLE ONLY app_private.catalog_words
     ADD CONSTRAINT catalog_words_pkey PRIMARY KEY (word);
 
+CREATE INDEX catalog_words_initial_idx ON app_private.catalog_words USING btree ("left"(word, 1), char_length(word));
+
 CREATE INDEX catalog_words_length_idx ON app_private.catalog_words USING btree (char_length(word));
+
+CREATE INDEX catalog_words_swapped_initial_idx ON app_private.catalog_words USING btree (((substr(word, 2, 1) || "left"(word, 1))), char_length(word));
+
+CREATE INDEX catalog_words_trigram_idx ON app_private.catalog_words USING gin (word extensions.gin_trgm_ops);
 
 ALTER TABLE app_private.catalog_words ENABLE ROW LEVEL SECURITY;
 
@@ -334,7 +393,7 @@ GRANT ALL ON FUNCTION app.product_json(product app.products, vendor app.vendors)
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.search_products
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261130060200_catalog_facets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.search_products(search text DEFAULT NULL::text, category_filter text DEFAULT NULL::text, vendor_filter uuid DEFAULT NULL::uuid, min_price bigint DEFAULT NULL::bigint, max_price bigint DEFAULT NULL::bigint, in_stock boolean DEFAULT NULL::boolean, sort_by text DEFAULT 'relevance'::text, cursor_mode text DEFAULT NULL::text, cursor_key text DEFAULT NULL::text, cursor_id uuid DEFAULT NULL::uuid, page_size integer DEFAULT 50) RETURNS jsonb
@@ -380,9 +439,21 @@ begin
     mode := cursor_mode;
     if mode is null then
       mode := 'fts';
-      execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
-                      where %s and p.search @@ $6)', visible)
-        into strict found_any using search, category_filter, vendor_filter, min_price, max_price, query;
+      if own then
+        execute format('select exists (select 1 from app.products p join app.vendors v on v.id = p.vendor_id
+                        where %s and p.search @@ $6)', visible)
+          into strict found_any using search, category_filter, vendor_filter, min_price, max_price, query;
+      else
+        -- The matches come from the search index (a materialized CTE is planned for all its rows,
+        -- so as a bitmap scan, and read lazily: exists stops at the first): as a bare exists the
+        -- planner guessed a match every 200 rows and scanned the table for a word none has.
+        select exists (
+          with m as materialized (
+            select p.vendor_id from app.products p
+            where p.status = 'active' and p.search @@ query)
+          select 1 from m join app.vendors v on v.id = m.vendor_id where v.status = 'approved')
+        into strict found_any;
+      end if;
       if not found_any then
         corrected := app_private.correct_spelling(search);
         if corrected is not null then
@@ -451,35 +522,90 @@ begin
   where i <= limit_rows;
 
   -- The unsearched catalog without a price filter (the front page, a category, a vendor's shop):
-  -- the category and vendor facets are sums of app_private.catalog_counts, the price range the
-  -- first row of the price index each way.
+  -- the facets are read from the rollups the writes keep (app_private.catalog_category_counts,
+  -- app_private.catalog_vendor_facets; a vendor's own categories from catalog_counts), the
+  -- vendor facet as the first 50 rows of one index, the price range the first row of a price
+  -- index each way: what it reads does not grow with the catalog.
   if mode = 'none' and min_price is null and max_price is null and not own then
     execute format($q$
-      with c as (
-        select c.vendor_id, c.category, sum(c.products)::integer as n
-        from app_private.catalog_counts c join app.vendors v on v.id = c.vendor_id
-        where v.status = 'approved' and c.products > 0 and %3$s
-        group by c.vendor_id, c.category
-      )
       select jsonb_build_object(
         'categories', coalesce((
           select jsonb_agg(jsonb_build_object('value', x.category, 'count', x.n) order by x.n desc, x.category)
-          from (select c.category, sum(c.n)::integer as n from c where %2$s group by c.category) x), '[]'::jsonb),
+          from (%1$s) x), '[]'::jsonb),
         'vendors', coalesce((
           select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n)
                            order by x.n desc, fv.name, x.vendor_id)
-          from (select c.vendor_id, sum(c.n)::integer as n from c where %1$s group by c.vendor_id) x
+          from (select f.vendor_id, %2$s as n from app_private.catalog_vendor_facets f
+                where f.category = coalesce($2, '') and %2$s > 0
+                order by %2$s desc, f.vendor_id limit 50) x
           join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
         'price', jsonb_build_object(
           'min', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
-                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount asc limit 1),
+                  where %3$s and %4$s and %5$s and %6$s order by p.price_amount asc limit 1),
           'max', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
-                  where %4$s and %5$s and %6$s and %7$s order by p.price_amount desc limit 1))
+                  where %3$s and %4$s and %5$s and %6$s order by p.price_amount desc limit 1))
       )
     $q$,
-      replace(f_category, 'p.', 'c.'), replace(f_vendor, 'p.', 'c.'),
-      case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end,
+      case when vendor_filter is null then
+        format($c$select c.category, sum(c.products)::integer as n
+                  from app_private.catalog_category_counts c where %s
+                  group by c.category having sum(c.products) > 0$c$,
+               case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end)
+      else
+        format($c$select c.category, sum(c.products)::integer as n
+                  from app_private.catalog_counts c join app.vendors v on v.id = c.vendor_id
+                  where c.vendor_id = $3 and v.status = 'approved' and %s
+                  group by c.category having sum(c.products) > 0$c$,
+               case when in_stock then 'c.in_stock' when in_stock = false then 'not c.in_stock' else 'true' end)
+      end,
+      case when in_stock then 'f.in_stock' when in_stock = false then '(f.products - f.in_stock)'
+        else 'f.products' end,
       visible, f_category, f_vendor, f_stock)
+    into facets
+    using search, category_filter, vendor_filter, min_price, max_price, query;
+    return jsonb_build_object(
+      'items', items,
+      'next', case when next_key is null then null
+        else jsonb_build_array(sort_by, mode, next_key -> 0, next_key -> 1) end,
+      'facets', facets,
+      'mode', mode,
+      'corrected', case when mode like 'spell:%' then substr(mode, 7) end
+    );
+  end if;
+
+  -- A price filter without a search: the category and vendor facets count the products in the
+  -- price range (an index-only range scan of products_price_facets_idx), and the price range,
+  -- which ignores the price filter, is the first row of a price index each way. Read as one pass
+  -- over every product (below), the price facet made it a scan of the whole catalog.
+  if mode = 'none' and not own then
+    execute format($q$
+      with g as (
+        select grouping(p.category) as gc, grouping(p.vendor_id) as gv, p.category, p.vendor_id,
+               count(*) filter (where %2$s) as n_category,
+               count(*) filter (where %1$s) as n_vendor
+        from app.products p join app.vendors v on v.id = p.vendor_id
+        where %5$s and %3$s and %4$s
+        group by grouping sets ((p.category), (p.vendor_id))
+      )
+      select jsonb_build_object(
+        'categories', coalesce((
+          select jsonb_agg(jsonb_build_object('value', g.category, 'count', g.n_category)
+                           order by g.n_category desc, g.category)
+          from g where g.gc = 0 and g.n_category > 0), '[]'::jsonb),
+        'vendors', coalesce((
+          select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n_vendor)
+                           order by x.n_vendor desc, fv.name, x.vendor_id)
+          from (select g.vendor_id, g.n_vendor from g
+                where g.gc = 1 and g.gv = 0 and g.n_vendor > 0
+                order by g.n_vendor desc, g.vendor_id limit 50) x
+          join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
+        'price', jsonb_build_object(
+          'min', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %5$s and %1$s and %2$s and %4$s order by p.price_amount asc limit 1),
+          'max', (select p.price_amount from app.products p join app.vendors v on v.id = p.vendor_id
+                  where %5$s and %1$s and %2$s and %4$s order by p.price_amount desc limit 1))
+      )
+    $q$, f_category, f_vendor, f_price, f_stock, visible)
     into facets
     using search, category_filter, vendor_filter, min_price, max_price, query;
     return jsonb_build_object(
@@ -512,10 +638,12 @@ begin
                          order by g.n_category desc, g.category)
         from g where g.gc = 0 and g.n_category > 0), '[]'::jsonb),
       'vendors', coalesce((
-        select jsonb_agg(jsonb_build_object('id', g.vendor_id, 'name', fv.name, 'count', g.n_vendor)
-                         order by g.n_vendor desc, fv.name, g.vendor_id)
-        from g join app.vendors fv on fv.id = g.vendor_id
-        where g.gc = 1 and g.gv = 0 and g.n_vendor > 0), '[]'::jsonb),
+        select jsonb_agg(jsonb_build_object('id', x.vendor_id, 'name', fv.name, 'count', x.n_vendor)
+                         order by x.n_vendor desc, fv.name, x.vendor_id)
+        from (select g.vendor_id, g.n_vendor from g
+              where g.gc = 1 and g.gv = 0 and g.n_vendor > 0
+              order by g.n_vendor desc, g.vendor_id limit 50) x
+        join app.vendors fv on fv.id = x.vendor_id), '[]'::jsonb),
       'price', coalesce((
         select jsonb_build_object('min', g.price_min, 'max', g.price_max)
         from g where g.gc = 1 and g.gv = 1), jsonb_build_object('min', null, 'max', null))
@@ -535,15 +663,68 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) IS 'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with spelling correction when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own. Returns {items, next: [sort, mode, key, id] | null, facets, mode, corrected}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
+COMMENT ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) IS 'The catalog search: active products of approved vendors (or, with vendor_filter naming the caller''s own vendor, all of its products), full-text search ranked by ts_rank_cd with spelling correction when nothing matches, filters (category, vendor, price in minor units inclusive, in stock), sorts (relevance, newest, price_asc, price_desc) with keyset cursors, and facets that apply every filter but their own (the vendor facet: the 50 vendors with the most matching products; without a search or a price filter the facets come from rollups the writes keep). Returns {items, next: [sort, mode, key, id] | null, facets, mode, corrected}. security definer: visitors hold no privilege on app tables; visibility is decided here, and every value is a bound parameter.';
 
 REVOKE ALL ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) TO anon;
 GRANT ALL ON FUNCTION app.search_products(search text, category_filter text, vendor_filter uuid, min_price bigint, max_price bigint, in_stock boolean, sort_by text, cursor_mode text, cursor_key text, cursor_id uuid, page_size integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.apply_catalog_deltas
+-- created in 20261130060200_catalog_facets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.apply_catalog_deltas(vendor_ids uuid[], categories text[], in_stocks boolean[], deltas integer[]) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The vendors first, shared, in id order: an approval change (which locks the vendor row)
+  -- waits for this count, or this count sees the change it made.
+  perform 1 from app.vendors v where v.id = any(vendor_ids) order by v.id for share of v;
+
+  insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
+  select d.v, d.c, d.s, sum(d.n)::integer
+  from unnest(vendor_ids, categories, in_stocks, deltas) as d (v, c, s, n)
+  group by 1, 2, 3 having sum(d.n) <> 0 order by 1, 2, 3
+  on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+  delete from app_private.catalog_counts c
+  using unnest(vendor_ids, categories, in_stocks) as d (v, c, s)
+  where c.vendor_id = d.v and c.category = d.c and c.in_stock = d.s and c.products = 0;
+
+  insert into app_private.catalog_category_counts as c (category, in_stock, products)
+  select d.c, d.s, sum(d.n)::integer
+  from unnest(vendor_ids, categories, in_stocks, deltas) as d (v, c, s, n)
+  join app.vendors v on v.id = d.v and v.status = 'approved'
+  group by 1, 2 having sum(d.n) <> 0 order by 1, 2
+  on conflict (category, in_stock) do update set products = c.products + excluded.products;
+  delete from app_private.catalog_category_counts c
+  using unnest(categories, in_stocks) as d (c, s)
+  where c.category = d.c and c.in_stock = d.s and c.products = 0;
+
+  insert into app_private.catalog_vendor_facets as f (category, vendor_id, products, in_stock)
+  select x.category, d.v, sum(d.n)::integer, coalesce(sum(d.n) filter (where d.s), 0)::integer
+  from unnest(vendor_ids, categories, in_stocks, deltas) as d (v, c, s, n)
+  join app.vendors v on v.id = d.v and v.status = 'approved'
+  cross join lateral (values (d.c), ('')) as x (category)
+  group by 1, 2
+  having sum(d.n) <> 0 or coalesce(sum(d.n) filter (where d.s), 0) <> 0
+  order by 1, 2
+  on conflict (category, vendor_id) do update
+    set products = f.products + excluded.products, in_stock = f.in_stock + excluded.in_stock;
+  delete from app_private.catalog_vendor_facets f
+  using unnest(vendor_ids, categories) as d (v, c)
+  where f.vendor_id = d.v and f.category in (d.c, '') and f.products = 0;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.apply_catalog_deltas(vendor_ids uuid[], categories text[], in_stocks boolean[], deltas integer[]) IS 'Applies changes in active products (per vendor, category, availability) to app_private.catalog_counts and, for approved vendors, to the facet rollups (catalog_category_counts, catalog_vendor_facets), in key order, deleting rows that reach zero. Holds a share lock on each vendor while it counts, so an approval change (app_private.count_vendor_catalog) and a product write never miss each other. security definer: called by the products'' count trigger, which runs as the writer.';
+
+REVOKE ALL ON FUNCTION app_private.apply_catalog_deltas(vendor_ids uuid[], categories text[], in_stocks boolean[], deltas integer[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.correct_spelling
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261130060200_catalog_facets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.correct_spelling(search text) RETURNS text
@@ -564,13 +745,28 @@ begin
     if char_length(term) between 3 and 40 and term ~ '^[[:alpha:]]+$'
        and not exists (select 1 from app_private.catalog_words c where c.word = term) then
       allowed := case when char_length(term) <= 3 then 1 else 2 end;
-      select c.word into best
-      from app_private.catalog_words c
-      where char_length(c.word) between char_length(term) - allowed
-                                   and char_length(term) + allowed
-        and extensions.levenshtein_less_equal(c.word, term, allowed) <= allowed
-      order by extensions.levenshtein(c.word, term),
-               extensions.similarity(c.word, term) desc, c.word
+      -- Candidates from indexes, not every word of a similar length: the words that start with
+      -- the same letter (or with the first two letters swapped), and the 200 most similar by
+      -- trigrams (a typo in the first letter of a longer word). Then the same choice as before.
+      select w.word into best
+      from (
+        select c.word from app_private.catalog_words c
+        where left(c.word, 1) = left(term, 1)
+          and char_length(c.word) between char_length(term) - allowed and char_length(term) + allowed
+        union
+        select c.word from app_private.catalog_words c
+        where substr(c.word, 2, 1) || left(c.word, 1) = left(term, 2)
+          and char_length(c.word) between char_length(term) - allowed and char_length(term) + allowed
+        union
+        (select c.word from app_private.catalog_words c
+         where c.word operator(extensions.%) term
+         order by c.word operator(extensions.<->) term
+         limit 200)
+      ) w
+      where char_length(w.word) between char_length(term) - allowed and char_length(term) + allowed
+        and extensions.levenshtein_less_equal(w.word, term, allowed) <= allowed
+      order by extensions.levenshtein(w.word, term),
+               extensions.similarity(w.word, term) desc, w.word
       limit 1;
     end if;
     if best is null then
@@ -584,51 +780,101 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app_private.correct_spelling(search text) IS 'The search with each word the catalog''s vocabulary does not know replaced by its nearest vocabulary word (Levenshtein distance at most 1 for 3 letters, 2 for longer; then trigram similarity), or null when no word changed: the typo fallback of app.search_products.';
+COMMENT ON FUNCTION app_private.correct_spelling(search text) IS 'The search with each word the catalog''s vocabulary does not know replaced by its nearest vocabulary word (Levenshtein distance at most 1 for 3 letters, 2 for longer; then trigram similarity), or null when no word changed: the typo fallback of app.search_products. Candidates come from indexes (same first letter or the first two swapped, with a length in range; and the 200 nearest by trigrams), so its cost follows the words that could be meant, not the vocabulary''s size: a typo in the first letter of a short word may go uncorrected.';
 
 REVOKE ALL ON FUNCTION app_private.correct_spelling(search text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.count_catalog
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261130060200_catalog_facets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.count_catalog() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
+declare
+  vs uuid[];
+  cs text[];
+  ss boolean[];
+  ns integer[];
 begin
   if tg_op = 'INSERT' then
-    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
-    select n.vendor_id, n.category, n.stock > n.reserved, count(*)::integer
-    from new_rows n where n.status = 'active'
-    group by 1, 2, 3 order by 1, 2, 3
-    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+    select array_agg(x.vendor_id), array_agg(x.category), array_agg(x.in_stock), array_agg(x.n)
+    into vs, cs, ss, ns
+    from (select n.vendor_id, n.category, n.stock > n.reserved as in_stock, count(*)::integer as n
+          from new_rows n where n.status = 'active' group by 1, 2, 3) x;
   elsif tg_op = 'DELETE' then
-    update app_private.catalog_counts c set products = c.products - d.n
-    from (select o.vendor_id, o.category, o.stock > o.reserved as in_stock, count(*)::integer as n
-          from old_rows o where o.status = 'active' group by 1, 2, 3) d
-    where c.vendor_id = d.vendor_id and c.category = d.category and c.in_stock = d.in_stock;
+    select array_agg(x.vendor_id), array_agg(x.category), array_agg(x.in_stock), array_agg(x.n)
+    into vs, cs, ss, ns
+    from (select o.vendor_id, o.category, o.stock > o.reserved as in_stock, -count(*)::integer as n
+          from old_rows o where o.status = 'active' group by 1, 2, 3) x;
   else
-    insert into app_private.catalog_counts as c (vendor_id, category, in_stock, products)
-    select x.vendor_id, x.category, x.in_stock, sum(x.n)::integer
+    select array_agg(x.vendor_id), array_agg(x.category), array_agg(x.in_stock), array_agg(x.n)
+    into vs, cs, ss, ns
     from (
-      select n.vendor_id, n.category, n.stock > n.reserved as in_stock, 1 as n
-      from new_rows n where n.status = 'active'
-      union all
-      select o.vendor_id, o.category, o.stock > o.reserved, -1
-      from old_rows o where o.status = 'active'
-    ) x
-    group by 1, 2, 3 having sum(x.n) <> 0 order by 1, 2, 3
-    on conflict (vendor_id, category, in_stock) do update set products = c.products + excluded.products;
+      select y.vendor_id, y.category, y.in_stock, sum(y.n)::integer as n
+      from (
+        select n.vendor_id, n.category, n.stock > n.reserved as in_stock, 1 as n
+        from new_rows n where n.status = 'active'
+        union all
+        select o.vendor_id, o.category, o.stock > o.reserved, -1
+        from old_rows o where o.status = 'active'
+      ) y
+      group by 1, 2, 3 having sum(y.n) <> 0
+    ) x;
+  end if;
+  if vs is not null then
+    perform app_private.apply_catalog_deltas(vs, cs, ss, ns);
   end if;
   return null;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.count_catalog() IS 'Keeps app_private.catalog_counts: the net change of each statement on app.products (inserts, updates that move a product between vendor, category, status or availability, deletes), applied in key order. security definer: vendors write products, but not the server-only counts.';
+COMMENT ON FUNCTION app_private.count_catalog() IS 'The statement triggers on app.products: what the statement changed in active products per vendor, category and availability, from its transition tables, applied by app_private.apply_catalog_deltas (the counts and the facet rollups). security definer: vendors write products but not the counts.';
 
 REVOKE ALL ON FUNCTION app_private.count_catalog() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_vendor_catalog
+-- created in 20261130060200_catalog_facets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_vendor_catalog() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  sign integer := case when new.status = 'approved' then 1 else -1 end;
+begin
+  -- The vendor row is locked by this update: product writes of this vendor wait (their share
+  -- lock), so catalog_counts holds every count this change must move.
+  insert into app_private.catalog_category_counts as c (category, in_stock, products)
+  select k.category, k.in_stock, sign * sum(k.products)::integer
+  from app_private.catalog_counts k where k.vendor_id = new.id
+  group by 1, 2 having sum(k.products) <> 0 order by 1, 2
+  on conflict (category, in_stock) do update set products = c.products + excluded.products;
+  delete from app_private.catalog_category_counts c where c.products = 0;
+
+  if sign = 1 then
+    insert into app_private.catalog_vendor_facets (category, vendor_id, products, in_stock)
+    select x.category, new.id, sum(k.products)::integer,
+           coalesce(sum(k.products) filter (where k.in_stock), 0)::integer
+    from app_private.catalog_counts k
+    cross join lateral (values (k.category), ('')) as x (category)
+    where k.vendor_id = new.id
+    group by 1 having sum(k.products) <> 0 order by 1
+    on conflict (category, vendor_id) do nothing;
+  else
+    delete from app_private.catalog_vendor_facets f where f.vendor_id = new.id;
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_vendor_catalog() IS 'A vendor approved, or no longer approved: its active products enter or leave the facet rollups (catalog_category_counts, catalog_vendor_facets), from its rows of app_private.catalog_counts. security definer: an ADMIN''s status change writes server-only tables.';
+
+REVOKE ALL ON FUNCTION app_private.count_vendor_catalog() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_product_write
@@ -703,3 +949,41 @@ $$;
 COMMENT ON FUNCTION app_private.product_document(title text, tags text[], category text, description text) IS 'The text a product is found by, weighted: title (A) over tags (B) over category (C) over description (D), English stemming. Immutable: the same text always gives the same document.';
 
 REVOKE ALL ON FUNCTION app_private.product_document(title text, tags text[], category text, description text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_catalog_words
+-- created in 20261130060200_catalog_facets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_catalog_words() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    SET client_min_messages TO 'warning'
+    AS $$
+declare
+  pruned integer;
+begin
+  -- A word stays while an active product's search document has it (its English stem, probed
+  -- through the search index); a word that stems to nothing (a stop word) goes.
+  delete from app_private.catalog_words w
+  where not exists (
+    select 1 from app.products p
+    where p.status = 'active'
+      and p.search @@ to_tsquery('english'::regconfig, w.word));
+  get diagnostics pruned = row_count;
+  return pruned;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.prune_catalog_words() IS 'Deletes the vocabulary words no active product has any more (its products deleted, renamed, archived or hidden), so a typo is never corrected to a word that finds nothing and the vocabulary follows the catalog. pg_cron runs it daily (agora-prune-catalog-words); a word comes back with the next product that has it.';
+
+REVOKE ALL ON FUNCTION app_private.prune_catalog_words() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-catalog-words
+-- created in 20261130060200_catalog_facets.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 37 3 * * *
+-- command:
+--   select app_private.prune_catalog_words()

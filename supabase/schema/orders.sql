@@ -242,7 +242,7 @@ GRANT SELECT ON TABLE app.order_transitions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.orders
--- created in 20261124110200_orders.sql; last changed in 20261129100500_orders_one_policy_per_operation.sql
+-- created in 20261124110200_orders.sql; last changed in 20261130060100_vendors_balances.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.orders (
@@ -266,6 +266,8 @@ CREATE TABLE app.orders (
     completed_at timestamp with time zone,
     cancelled_at timestamp with time zone,
     refunded_at timestamp with time zone,
+    sale_settled boolean DEFAULT false NOT NULL,
+    refund_settled boolean DEFAULT false NOT NULL,
     CONSTRAINT orders_carrier_check CHECK (((char_length(carrier) >= 1) AND (char_length(carrier) <= 100))),
     CONSTRAINT orders_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT orders_total_check CHECK ((total > 0)),
@@ -273,6 +275,10 @@ CREATE TABLE app.orders (
 );
 
 COMMENT ON TABLE app.orders IS 'One vendor''s part of a checkout: its items at the prices of the moment, its status (app.order_transitions) and payment status, shipping and the times of each step (delivered_at decides which settlement it belongs to). vendor_name is kept as it was when ordered. Written only by the order functions; buyer, vendor owner and ADMINs read it.';
+
+COMMENT ON COLUMN app.orders.sale_settled IS 'A sale line of the settlement ledger exists for this order (kept by app_private.mark_orders_settled, the trigger on app.settlement_lines): what the settlement''s partial index skips.';
+
+COMMENT ON COLUMN app.orders.refund_settled IS 'A refund line of the settlement ledger exists for this order (kept by app_private.mark_orders_settled).';
 
 ALTER TABLE ONLY app.orders
     ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
@@ -289,9 +295,19 @@ CREATE INDEX orders_refunded_idx ON app.orders USING btree (refunded_at) WHERE (
 
 CREATE INDEX orders_settleable_idx ON app.orders USING btree (vendor_id, delivered_at) WHERE ((status = ANY (ARRAY['delivered'::app.order_status, 'completed'::app.order_status])) AND (payment_status = 'succeeded'::app.payment_status));
 
+CREATE INDEX orders_unsettled_refunds_idx ON app.orders USING btree (refunded_at) WHERE ((status = 'refunded'::app.order_status) AND sale_settled AND (NOT refund_settled));
+
+CREATE INDEX orders_unsettled_sales_idx ON app.orders USING btree (delivered_at) WHERE ((status = ANY (ARRAY['delivered'::app.order_status, 'completed'::app.order_status])) AND (payment_status = 'succeeded'::app.payment_status) AND (NOT sale_settled));
+
 CREATE INDEX orders_vendor_idx ON app.orders USING btree (vendor_id, created_at DESC, id DESC);
 
-CREATE TRIGGER orders_touch_updated_at BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
+CREATE TRIGGER orders_balance_delete AFTER DELETE ON app.orders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.track_vendor_balances();
+
+CREATE TRIGGER orders_balance_insert AFTER INSERT ON app.orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.track_vendor_balances();
+
+CREATE TRIGGER orders_balance_update AFTER UPDATE ON app.orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.track_vendor_balances();
+
+CREATE TRIGGER orders_touch_updated_at BEFORE UPDATE ON app.orders FOR EACH ROW WHEN ((NOT ((old.sale_settled IS DISTINCT FROM new.sale_settled) OR (old.refund_settled IS DISTINCT FROM new.refund_settled)))) EXECUTE FUNCTION app_private.touch_updated_at();
 
 ALTER TABLE ONLY app.orders
     ADD CONSTRAINT orders_buyer_id_fkey FOREIGN KEY (buyer_id) REFERENCES app.users(id) ON DELETE SET NULL;

@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110400_settlements.sql
 --   supabase/migrations/20261129100600_settlements_one_policy_per_operation.sql
+--   supabase/migrations/20261130060000_settlements_unsettled.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -29,7 +30,7 @@ GRANT ALL ON TYPE app.settlement_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.settlement_lines
--- created in 20261124110400_settlements.sql; last changed in 20261129100600_settlements_one_policy_per_operation.sql
+-- created in 20261124110400_settlements.sql; last changed in 20261130060000_settlements_unsettled.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.settlement_lines (
@@ -73,6 +74,8 @@ CREATE INDEX settlement_lines_settlement_idx ON app.settlement_lines USING btree
 CREATE INDEX settlement_lines_vendor_idx ON app.settlement_lines USING btree (vendor_id);
 
 CREATE TRIGGER settlement_lines_append_only BEFORE DELETE OR UPDATE ON app.settlement_lines FOR EACH ROW EXECUTE FUNCTION app_private.refuse_ledger_change();
+
+CREATE TRIGGER settlement_lines_mark_orders AFTER INSERT ON app.settlement_lines REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION app_private.mark_orders_settled();
 
 ALTER TABLE ONLY app.settlement_lines
     ADD CONSTRAINT settlement_lines_order_id_fkey FOREIGN KEY (order_id) REFERENCES app.orders(id) ON DELETE RESTRICT;
@@ -124,7 +127,7 @@ GRANT SELECT ON TABLE app.settlement_runs TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.settlements
--- created in 20261124110400_settlements.sql; last changed in 20261129100600_settlements_one_policy_per_operation.sql
+-- created in 20261124110400_settlements.sql; last changed in 20261130060000_settlements_unsettled.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.settlements (
@@ -169,6 +172,8 @@ CREATE INDEX settlements_carried_into_idx ON app.settlements USING btree (carrie
 CREATE INDEX settlements_created_idx ON app.settlements USING btree (created_at DESC, id DESC);
 
 CREATE INDEX settlements_status_idx ON app.settlements USING btree (status, vendor_id);
+
+CREATE INDEX settlements_to_carry_idx ON app.settlements USING btree (vendor_id) WHERE ((status = 'held'::app.settlement_status) AND (net < 0) AND (carried_into IS NULL));
 
 CREATE INDEX settlements_vendor_idx ON app.settlements USING btree (vendor_id, created_at DESC, id DESC);
 
@@ -345,6 +350,30 @@ COMMENT ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why t
 REVOKE ALL ON FUNCTION app_private.hold_settlement(target_settlement_id uuid, why text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.mark_orders_settled
+-- created in 20261130060000_settlements_unsettled.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.mark_orders_settled() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  update app.orders o set sale_settled = true
+  from new_lines l
+  where l.kind = 'sale' and o.id = l.order_id and not o.sale_settled;
+  update app.orders o set refund_settled = true
+  from new_lines l
+  where l.kind = 'refund' and o.id = l.order_id and not o.refund_settled;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.mark_orders_settled() IS 'Sets app.orders.sale_settled / refund_settled for the orders a statement put in the settlement ledger, in the same transaction: the flags are what the settlement''s partial indexes read, so they must never disagree with the ledger.';
+
+REVOKE ALL ON FUNCTION app_private.mark_orders_settled() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.payout_to_make
 -- created in 20261124110400_settlements.sql
 -- ---------------------------------------------------------------------------------------------
@@ -420,7 +449,7 @@ REVOKE ALL ON FUNCTION app_private.run_scheduled_settlements() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.settle
--- created in 20261124110400_settlements.sql
+-- created in 20261124110400_settlements.sql; last changed in 20261130060000_settlements_unsettled.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean DEFAULT false) RETURNS jsonb
@@ -441,6 +470,9 @@ begin
 
   insert into app.settlement_runs (id, as_of, started_by) values (new_run_id, cut_off, started);
 
+  -- Candidates come from the partial indexes of what is not settled yet (orders_unsettled_*),
+  -- whose flags the ledger's own trigger keeps. Were a flag ever wrong, the ledger's unique keys
+  -- (order_id, kind) would fail the run: an order is never settled twice.
   with sales as (
     select 'sale'::text as kind, o.id as order_id, null::uuid as source, o.vendor_id, o.currency,
            o.total as amount,
@@ -448,14 +480,12 @@ begin
            (o.total * coalesce(v.commission_bps, default_bps) + 5000) / 10000 as commission
     from app.orders o join app.vendors v on v.id = o.vendor_id
     where o.status in ('delivered', 'completed') and o.payment_status = 'succeeded'
-      and o.delivered_at <= cut_off
-      and not exists (select 1 from app.settlement_lines l where l.order_id = o.id and l.kind = 'sale')
+      and not o.sale_settled and o.delivered_at <= cut_off
   ), refunded as (
     select 'refund'::text, o.id, null::uuid, o.vendor_id, o.currency, o.total, 0::bigint
     from app.orders o
-    where o.status = 'refunded' and o.refunded_at <= cut_off
-      and exists (select 1 from app.settlement_lines l where l.order_id = o.id and l.kind = 'sale')
-      and not exists (select 1 from app.settlement_lines l where l.order_id = o.id and l.kind = 'refund')
+    where o.status = 'refunded' and o.sale_settled and not o.refund_settled
+      and o.refunded_at <= cut_off
   ), carried as (
     select 'carry'::text, null::uuid, s.id, s.vendor_id, s.currency, -s.net, 0::bigint
     from app.settlements s
@@ -487,9 +517,9 @@ begin
   from lines l join made m on m.vendor_id = l.vendor_id and m.currency = l.currency;
 
   update app.settlements s set carried_into = l.settlement_id
-  from app.settlement_lines l
-  join app.settlements made on made.id = l.settlement_id and made.run_id = new_run_id
-  where l.kind = 'carry' and s.id = l.source_settlement_id;
+  from app.settlements made
+  join app.settlement_lines l on l.settlement_id = made.id
+  where made.run_id = new_run_id and l.kind = 'carry' and s.id = l.source_settlement_id;
 
   perform app_private.enqueue_job('store.payout', jsonb_build_object('settlementId', s.id), now(),
                                   'payout:' || s.id)
@@ -509,7 +539,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean) IS 'A settlement run in a few set-based statements: sale lines for the orders delivered or completed and paid by the cut-off and not yet settled (commission per order, rounded half up), refund lines for settled orders refunded since, carry lines for negative settlements, one settlement per vendor (pending when its payout account is active and the net positive, else held; nothing to pay is paid), and a store.payout job per pending settlement. Serialized by an advisory lock (AG409, or waiting when asked); the ledger''s unique keys settle each order once whatever happens.';
+COMMENT ON FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean) IS 'A settlement run in a few set-based statements: sale lines for the orders delivered or completed and paid by the cut-off and not yet settled (commission per order, rounded half up), refund lines for settled orders refunded since, carry lines for negative settlements, one settlement per vendor (pending when its payout account is active and the net positive, else held; nothing to pay is paid), and a store.payout job per pending settlement. It reads only the orders still to settle (the partial indexes on app.orders.sale_settled / refund_settled), so its cost follows the day''s sales, not the history. Serialized by an advisory lock (AG409, or waiting when asked); the ledger''s unique keys settle each order once whatever happens.';
 
 REVOKE ALL ON FUNCTION app_private.settle(cut_off timestamp with time zone, started uuid, wait boolean) FROM PUBLIC;
 

@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110000_vendors.sql
 --   supabase/migrations/20261129100300_vendors_one_policy_per_operation.sql
+--   supabase/migrations/20261130060100_vendors_balances.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -93,7 +94,7 @@ GRANT SELECT ON TABLE app.vendor_decisions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.vendors
--- created in 20261124110000_vendors.sql; last changed in 20261129100300_vendors_one_policy_per_operation.sql
+-- created in 20261124110000_vendors.sql; last changed in 20261130060200_catalog_facets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.vendors (
@@ -142,6 +143,8 @@ CREATE INDEX vendors_owner_id_idx ON app.vendors USING btree (owner_id);
 
 CREATE INDEX vendors_status_created_idx ON app.vendors USING btree (status, created_at DESC, id DESC);
 
+CREATE TRIGGER vendors_count_catalog AFTER UPDATE OF status ON app.vendors FOR EACH ROW WHEN (((old.status = 'approved'::app.vendor_status) IS DISTINCT FROM (new.status = 'approved'::app.vendor_status))) EXECUTE FUNCTION app_private.count_vendor_catalog();
+
 CREATE TRIGGER vendors_touch_updated_at BEFORE UPDATE ON app.vendors FOR EACH ROW EXECUTE FUNCTION app_private.touch_updated_at();
 
 ALTER TABLE ONLY app.vendors
@@ -152,6 +155,60 @@ ALTER TABLE app.vendors ENABLE ROW LEVEL SECURITY;
 CREATE POLICY vendors_select_owner_or_admin ON app.vendors FOR SELECT TO authenticated USING ((((owner_id = ( SELECT auth.uid() AS uid)) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.vendors TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.vendor_balance_changes
+-- created in 20261130060100_vendors_balances.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.vendor_balance_changes (
+    id bigint NOT NULL,
+    vendor_id uuid NOT NULL,
+    delta bigint NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE app_private.vendor_balance_changes IS 'What each statement on app.orders changed in a vendor''s pending balance, appended by the orders'' statement triggers (no lock taken, so sales of one vendor never wait for each other) and folded into app_private.vendor_balances by app_private.fold_vendor_balances. Server only.';
+
+ALTER TABLE app_private.vendor_balance_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.vendor_balance_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.vendor_balance_changes
+    ADD CONSTRAINT vendor_balance_changes_pkey PRIMARY KEY (id);
+
+CREATE INDEX vendor_balance_changes_vendor_idx ON app_private.vendor_balance_changes USING btree (vendor_id) INCLUDE (delta);
+
+ALTER TABLE ONLY app_private.vendor_balance_changes
+    ADD CONSTRAINT vendor_balance_changes_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.vendor_balance_changes ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.vendor_balances
+-- created in 20261130060100_vendors_balances.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.vendor_balances (
+    vendor_id uuid NOT NULL,
+    pending bigint DEFAULT 0 NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE app_private.vendor_balances IS 'Per vendor, the folded part of its pending balance (paid orders not settled yet, gross, minor units): app_private.vendor_pending adds the changes not folded yet. Server only: read through that security definer function.';
+
+ALTER TABLE ONLY app_private.vendor_balances
+    ADD CONSTRAINT vendor_balances_pkey PRIMARY KEY (vendor_id);
+
+ALTER TABLE ONLY app_private.vendor_balances
+    ADD CONSTRAINT vendor_balances_vendor_id_fkey FOREIGN KEY (vendor_id) REFERENCES app.vendors(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.vendor_balances ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.apply_for_vendor
@@ -376,6 +433,31 @@ REVOKE ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) FRO
 GRANT ALL ON FUNCTION app.vendor_json(vendor app.vendors, detailed boolean) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.vendor_pending
+-- created in 20261130060100_vendors_balances.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.vendor_pending(target uuid) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not (target in (select app.my_vendor_ids()) or app.is_admin()) then
+    return null;
+  end if;
+  return (
+    select coalesce((select b.pending from app_private.vendor_balances b where b.vendor_id = target), 0)
+         + coalesce((select sum(c.delta) from app_private.vendor_balance_changes c
+                     where c.vendor_id = target), 0));
+end;
+$$;
+
+COMMENT ON FUNCTION app.vendor_pending(target uuid) IS 'A vendor''s pending balance (paid orders not settled yet, gross), for its owner or an ADMIN (null for anyone else): the folded row plus the changes not folded yet, read in one snapshot, so it is exact. GET /api/store/vendors/me. security definer: the balances are server-only tables.';
+
+REVOKE ALL ON FUNCTION app.vendor_pending(target uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.vendor_pending(target uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.after_vendor_change
 -- created in 20261124110000_vendors.sql
 -- ---------------------------------------------------------------------------------------------
@@ -408,6 +490,43 @@ $$;
 COMMENT ON FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) IS 'The owner''s SYSTEM notification of an ADMIN''s decision on their vendor (data: kind vendor.status_changed, vendorId, status, commissionBps), with the decision''s reason as its body; a suspension is high priority.';
 
 REVOKE ALL ON FUNCTION app_private.after_vendor_change(vendor app.vendors, decision_reason text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fold_vendor_balances
+-- created in 20261130060100_vendors_balances.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fold_vendor_balances() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  folded integer;
+begin
+  -- One fold at a time (another one running folds the same rows: nothing is lost if this one
+  -- skips).
+  if not pg_try_advisory_xact_lock(hashtext('agora.vendor_balances')) then
+    return 0;
+  end if;
+  with taken as (
+    delete from app_private.vendor_balance_changes returning vendor_id, delta
+  ), sums as (
+    select t.vendor_id, sum(t.delta)::bigint as delta, count(*)::integer as n
+    from taken t group by t.vendor_id
+  ), applied as (
+    insert into app_private.vendor_balances as b (vendor_id, pending)
+    select s.vendor_id, s.delta from sums s order by s.vendor_id
+    on conflict (vendor_id) do update set pending = b.pending + excluded.pending, updated_at = now()
+    returning 1
+  )
+  select coalesce(sum(s.n), 0)::integer into folded from sums s;
+  return folded;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fold_vendor_balances() IS 'Folds the appended balance changes into app_private.vendor_balances in one transaction (a reader sees either the changes or their sum, never both or neither); returns how many changes it folded. pg_cron runs it every minute (agora-fold-vendor-balances).';
+
+REVOKE ALL ON FUNCTION app_private.fold_vendor_balances() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.set_payout_account
@@ -455,3 +574,62 @@ $$;
 COMMENT ON FUNCTION app_private.store_currency() IS 'The store''s one currency (store.currency of the current configuration, its default otherwise). security definer: the configuration is readable by ADMINs only; it returns one code.';
 
 REVOKE ALL ON FUNCTION app_private.store_currency() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.track_vendor_balances
+-- created in 20261130060100_vendors_balances.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.track_vendor_balances() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op = 'INSERT' then
+    insert into app_private.vendor_balance_changes (vendor_id, delta)
+    select x.vendor_id, sum(x.delta)
+    from (select n.vendor_id, case when n.payment_status = 'succeeded' and not n.sale_settled
+                    and n.status in ('paid', 'processing', 'shipped', 'delivered', 'completed')
+               then n.total else 0 end as delta
+          from new_rows n) x
+    group by x.vendor_id having sum(x.delta) <> 0;
+  elsif tg_op = 'DELETE' then
+    insert into app_private.vendor_balance_changes (vendor_id, delta)
+    select x.vendor_id, -sum(x.delta)
+    from (select o.vendor_id, case when o.payment_status = 'succeeded' and not o.sale_settled
+                    and o.status in ('paid', 'processing', 'shipped', 'delivered', 'completed')
+               then o.total else 0 end as delta
+          from old_rows o) x
+    group by x.vendor_id having sum(x.delta) <> 0;
+  else
+    insert into app_private.vendor_balance_changes (vendor_id, delta)
+    select x.vendor_id, sum(x.delta)
+    from (
+      select n.vendor_id, case when n.payment_status = 'succeeded' and not n.sale_settled
+                    and n.status in ('paid', 'processing', 'shipped', 'delivered', 'completed')
+               then n.total else 0 end as delta
+      from new_rows n
+      union all
+      select o.vendor_id, -case when o.payment_status = 'succeeded' and not o.sale_settled
+                    and o.status in ('paid', 'processing', 'shipped', 'delivered', 'completed')
+               then o.total else 0 end
+      from old_rows o
+    ) x
+    group by x.vendor_id having sum(x.delta) <> 0;
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.track_vendor_balances() IS 'The statement triggers on app.orders: appends, per vendor, the change the statement made to its pending balance (what the new rows add minus what the old rows added: an order adds its total while its payment succeeded, its status is paid to completed and its sale is not in the ledger). security definer: the order functions run as the buyer or the vendor, who may not write the balances.';
+
+REVOKE ALL ON FUNCTION app_private.track_vendor_balances() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-fold-vendor-balances
+-- created in 20261130060100_vendors_balances.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: * * * * *
+-- command:
+--   select app_private.fold_vendor_balances()

@@ -263,15 +263,42 @@ returns table (vendor_id uuid, category text, in_stock boolean, counted integer,
 language sql stable security definer
 set search_path = ''
 as $$
+  -- catalog_counts (every vendor), then the facet rollups (approved vendors): a category's row
+  -- has no vendor; a vendor's facet row says its products (in_stock null) and its available ones
+  -- (in_stock true); category '' is every category.
   with actual as (
     select p.vendor_id, p.category, p.stock > p.reserved as in_stock, count(*)::integer as n
     from app.products p where p.status = 'active' group by 1, 2, 3
+  ), approved as (
+    select a.* from actual a join app.vendors v on v.id = a.vendor_id and v.status = 'approved'
+  ), per_category as (
+    select a.category, a.in_stock, sum(a.n)::integer as n from approved a group by 1, 2
+  ), per_vendor as (
+    select x.category, a.vendor_id, sum(a.n)::integer as n,
+           coalesce(sum(a.n) filter (where a.in_stock), 0)::integer as available
+    from approved a cross join lateral (values (a.category), ('')) as x (category)
+    group by 1, 2
   )
   select coalesce(c.vendor_id, a.vendor_id), coalesce(c.category, a.category),
          coalesce(c.in_stock, a.in_stock), coalesce(c.products, 0), coalesce(a.n, 0)
   from app_private.catalog_counts c
   full join actual a on a.vendor_id = c.vendor_id and a.category = c.category and a.in_stock = c.in_stock
   where coalesce(c.products, 0) <> coalesce(a.n, 0)
+  union all
+  select null, coalesce(c.category, a.category), coalesce(c.in_stock, a.in_stock),
+         coalesce(c.products, 0), coalesce(a.n, 0)
+  from app_private.catalog_category_counts c
+  full join per_category a on a.category = c.category and a.in_stock = c.in_stock
+  where coalesce(c.products, 0) <> coalesce(a.n, 0)
+  union all
+  select coalesce(f.vendor_id, a.vendor_id), coalesce(f.category, a.category), x.in_stock,
+         x.counted, x.actual
+  from app_private.catalog_vendor_facets f
+  full join per_vendor a on a.category = f.category and a.vendor_id = f.vendor_id
+  cross join lateral (values (null::boolean, coalesce(f.products, 0), coalesce(a.n, 0)),
+                             (true, coalesce(f.in_stock, 0), coalesce(a.available, 0)))
+    as x (in_stock, counted, actual)
+  where x.counted <> x.actual
 $$;
 grant execute on function tests.catalog_counts_drift() to anon, authenticated;
 

@@ -28,21 +28,36 @@ export async function listOrders(
       select exists (select 1 from app.my_vendor_ids()) as has`;
     if (!mine.has) throw forbidden("You have no vendor.");
   }
-  const rows = await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
-    select o.id, app.order_json(o) as order, o.created_at::text as created_at_key
-    from app.orders o
-    ${
-    where(tx, [
-      q.as === "buyer"
-        ? tx`o.buyer_id = (select auth.uid())`
-        : tx`o.vendor_id in (select app.my_vendor_ids())`,
-      ifGiven(q.status, (status) => tx`o.status = ${status}::app.order_status`),
-      ifGiven(q.after, ([time, id]) =>
-        tx`(o.created_at, o.id) < (${time}::timestamptz, ${id}::uuid)`),
-    ])
-  }
-    order by o.created_at desc, o.id desc
-    limit ${pageLimit(q.limit)}`;
+  const conditions = [
+    ifGiven(q.status, (status) => tx`o.status = ${status}::app.order_status`),
+    ifGiven(
+      q.after,
+      ([time, id]) => tx`(o.created_at, o.id) < (${time}::timestamptz, ${id}::uuid)`,
+    ),
+  ];
+  const limit = pageLimit(q.limit);
+  // A vendor's orders: a page of each of the caller's vendors (one, or a few with rejected
+  // ones), each read down orders_vendor_idx with the vendor's id as a value, then merged. A
+  // semi-join with `vendor_id in (select app.my_vendor_ids())` made the planner walk the
+  // global index of every vendor's orders instead (issue 30).
+  const rows = q.as === "buyer"
+    ? await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
+      select o.id, app.order_json(o) as order, o.created_at::text as created_at_key
+      from app.orders o
+      ${where(tx, [tx`o.buyer_id = (select auth.uid())`, ...conditions])}
+      order by o.created_at desc, o.id desc
+      limit ${limit}`
+    : await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
+      select (x.o).id, app.order_json(x.o) as order, (x.o).created_at::text as created_at_key
+      from app.my_vendor_ids() as mine (vendor_id)
+      cross join lateral (
+        select o from app.orders o
+        ${where(tx, [tx`o.vendor_id = mine.vendor_id`, ...conditions])}
+        order by o.created_at desc, o.id desc
+        limit ${limit}
+      ) x
+      order by (x.o).created_at desc, (x.o).id desc
+      limit ${limit}`;
   const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at_key, r.id]);
   return { items: page.map((r) => r.order), nextCursor };
 }

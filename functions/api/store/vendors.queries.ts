@@ -60,11 +60,8 @@ export async function ownVendor(tx: Tx, opts: { currency: string; liveOnly?: boo
   const [row] = await tx<OwnVendorRow[]>`
     select v.id, v.status, v.contact_email, v.country, v.payout_account_id,
            app.vendor_json(v, true) as vendor,
-           (select coalesce(sum(o.total), 0) from app.orders o
-             where o.vendor_id = v.id and o.payment_status = 'succeeded'
-               and o.status in ('paid', 'processing', 'shipped', 'delivered', 'completed')
-               and not exists (select 1 from app.settlement_lines l
-                               where l.order_id = o.id and l.kind = 'sale'))::text as pending,
+           -- Maintained by the writes on app.orders (issue 30): not a sum of every order.
+           coalesce(app.vendor_pending(v.id), 0)::text as pending,
            (select coalesce(sum(s.net), 0) from app.settlements s
              where s.vendor_id = v.id and s.status = 'paid')::text as settled,
            (select coalesce(sum(s.net), 0) from app.settlements s
@@ -117,18 +114,27 @@ export async function ownSettlements(
   tx: Tx,
   q: { after: [string, string] | null; limit: number },
 ) {
+  const limit = pageLimit(q.limit);
+  // A page of each of the caller's vendors, read down settlements_vendor_idx with the vendor's
+  // id as a value, then merged (a semi-join on app.my_vendor_ids() walked the global index).
   const rows = await tx<{ id: string; settlement: SettlementJson; created_at_key: string }[]>`
-    select s.id, app.settlement_json(s) as settlement, s.created_at::text as created_at_key
-    from app.settlements s
-    ${
+    select (x.s).id, app.settlement_json(x.s) as settlement,
+           (x.s).created_at::text as created_at_key
+    from app.my_vendor_ids() as mine (vendor_id)
+    cross join lateral (
+      select s from app.settlements s
+      ${
     where(tx, [
-      tx`s.vendor_id in (select app.my_vendor_ids())`,
+      tx`s.vendor_id = mine.vendor_id`,
       ifGiven(q.after, ([time, id]) =>
         tx`(s.created_at, s.id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
-    order by s.created_at desc, s.id desc
-    limit ${pageLimit(q.limit)}`;
+      order by s.created_at desc, s.id desc
+      limit ${limit}
+    ) x
+    order by (x.s).created_at desc, (x.s).id desc
+    limit ${limit}`;
   const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at_key, r.id]);
   return { items: page.map((r) => r.settlement), nextCursor };
 }
