@@ -326,6 +326,9 @@ comment on function app.mark_read(target_message_id uuid) is
 -- ---------------------------------------------------------------------------------------------
 -- Policies: the membership of the row's own conversation
 -- ---------------------------------------------------------------------------------------------
+-- `offset 0` keeps each `exists` a probe of the participants' primary key per row: without it
+-- the planner may turn it into a hash of all the caller's memberships, and inside a per-row
+-- subquery (a list's last message, a message's attachments) that hash is built again per row.
 
 drop policy participants_select_participant on app.conversation_participants;
 create policy participants_select_participant on app.conversation_participants
@@ -338,14 +341,14 @@ create policy conversations_select_participant on app.conversations
   for select to authenticated
   using ((select app.has_role('SUBSCRIBER')) and exists (
     select 1 from app.conversation_participants p
-    where p.conversation_id = conversations.id and p.user_id = (select auth.uid())));
+    where p.conversation_id = conversations.id and p.user_id = (select auth.uid()) offset 0));
 
 drop policy messages_select_participant on app.messages;
 create policy messages_select_participant on app.messages
   for select to authenticated
   using ((select app.has_role('SUBSCRIBER')) and exists (
     select 1 from app.conversation_participants p
-    where p.conversation_id = messages.conversation_id and p.user_id = (select auth.uid())));
+    where p.conversation_id = messages.conversation_id and p.user_id = (select auth.uid()) offset 0));
 
 drop policy message_versions_select_participant on app.message_versions;
 create policy message_versions_select_participant on app.message_versions
@@ -358,7 +361,7 @@ create policy attachments_select_visible on app.attachments
   using (uploader_id = (select auth.uid())
          or ((select app.has_role('SUBSCRIBER')) and exists (
            select 1 from app.conversation_participants p
-           where p.conversation_id = attachments.conversation_id and p.user_id = (select auth.uid()))));
+           where p.conversation_id = attachments.conversation_id and p.user_id = (select auth.uid()) offset 0)));
 
 -- ---------------------------------------------------------------------------------------------
 -- Profiles and the list's search

@@ -64,7 +64,8 @@ CREATE POLICY attachments_insert_self ON app.attachments FOR INSERT TO authentic
 
 CREATE POLICY attachments_select_visible ON app.attachments FOR SELECT TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) OR (( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND (EXISTS ( SELECT 1
    FROM app.conversation_participants p
-  WHERE ((p.conversation_id = attachments.conversation_id) AND (p.user_id = ( SELECT auth.uid() AS uid))))))));
+  WHERE ((p.conversation_id = attachments.conversation_id) AND (p.user_id = ( SELECT auth.uid() AS uid)))
+ OFFSET 0)))));
 
 CREATE POLICY attachments_update_attach ON app.attachments FOR UPDATE TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL))) WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NOT NULL)));
 

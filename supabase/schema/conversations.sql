@@ -131,7 +131,8 @@ ALTER TABLE app.conversations ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY conversations_select_participant ON app.conversations FOR SELECT TO authenticated USING ((( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND (EXISTS ( SELECT 1
    FROM app.conversation_participants p
-  WHERE ((p.conversation_id = conversations.id) AND (p.user_id = ( SELECT auth.uid() AS uid)))))));
+  WHERE ((p.conversation_id = conversations.id) AND (p.user_id = ( SELECT auth.uid() AS uid)))
+ OFFSET 0))));
 
 GRANT SELECT ON TABLE app.conversations TO authenticated;
 

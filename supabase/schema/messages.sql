@@ -112,7 +112,8 @@ CREATE POLICY messages_insert_participant ON app.messages FOR INSERT TO authenti
 
 CREATE POLICY messages_select_participant ON app.messages FOR SELECT TO authenticated USING ((( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND (EXISTS ( SELECT 1
    FROM app.conversation_participants p
-  WHERE ((p.conversation_id = messages.conversation_id) AND (p.user_id = ( SELECT auth.uid() AS uid)))))));
+  WHERE ((p.conversation_id = messages.conversation_id) AND (p.user_id = ( SELECT auth.uid() AS uid)))
+ OFFSET 0))));
 
 CREATE POLICY messages_update_author ON app.messages FOR UPDATE TO authenticated USING (((sender_id = ( SELECT auth.uid() AS uid)) AND (deleted_at IS NULL) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role))) WITH CHECK ((sender_id = ( SELECT auth.uid() AS uid)));
 
