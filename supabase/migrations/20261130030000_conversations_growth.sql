@@ -1,3 +1,5 @@
+-- Replaces functions of other domains:
+--   app.can_read_topic (events), app.mark_read (messages).
 /*
  * Messaging at a year's size (issue 30): every read of a conversation list, a read mark, a topic
  * check and a policy costs what its page costs, however many conversations the caller is in and
