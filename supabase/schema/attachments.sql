@@ -12,7 +12,7 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.attachments
--- created in 20261121100400_attachments.sql
+-- created in 20261121100400_attachments.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.attachments (
@@ -62,7 +62,10 @@ ALTER TABLE app.attachments ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY attachments_insert_self ON app.attachments FOR INSERT TO authenticated WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL) AND (conversation_id IS NULL)));
 
-CREATE POLICY attachments_select_visible ON app.attachments FOR SELECT TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) OR (conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids))));
+CREATE POLICY attachments_select_visible ON app.attachments FOR SELECT TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) OR (( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND (EXISTS ( SELECT 1
+   FROM app.conversation_participants p
+  WHERE ((p.conversation_id = attachments.conversation_id) AND (p.user_id = ( SELECT auth.uid() AS uid)))
+ OFFSET 0)))));
 
 CREATE POLICY attachments_update_attach ON app.attachments FOR UPDATE TO authenticated USING (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NULL))) WITH CHECK (((uploader_id = ( SELECT auth.uid() AS uid)) AND (message_id IS NOT NULL)));
 

@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain conversations: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100200_conversations.sql
+--   supabase/migrations/20261130030000_conversations_growth.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -26,7 +27,7 @@ GRANT ALL ON TYPE app.conversation_type TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.conversation_participants
--- created in 20261121100200_conversations.sql; last changed in 20261124100000_notifications.sql
+-- created in 20261121100200_conversations.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.conversation_participants (
@@ -36,27 +37,35 @@ CREATE TABLE app.conversation_participants (
     joined_at timestamp with time zone DEFAULT now() NOT NULL,
     last_read_seq bigint DEFAULT 0 NOT NULL,
     last_read_message_id uuid,
-    last_read_at timestamp with time zone
+    last_read_at timestamp with time zone,
+    unread_count integer DEFAULT 0 NOT NULL,
+    last_activity_at timestamp with time zone NOT NULL
 );
 
 COMMENT ON TABLE app.conversation_participants IS 'Who takes part in a conversation, and each one''s read watermark (only moves forward).';
+
+COMMENT ON COLUMN app.conversation_participants.unread_count IS 'The messages of the conversation after last_read_seq that are not tombstones and not this participant''s own: a counter kept exact by the triggers of app.messages and the read mark''s guard (docs/conversations.md).';
+
+COMMENT ON COLUMN app.conversation_participants.last_activity_at IS 'A copy of the conversation''s last_activity_at, kept by triggers, so a user''s conversations are listed newest activity first from one index.';
 
 ALTER TABLE ONLY app.conversation_participants
     ADD CONSTRAINT conversation_participants_pkey PRIMARY KEY (conversation_id, user_id);
 
 CREATE INDEX conversation_participants_added_by_idx ON app.conversation_participants USING btree (added_by);
 
-CREATE INDEX conversation_participants_user_id_idx ON app.conversation_participants USING btree (user_id, conversation_id);
+CREATE INDEX conversation_participants_user_activity_idx ON app.conversation_participants USING btree (user_id, last_activity_at DESC, conversation_id DESC);
 
 CREATE TRIGGER participants_events AFTER INSERT OR DELETE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.participant_events();
 
-CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.guard_read_mark();
+CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE OF conversation_id, user_id, added_by, joined_at, last_read_seq, last_read_message_id, last_read_at ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.guard_read_mark();
 
 CREATE TRIGGER participants_notify AFTER INSERT ON app.conversation_participants REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION app_private.conversation_notifications();
 
 CREATE TRIGGER participants_read_mark_events AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.read_mark_events();
 
 CREATE TRIGGER participants_read_notifications AFTER UPDATE OF last_read_seq ON app.conversation_participants FOR EACH ROW WHEN ((new.last_read_seq > old.last_read_seq)) EXECUTE FUNCTION app_private.conversation_read_notifications();
+
+CREATE TRIGGER participants_start BEFORE INSERT ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.start_participant();
 
 ALTER TABLE ONLY app.conversation_participants
     ADD CONSTRAINT conversation_participants_added_by_fkey FOREIGN KEY (added_by) REFERENCES app.users(id) ON DELETE SET NULL;
@@ -69,7 +78,7 @@ ALTER TABLE ONLY app.conversation_participants
 
 ALTER TABLE app.conversation_participants ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY participants_select_participant ON app.conversation_participants FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+CREATE POLICY participants_select_participant ON app.conversation_participants FOR SELECT TO authenticated USING ((( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND ((user_id = ( SELECT auth.uid() AS uid)) OR app.is_participant(conversation_id))));
 
 CREATE POLICY participants_update_self ON app.conversation_participants FOR UPDATE TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((user_id = ( SELECT auth.uid() AS uid)));
 
@@ -83,7 +92,7 @@ GRANT UPDATE(last_read_at) ON TABLE app.conversation_participants TO authenticat
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.conversations
--- created in 20261121100200_conversations.sql
+-- created in 20261121100200_conversations.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.conversations (
@@ -111,12 +120,19 @@ ALTER TABLE ONLY app.conversations
 
 CREATE INDEX conversations_created_by_idx ON app.conversations USING btree (created_by);
 
+CREATE INDEX conversations_title_search_idx ON app.conversations USING gin (lower(title) extensions.gin_trgm_ops) WHERE (title IS NOT NULL);
+
+CREATE TRIGGER conversations_copy_activity AFTER UPDATE OF last_activity_at ON app.conversations FOR EACH ROW WHEN (((pg_trigger_depth() = 0) AND (new.last_activity_at IS DISTINCT FROM old.last_activity_at))) EXECUTE FUNCTION app_private.copy_conversation_activity();
+
 ALTER TABLE ONLY app.conversations
     ADD CONSTRAINT conversations_created_by_fkey FOREIGN KEY (created_by) REFERENCES app.users(id) ON DELETE SET NULL;
 
 ALTER TABLE app.conversations ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY conversations_select_participant ON app.conversations FOR SELECT TO authenticated USING ((id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+CREATE POLICY conversations_select_participant ON app.conversations FOR SELECT TO authenticated USING ((( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND (EXISTS ( SELECT 1
+   FROM app.conversation_participants p
+  WHERE ((p.conversation_id = conversations.id) AND (p.user_id = ( SELECT auth.uid() AS uid)))
+ OFFSET 0))));
 
 GRANT SELECT ON TABLE app.conversations TO authenticated;
 
@@ -168,7 +184,7 @@ GRANT ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.conversation_profiles
--- created in 20261121100200_conversations.sql
+-- created in 20261121100200_conversations.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.conversation_profiles(conversation_ids uuid[]) RETURNS TABLE(conversation_id uuid, user_id uuid, name text, image text, role app.user_role)
@@ -176,14 +192,20 @@ CREATE FUNCTION app.conversation_profiles(conversation_ids uuid[]) RETURNS TABLE
     SET search_path TO ''
     AS $$
   select p.conversation_id, u.id, u.name, u.image, u.role
-  from app.conversation_participants p
+  from (select distinct x as id from unnest(conversation_ids) x) ids
+  -- The caller's own row of each conversation asked for, by primary key (a lateral subquery
+  -- with `offset 0` is probed per id, never joined against all the caller's memberships).
+  cross join lateral (
+    select 1 from app.conversation_participants me
+    where me.conversation_id = ids.id and me.user_id = (select auth.uid())
+    offset 0) mine
+  join app.conversation_participants p on p.conversation_id = ids.id
   join app.users u on u.id = p.user_id
-  where p.conversation_id = any(conversation_ids)
-    and p.conversation_id in (select app.my_conversation_ids())
+  where (select app.has_role('SUBSCRIBER'))
   order by p.conversation_id, p.joined_at, u.id
 $$;
 
-COMMENT ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) IS 'Display profiles (name, image, role; never e-mail) of the people who share a conversation with the caller. security definer: app.users shows a user only their own row.';
+COMMENT ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) IS 'Display profiles (name, image, role; never e-mail) of the people who share a conversation with the caller, for the given conversations (membership checked per conversation by primary key, so the cost follows the page). security definer: app.users shows a user only their own row.';
 
 REVOKE ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.conversation_profiles(conversation_ids uuid[]) TO authenticated;
@@ -273,6 +295,53 @@ REVOKE ALL ON FUNCTION app.is_participant(target_conversation_id uuid) FROM PUBL
 GRANT ALL ON FUNCTION app.is_participant(target_conversation_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.mark_unread
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.mark_unread(target_conversation_id uuid, from_message_id uuid) RETURNS TABLE(conversation_id uuid, last_read_message_id uuid, unread_count bigint)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  m app.messages;
+  before_seq bigint;
+  before_id uuid;
+  p app.conversation_participants;
+begin
+  if not app.is_participant(target_conversation_id) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  select * into m from app.messages x where x.id = from_message_id;
+  if not found then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  if m.conversation_id <> target_conversation_id then
+    raise exception 'the message is not in this conversation' using errcode = 'AG422';
+  end if;
+  select x.seq, x.id into before_seq, before_id from app.messages x
+  where x.conversation_id = target_conversation_id and x.seq < m.seq
+  order by x.seq desc limit 1;
+  -- Only back: a message already unread leaves the mark where it is.
+  perform set_config('app.read_mark_back', target_conversation_id::text || ':' || me::text, true);
+  update app.conversation_participants cp
+  set last_read_seq = coalesce(before_seq, 0), last_read_message_id = before_id
+  where cp.conversation_id = target_conversation_id and cp.user_id = me
+    and cp.last_read_seq > coalesce(before_seq, 0);
+  perform set_config('app.read_mark_back', '', true);
+  select * into p from app.conversation_participants cp
+  where cp.conversation_id = target_conversation_id and cp.user_id = me;
+  return query select p.conversation_id, p.last_read_message_id, p.unread_count::bigint;
+end;
+$$;
+
+COMMENT ON FUNCTION app.mark_unread(target_conversation_id uuid, from_message_id uuid) IS 'Moves the caller''s read mark back to just before a message of the conversation (the previous message, or nothing before the first), so that message and the later ones are unread again; a mark already before it stays. AG404 when the caller is not a participant or cannot see the message, AG422 for a message of another conversation. Returns the mark and the unread count. security invoker: RLS decides which rows the caller reaches; the guard lets the mark move back only for the row named in app.read_mark_back.';
+
+REVOKE ALL ON FUNCTION app.mark_unread(target_conversation_id uuid, from_message_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.mark_unread(target_conversation_id uuid, from_message_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.my_conversation_ids
 -- created in 20261121100200_conversations.sql
 -- ---------------------------------------------------------------------------------------------
@@ -294,6 +363,48 @@ COMMENT ON FUNCTION app.my_conversation_ids() IS 'The conversations the current 
 
 REVOKE ALL ON FUNCTION app.my_conversation_ids() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.my_conversation_ids() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.readable_topics_among
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.readable_topics_among(candidates text[]) RETURNS SETOF text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  me uuid := auth.uid();
+  session_claim text := auth.jwt() ->> 'session_id';
+  uuid_re constant text := '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    return;
+  end if;
+  if session_claim is null or session_claim !~ uuid_re or not exists (
+       select 1 from app_private.live_sessions(array[session_claim::uuid]) l where l.id = me
+     ) then
+    return;
+  end if;
+  return query
+    select distinct t from unnest(candidates) t
+    where t = 'user:' || me::text
+       or (t = 'admin' and app.is_admin())
+       or (t like 'conversation:%' and exists (
+             select 1 from app.conversation_participants p
+             where p.conversation_id = case when substr(t, 14) ~ uuid_re then substr(t, 14)::uuid end
+               and p.user_id = me))
+       or (t like 'vendor:%' and exists (
+             select 1 from app.vendors v
+             where v.id = case when substr(t, 8) ~ uuid_re then substr(t, 8)::uuid end
+               and v.owner_id = me));
+end;
+$_$;
+
+COMMENT ON FUNCTION app.readable_topics_among(candidates text[]) IS 'The topic rule of app.readable_topics applied to the given topics only: those among them the caller may read now (each checked by key: their own user topic, admin for ADMINs, a conversation they take part in, a vendor they own; a live session and SUBSCRIBER or above first). For the SSE and long-poll topic check and app.can_read_topic, whose cost then follows the topics asked for, not the caller''s memberships. pgTAP checks it agrees with app.readable_topics. security definer as app.readable_topics.';
+
+REVOKE ALL ON FUNCTION app.readable_topics_among(candidates text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.readable_topics_among(candidates text[]) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.remove_participant
@@ -345,14 +456,137 @@ REVOKE ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, targe
 GRANT ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target_user_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.search_my_conversations
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type DEFAULT NULL::app.conversation_type, after_activity timestamp with time zone DEFAULT NULL::timestamp with time zone, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 51) RETURNS TABLE(conversation_id uuid)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  cap constant integer := 1000;
+  by_name uuid[];
+  by_title uuid[];
+begin
+  if me is null or not app.has_role('SUBSCRIBER') or pattern is null then
+    return;
+  end if;
+  -- Through the trigram indexes: conversations with someone else whose name matches, and
+  -- titles that match, each up to `cap`.
+  by_name := array(
+    select o.conversation_id from app.users u
+    join app.conversation_participants o on o.user_id = u.id
+    where lower(u.name) like pattern and u.id <> me
+    limit cap + 1);
+  by_title := array(
+    select c.id from app.conversations c
+    where lower(c.title) like pattern and c.title is not null
+    limit cap + 1);
+  if cardinality(by_name) <= cap and cardinality(by_title) <= cap then
+    -- A rare term: the caller's rows among those few (a primary-key probe each), newest first.
+    return query
+      select p.conversation_id
+      from (select distinct x from unnest(by_name || by_title) x) cand
+      join app.conversation_participants p on p.conversation_id = cand.x and p.user_id = me
+      join app.conversations c on c.id = p.conversation_id
+      where (conversation_type is null or c.type = conversation_type)
+        and (after_id is null or (p.last_activity_at, p.conversation_id) < (after_activity, after_id))
+      order by p.last_activity_at desc, p.conversation_id desc
+      limit max_rows;
+    return;
+  end if;
+  -- A common term: the caller's conversations newest first (their index), each tested on its
+  -- own (`offset 0` keeps the test per row, so the walk stops when the page is full).
+  return query
+    select p.conversation_id from app.conversation_participants p
+    cross join lateral (
+      select 1 from app.conversations c
+      where c.id = p.conversation_id
+        and (conversation_type is null or c.type = conversation_type)
+        and (lower(coalesce(c.title, '')) like pattern or exists (
+          select 1 from app.conversation_participants o join app.users u on u.id = o.user_id
+          where o.conversation_id = p.conversation_id and o.user_id <> me and lower(u.name) like pattern
+          offset 0))
+      offset 0) matched
+    where p.user_id = me
+      and (after_id is null or (p.last_activity_at, p.conversation_id) < (after_activity, after_id))
+    order by p.last_activity_at desc, p.conversation_id desc
+    limit max_rows;
+end;
+$$;
+
+COMMENT ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) IS 'The ids of a page of the caller''s conversations whose title or another participant''s name is like the pattern (lowercase, `%` around), newest activity first, after the (activity, id) given. A term matching at most 1,000 participations and titles is found through the trigram indexes of names and titles; a commoner one walks the caller''s conversations newest first until the page is full. security definer: it reads other people''s names and memberships; it returns only the caller''s own conversations.';
+
+REVOKE ALL ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.copy_conversation_activity
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.copy_conversation_activity() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform 1 from app.conversation_participants x
+  where x.conversation_id = new.id order by x.user_id for no key update;
+  update app.conversation_participants p
+  set last_activity_at = new.last_activity_at
+  where p.conversation_id = new.id;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.copy_conversation_activity() IS 'When a conversation''s last_activity_at is set other than by a send (trusted server paths, tests), its participants'' copies follow. A send''s own update (inside app_private.assign_message_seq, trigger depth 1) is left to messages_count_unread, which copies it with the counter in one update. security definer: it writes every participant''s row.';
+
+REVOKE ALL ON FUNCTION app_private.copy_conversation_activity() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_unread_message
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_unread_message() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The send holds the conversation's row lock (app_private.assign_message_seq), so these rows
+  -- are serialized with every other send; they are locked in user order, as a tombstone takes
+  -- them, so the two never deadlock.
+  perform 1 from app.conversation_participants x
+  where x.conversation_id = new.conversation_id order by x.user_id for no key update;
+  update app.conversation_participants p
+  set last_activity_at = c.last_activity_at,
+      unread_count = p.unread_count + case
+        when new.deleted_at is null and p.user_id is distinct from new.sender_id
+             and p.last_read_seq < new.seq then 1 else 0 end
+  from app.conversations c
+  where c.id = new.conversation_id and p.conversation_id = new.conversation_id;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_unread_message() IS 'After a message is inserted: one more unread for every other participant, and the conversation''s new activity on every participant''s row (one update per participant, under the conversation''s row lock the send already holds). security definer: it writes other people''s rows.';
+
+REVOKE ALL ON FUNCTION app_private.count_unread_message() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_read_mark
--- created in 20261121100200_conversations.sql; last changed in 20261124120000_signin.sql
+-- created in 20261121100200_conversations.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.guard_read_mark() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
+declare
+  last_seq bigint;
+  passed bigint;
 begin
   -- The foreign key's own `set null`: the person who added this participant deleted their account.
   if new.added_by is null and old.added_by is not null
@@ -367,25 +601,55 @@ begin
      or new.joined_at <> old.joined_at or new.added_by is distinct from old.added_by then
     raise exception 'only the read mark of a participant can change' using errcode = '42501';
   end if;
-  if new.last_read_seq <= old.last_read_seq then
+  -- The counter is the triggers' alone: whatever this update says, it starts from the row's.
+  new.unread_count := old.unread_count;
+  if new.last_read_seq = old.last_read_seq
+     or (new.last_read_seq < old.last_read_seq
+         and current_setting('app.read_mark_back', true) is distinct from
+             new.conversation_id::text || ':' || new.user_id::text) then
     new.last_read_seq := old.last_read_seq;
     new.last_read_message_id := old.last_read_message_id;
     new.last_read_at := old.last_read_at;
     return new;
   end if;
-  -- Moving forward: the mark must name a message of this conversation at that position.
-  if not exists (
+  -- The mark names a message of this conversation at that position (or, moved back before the
+  -- first message, nothing at 0).
+  if not (new.last_read_seq = 0 and new.last_read_message_id is null) and not exists (
     select 1 from app.messages m
     where m.id = new.last_read_message_id and m.conversation_id = new.conversation_id and m.seq = new.last_read_seq
   ) then
     raise exception 'a read mark names a message of the conversation' using errcode = 'AG422';
+  end if;
+  -- The row is locked by now (a before-row trigger runs on the newest version, locked) and each
+  -- statement here reads a fresh snapshot: a racing send or deletion either is in old.unread_count
+  -- and visible below, or waits for this row and then sees the new mark.
+  if new.last_read_seq > old.last_read_seq then
+    select c.last_seq into last_seq from app.conversations c where c.id = new.conversation_id;
+    if new.last_read_seq - old.last_read_seq <= last_seq - new.last_read_seq then
+      select count(*) into passed from app.messages m
+      where m.conversation_id = new.conversation_id
+        and m.seq > old.last_read_seq and m.seq <= new.last_read_seq
+        and m.deleted_at is null and m.sender_id is distinct from new.user_id;
+      new.unread_count := old.unread_count - passed;
+    else
+      -- Fewer messages above the new mark than passed over: count those instead.
+      select count(*) into new.unread_count from app.messages m
+      where m.conversation_id = new.conversation_id and m.seq > new.last_read_seq
+        and m.deleted_at is null and m.sender_id is distinct from new.user_id;
+    end if;
+  else
+    select count(*) into passed from app.messages m
+    where m.conversation_id = new.conversation_id
+      and m.seq > new.last_read_seq and m.seq <= old.last_read_seq
+      and m.deleted_at is null and m.sender_id is distinct from new.user_id;
+    new.unread_count := old.unread_count + passed;
   end if;
   new.last_read_at := now();
   return new;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only and name a real message at that position; nothing else of a participant row changes, except the foreign key''s own set null of added_by when that account was deleted. security definer: it reads messages the row''s update may not see.';
+COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only (back only inside app.mark_unread, which names the row in app.read_mark_back) and name a real message at that position; nothing else of a participant row changes, except the foreign key''s own set null of added_by when that account was deleted. Moves unread_count by the messages the mark passes over (or recounts those above the new mark when fewer), under the row''s lock. security definer: it reads messages the row''s update may not see.';
 
 REVOKE ALL ON FUNCTION app_private.guard_read_mark() FROM PUBLIC;
 
@@ -436,3 +700,55 @@ $$;
 COMMENT ON FUNCTION app_private.read_mark_events() IS 'Each forward move of a read mark is a message.read event for the other participants.';
 
 REVOKE ALL ON FUNCTION app_private.read_mark_events() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.start_participant
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.start_participant() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  select c.last_activity_at into new.last_activity_at from app.conversations c where c.id = new.conversation_id;
+  select count(*) into new.unread_count from app.messages m
+  where m.conversation_id = new.conversation_id and m.seq > new.last_read_seq
+    and m.deleted_at is null and m.sender_id is distinct from new.user_id;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.start_participant() IS 'Before a participant row is inserted: its copy of the conversation''s activity, and its unread count counted once (joining a long group costs one count; add_participants holds the conversation''s lock, so no send races it). security definer: it reads messages the new participant may not see yet.';
+
+REVOKE ALL ON FUNCTION app_private.start_participant() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.uncount_unread_message
+-- created in 20261130030000_conversations_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.uncount_unread_message() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- Every other participant's row is locked first, in user order as the send takes them (so the
+  -- two never deadlock), whatever its mark: a read mark moving back past this message while it
+  -- was being deleted counted it as live, and only after that mark commits can the update below
+  -- (a fresh snapshot) see where the mark now is. A condition on the mark here would skip such a
+  -- row on its old version.
+  perform 1 from app.conversation_participants x
+  where x.conversation_id = new.conversation_id and x.user_id is distinct from new.sender_id
+  order by x.user_id for no key update;
+  update app.conversation_participants p
+  set unread_count = p.unread_count - 1
+  where p.conversation_id = new.conversation_id and p.user_id is distinct from new.sender_id
+    and p.last_read_seq < new.seq;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.uncount_unread_message() IS 'After a message becomes a tombstone: one unread fewer for the other participants whose mark is still before it (their rows locked first, then the marks read afresh, so a racing read mark, forward or back, is counted once). A tombstone is final (app_private.guard_message_update), so this runs once per message. security definer: it writes other people''s rows.';
+
+REVOKE ALL ON FUNCTION app_private.uncount_unread_message() FROM PUBLIC;

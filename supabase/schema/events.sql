@@ -54,7 +54,7 @@ GRANT SELECT ON TABLE app.events TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.can_read_topic
--- created in 20261121100000_events.sql
+-- created in 20261121100000_events.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.can_read_topic(topic text) RETURNS boolean
@@ -62,11 +62,11 @@ CREATE FUNCTION app.can_read_topic(topic text) RETURNS boolean
     SET search_path TO ''
     AS $$
 begin
-  return exists (select 1 from app.readable_topics() t where t = topic);
+  return exists (select 1 from app.readable_topics_among(array[topic]) t);
 end;
 $$;
 
-COMMENT ON FUNCTION app.can_read_topic(topic text) IS 'Whether the caller may read one realtime topic: membership of app.readable_topics(), so one rule serves every transport.';
+COMMENT ON FUNCTION app.can_read_topic(topic text) IS 'Whether the caller may read one realtime topic: app.readable_topics_among of that one topic (the rule of app.readable_topics, checked by key), so one rule serves every transport.';
 
 REVOKE ALL ON FUNCTION app.can_read_topic(topic text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.can_read_topic(topic text) TO authenticated;

@@ -13,7 +13,7 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.message_versions
--- created in 20261121100300_messages.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.message_versions (
@@ -45,15 +45,15 @@ ALTER TABLE ONLY app.message_versions
 
 ALTER TABLE app.message_versions ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY message_versions_select_participant ON app.message_versions FOR SELECT TO authenticated USING ((message_id IN ( SELECT m.id
+CREATE POLICY message_versions_select_participant ON app.message_versions FOR SELECT TO authenticated USING ((EXISTS ( SELECT 1
    FROM app.messages m
-  WHERE (m.conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)))));
+  WHERE (m.id = message_versions.message_id))));
 
 GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261129170000_messages_search.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -87,11 +87,15 @@ CREATE INDEX messages_sender_id_idx ON app.messages USING btree (sender_id);
 
 CREATE TRIGGER messages_assign_seq BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.assign_message_seq();
 
+CREATE TRIGGER messages_count_unread AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.count_unread_message();
+
 CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.message_events();
 
 CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
 
 CREATE TRIGGER messages_mark_digest AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.mark_message_digest();
+
+CREATE TRIGGER messages_uncount_unread AFTER UPDATE OF deleted_at ON app.messages FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app_private.uncount_unread_message();
 
 ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
@@ -106,7 +110,10 @@ ALTER TABLE app.messages ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY messages_insert_participant ON app.messages FOR INSERT TO authenticated WITH CHECK (((sender_id = ( SELECT auth.uid() AS uid)) AND app.is_participant(conversation_id)));
 
-CREATE POLICY messages_select_participant ON app.messages FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+CREATE POLICY messages_select_participant ON app.messages FOR SELECT TO authenticated USING ((( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role) AND (EXISTS ( SELECT 1
+   FROM app.conversation_participants p
+  WHERE ((p.conversation_id = messages.conversation_id) AND (p.user_id = ( SELECT auth.uid() AS uid)))
+ OFFSET 0))));
 
 CREATE POLICY messages_update_author ON app.messages FOR UPDATE TO authenticated USING (((sender_id = ( SELECT auth.uid() AS uid)) AND (deleted_at IS NULL) AND ( SELECT app.has_role('SUBSCRIBER'::app.user_role) AS has_role))) WITH CHECK ((sender_id = ( SELECT auth.uid() AS uid)));
 
@@ -265,7 +272,7 @@ GRANT ALL ON FUNCTION app.edit_message(target_message_id uuid, new_content text)
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.mark_read
--- created in 20261121100300_messages.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.mark_read(target_message_id uuid) RETURNS TABLE(conversation_id uuid, last_read_message_id uuid, unread_count bigint)
@@ -288,15 +295,11 @@ begin
   if not found then
     raise exception 'message not found' using errcode = 'AG404';
   end if;
-  return query select p.conversation_id, p.last_read_message_id, (
-    select count(*) from app.messages x
-    where x.conversation_id = p.conversation_id and x.seq > p.last_read_seq
-      and x.deleted_at is null and x.sender_id is distinct from me
-  );
+  return query select p.conversation_id, p.last_read_message_id, p.unread_count::bigint;
 end;
 $$;
 
-COMMENT ON FUNCTION app.mark_read(target_message_id uuid) IS 'Moves the caller''s read watermark forward to a message (never backward; the guard trigger keeps the later mark) and returns it with the unread count. security invoker: RLS decides which message and row the caller reaches.';
+COMMENT ON FUNCTION app.mark_read(target_message_id uuid) IS 'Moves the caller''s read watermark forward to a message (never backward; the guard trigger keeps the later mark) and returns it with the unread count (the row''s maintained counter, moved by the guard by the messages passed over). security invoker: RLS decides which message and row the caller reaches.';
 
 REVOKE ALL ON FUNCTION app.mark_read(target_message_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.mark_read(target_message_id uuid) TO authenticated;

@@ -315,6 +315,13 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
   "PUT /api/messages/{id}/read": async (owner) => ({
     path: `/api/messages/${(await messageOf(owner)).id}/read`,
   }),
+  "PUT /api/conversations/{id}/unread": async (owner) => {
+    const message = await messageOf(owner);
+    return {
+      path: `/api/conversations/${message.conversationId}/unread`,
+      body: { fromMessageId: message.id },
+    };
+  },
   "GET /api/attachments/{id}": async (owner) => {
     const form = new FormData();
     form.append(

@@ -44,30 +44,36 @@ export async function listConversations(
   },
 ) {
   const pattern = likePattern(opts.search);
+  // A search first finds a page of matching ids (app.search_my_conversations: through the
+  // trigram indexes of names and titles, or the caller's conversations newest first for a
+  // common term); the rows are then read as the caller, under RLS, like any page.
+  const matched = pattern === null ? null : (await tx<{ id: string }[]>`
+    select conversation_id as id from app.search_my_conversations(
+      ${pattern}, ${opts.type ?? null}::app.conversation_type,
+      ${opts.after?.[0] ?? null}::timestamptz, ${opts.after?.[1] ?? null}::uuid,
+      ${pageLimit(opts.limit)})`).map((r) => r.id);
+  if (matched?.length === 0) return { items: [], nextCursor: null };
+  // One page of the caller's participant rows through their index on (user_id, activity desc,
+  // id desc); unread is the row's maintained counter (docs/conversations.md).
   const rows = await tx<ConversationRow[]>`
-    select c.id, c.type, c.title, c.created_by, c.created_at, c.last_activity_at,
-           c.last_activity_at::text as activity_key,
+    select c.id, c.type, c.title, c.created_by, c.created_at, p.last_activity_at,
+           p.last_activity_at::text as activity_key,
            (select app.message_json(m) from app.messages m
              where m.conversation_id = c.id order by m.seq desc limit 1) as last_message,
-           (select count(*)::int from app.messages m
-             where m.conversation_id = c.id and m.seq > p.last_read_seq and m.deleted_at is null
-               and m.sender_id is distinct from p.user_id) as unread_count
+           p.unread_count
     from app.conversation_participants p
     join app.conversations c on c.id = p.conversation_id
     ${
     where(tx, [
       tx`p.user_id = (select auth.uid())`,
-      ifGiven(opts.ids, (ids) => tx`c.id = any(${ids}::uuid[])`),
+      ifGiven(opts.ids, (ids) => tx`p.conversation_id = any(${ids}::uuid[])`),
+      ifGiven(matched, (ids) => tx`p.conversation_id = any(${ids}::uuid[])`),
       ifGiven(opts.type, (type) => tx`c.type = ${type}::app.conversation_type`),
-      ifGiven(pattern, (p) =>
-        tx`(lower(coalesce(c.title, '')) like ${p}
-            or exists (select 1 from app.conversation_profiles(array[c.id]) pr
-                       where pr.user_id <> (select auth.uid()) and lower(pr.name) like ${p}))`),
       ifGiven(opts.after, ([time, id]) =>
-        tx`(c.last_activity_at, c.id) < (${time}::timestamptz, ${id}::uuid)`),
+        tx`(p.last_activity_at, p.conversation_id) < (${time}::timestamptz, ${id}::uuid)`),
     ])
   }
-    order by c.last_activity_at desc, c.id desc
+    order by p.last_activity_at desc, p.conversation_id desc
     limit ${pageLimit(opts.limit)}`;
   const { rows: page, nextCursor } = slicePage(
     rows,

@@ -28,7 +28,7 @@ import {
   removeParticipant,
   sendTyping,
 } from "./conversations.queries.ts";
-import { listMessages, type MessageCursor, sendMessageAs } from "./messages.queries.ts";
+import { listMessages, markUnread, type MessageCursor, sendMessageAs } from "./messages.queries.ts";
 import { messageContent, messageSchema } from "./message.schemas.ts";
 
 export const conversations = router();
@@ -256,6 +256,41 @@ conversations.openapi(
     const throttleMs = c.get("deps").settings.typingThrottleMs;
     const sent = await asUser(c, (tx) => sendTyping(tx, id, isTyping, throttleMs));
     return c.json({ expiresAt: new Date(Date.now() + 5_000).toISOString(), sent }, 202);
+  },
+);
+
+// PUT /api/conversations/:id/unread -------------------------------------------------------------
+
+conversations.openapi(
+  createRoute({
+    method: "put",
+    path: "/{id}/unread",
+    operationId: "markUnread",
+    summary: "Mark a conversation unread from a message on",
+    description: "Moves the caller's read mark back to just before `fromMessageId` (the " +
+      "message before it, or no mark before the first), so that message and every later one " +
+      "count as unread again; a mark already before it stays. Participants only: 404 for a " +
+      "conversation the caller is not in and for a message they cannot see, 422 for a message " +
+      "of another conversation of theirs. The other participants get no event.",
+    security: signedIn,
+    request: { params: uuidParam, body: jsonBody(z.object({ fromMessageId: z.uuid() })) },
+    responses: {
+      200: json(
+        z.object({
+          conversationId: z.uuid(),
+          lastReadMessageId: z.uuid().nullable(),
+          unreadCount: z.number().int(),
+        }),
+        "The watermark",
+      ),
+      ...errors(400, 401, 403, 404, 422),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const { fromMessageId } = c.req.valid("json");
+    const watermark = await asUser(c, (tx) => markUnread(tx, id, fromMessageId));
+    return c.json(watermark, 200);
   },
 );
 

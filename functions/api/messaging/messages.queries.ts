@@ -103,3 +103,21 @@ export async function markRead(tx: Tx, id: string) {
     unreadCount: row.unread_count,
   };
 }
+
+/**
+ * Moves the caller's read watermark back to just before a message of the conversation (never
+ * forward): 404 when the caller is not in it or cannot see the message, 422 for a message of
+ * another conversation (`app.mark_unread`).
+ */
+export async function markUnread(tx: Tx, conversationId: string, fromMessageId: string) {
+  const [row] = await tx<
+    { conversation_id: string; last_read_message_id: string | null; unread_count: number }[]
+  >`
+    select conversation_id, last_read_message_id, unread_count::int
+    from app.mark_unread(${conversationId}, ${fromMessageId})`;
+  return {
+    conversationId: row.conversation_id,
+    lastReadMessageId: row.last_read_message_id,
+    unreadCount: row.unread_count,
+  };
+}
