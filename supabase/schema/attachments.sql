@@ -103,7 +103,7 @@ GRANT ALL ON FUNCTION app.attachment_json(a app.attachments) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_json
--- created in 20261121100400_attachments.sql
+-- created in 20261121100400_attachments.sql; last changed in 20261129180000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_json(m app.messages) RETURNS jsonb
@@ -113,10 +113,10 @@ CREATE FUNCTION app.message_json(m app.messages) RETURNS jsonb
   select app.message_object(m, (
     select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id)
     from app.attachments a where a.message_id = m.id
-  ))
+  )) || app.message_extras(m, (select auth.uid()))
 $$;
 
-COMMENT ON FUNCTION app.message_json(m app.messages) IS 'The message as the API shows it, attachments read here. For list queries, where it is planned once per query. security invoker: a user sees only the attachments RLS shows them.';
+COMMENT ON FUNCTION app.message_json(m app.messages) IS 'The message as the API shows it, attachments, thread counts and reactions (`me` for the caller) read here. For list queries, where it is planned once per query. security invoker: a user sees only what RLS shows them.';
 
 REVOKE ALL ON FUNCTION app.message_json(m app.messages) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.message_json(m app.messages) TO authenticated;

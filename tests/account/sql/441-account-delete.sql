@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(54);
+select plan(55);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -17,7 +17,7 @@ select set_eq(
             ('app.role_changes.user_id'), ('app.role_changes.changed_by'), ('app.config_versions.changed_by'),
             ('app_private.idempotency_keys.user_id'), ('app.conversations.created_by'),
             ('app.conversation_participants.user_id'), ('app.conversation_participants.added_by'),
-            ('app.messages.sender_id'), ('app.attachments.uploader_id'),
+            ('app.messages.sender_id'), ('app.attachments.uploader_id'), ('app.message_reactions.user_id'),
             ('app_private.oauth_flows.link_user_id'),
             ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
             ('app.notification_batches.created_by'), ('app.notifications.user_id'),
@@ -91,6 +91,8 @@ begin
   m_fay := tests.insert_message(direct, friend, 'the friend answered');
   update app.messages set reply_to_id = m_vic where id = m_fay;
   update app.messages set content = 'the victim edited this' where id = m_vic;
+  insert into app.message_reactions (message_id, user_id, emoji, conversation_id)
+  values (m_fay, victim, '👍', direct);
   m_solo := tests.insert_message(solo, victim, 'alone');
   m_solo_reply := tests.insert_message(solo, victim, 'alone, again');
   update app.messages set reply_to_id = m_solo where id = m_solo_reply;
@@ -213,6 +215,8 @@ select is_empty($$ select 1 from app_private.rate_limits where bucket like 'sign
 select is_empty($$ select 1 from app.conversation_participants where user_id = (select id from victim) $$,
   'Their memberships are gone.');
 select is_empty($$ select 1 from app.attachments where storage_key like 'delete-441/%' $$, 'Their files'' rows are gone.');
+select is_empty($$ select 1 from app.message_reactions where user_id = (select id from victim) $$,
+  'Their reactions are gone.');
 select is(
   (select count(*)::int from app_private.jobs where kind = 'storage.delete' and payload ->> 'key' like 'delete-441/%'),
   2, 'Both files are queued for removal.');
