@@ -315,6 +315,15 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
   "PUT /api/messages/{id}/read": async (owner) => ({
     path: `/api/messages/${(await messageOf(owner)).id}/read`,
   }),
+  "PUT /api/messages/{id}/reactions/{emoji}": async (owner) => ({
+    path: `/api/messages/${(await messageOf(owner)).id}/reactions/${encodeURIComponent("👍")}`,
+  }),
+  "DELETE /api/messages/{id}/reactions/{emoji}": async (owner) => ({
+    path: `/api/messages/${(await messageOf(owner)).id}/reactions/${encodeURIComponent("👍")}`,
+  }),
+  "GET /api/messages/{id}/thread": async (owner) => ({
+    path: `/api/messages/${(await messageOf(owner)).id}/thread`,
+  }),
   "GET /api/attachments/{id}": async (owner) => {
     const form = new FormData();
     form.append(
