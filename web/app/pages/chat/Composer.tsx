@@ -23,8 +23,10 @@ const TYPING_IDLE_MS = 3_000;
 const TYPING_REPEAT_MS = 2_500;
 
 export function Composer(
-  { conversationId, replyTo, replyToSender, onCancelReply, onSent }: {
+  { conversationId, threadId, replyTo, replyToSender, onCancelReply, onSent }: {
     conversationId: string;
+    /** Sends into this thread (the thread panel's composer). */
+    threadId?: string;
     replyTo: Message | null;
     replyToSender: string;
     onCancelReply: () => void;
@@ -112,6 +114,7 @@ export function Composer(
         // The API needs some text; an attachment-only message says what it carries.
         content: text.trim() || ready.map((u) => u.file.name).join(", "),
         ...(replyTo ? { replyToId: replyTo.id } : {}),
+        ...(threadId ? { threadId } : {}),
         ...(ready.length ? { attachmentIds: ready.map((u) => u.attachmentId!) } : {}),
       }, idempotencyKey.current);
       idempotencyKey.current = crypto.randomUUID();
@@ -194,12 +197,12 @@ export function Composer(
           </svg>
           <span class="visually-hidden">Attach files</span>
         </label>
-        <label for={textId} class="visually-hidden">Message</label>
+        <label for={textId} class="visually-hidden">{threadId ? "Reply" : "Message"}</label>
         <textarea
           id={textId}
           ref={textarea}
           rows={1}
-          placeholder="Write a message"
+          placeholder={threadId ? "Reply in the thread" : "Write a message"}
           value={text}
           maxLength={10_000}
           onInput={(e) => typed(e.currentTarget.value)}

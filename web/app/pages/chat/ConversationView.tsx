@@ -1,7 +1,8 @@
 /**
  * One conversation: its messages (newest at the bottom, older ones loaded on scrolling up), live
  * over `conversation:<id>` (created, updated, deleted, read, typing), presence on the same
- * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments.
+ * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments,
+ * reactions (`message.reactions`) and threads (a side panel; replies stay out of the main list).
  *
  * Order: messages are kept by `seq` (the conversation's commit order), whatever the transport
  * delivered first. Gaps: the page loads the newest page, then follows the topic; when the feed
@@ -16,7 +17,13 @@ import { Link } from "../../lib/router.tsx";
 import type { User } from "../../lib/session.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
-import { chatApi, type Conversation, conversationName, type Message } from "./api.ts";
+import {
+  chatApi,
+  type Conversation,
+  conversationName,
+  type Message,
+  type Reaction,
+} from "./api.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";
 
@@ -31,7 +38,8 @@ interface State {
 }
 
 type Action =
-  | { type: "merge"; messages: Message[] }
+  | { type: "merge"; messages: Message[]; fromEvent?: boolean }
+  | { type: "reactions"; id: string; reactions: Reaction[]; withMe: boolean }
   | { type: "deleted"; id: string; deletedAt: string }
   | { type: "older"; cursor: string | null }
   | { type: "loading"; loading: boolean }
@@ -46,7 +54,13 @@ function reducer(state: State, action: Action): State {
         // A tombstone never comes back to life; an older copy never replaces a newer one.
         if (known?.deletedAt && !m.deletedAt) continue;
         if (known?.editedAt && m.editedAt && m.editedAt < known.editedAt) continue;
-        byId.set(m.id, m);
+        // An event goes to everyone, so its reactions carry no `me`: keep the page's own.
+        byId.set(
+          m.id,
+          action.fromEvent && known
+            ? { ...m, reactions: keepMine(known.reactions, m.reactions) }
+            : m,
+        );
       }
       return { ...state, byId };
     }
@@ -57,6 +71,14 @@ function reducer(state: State, action: Action): State {
       byId.set(action.id, { ...known, content: "", attachments: [], deletedAt: action.deletedAt });
       return { ...state, byId };
     }
+    case "reactions": {
+      const known = state.byId.get(action.id);
+      if (!known || known.deletedAt) return state;
+      const reactions = action.withMe
+        ? action.reactions
+        : keepMine(known.reactions, action.reactions);
+      return { ...state, byId: new Map(state.byId).set(action.id, { ...known, reactions }) };
+    }
     case "older":
       return { ...state, older: action.cursor };
     case "loading":
@@ -64,6 +86,11 @@ function reducer(state: State, action: Action): State {
     case "error":
       return { ...state, error: action.error };
   }
+}
+
+function keepMine(known: Reaction[], incoming: Reaction[]): Reaction[] {
+  const mine = new Set(known.filter((r) => r.me).map((r) => r.emoji));
+  return incoming.map((r) => ({ ...r, me: mine.has(r.emoji) }));
 }
 
 interface TypingEntry {
@@ -94,6 +121,9 @@ export function ConversationView(
   const [deleting, setDeleting] = useState<Message | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [newBelow, setNewBelow] = useState(false);
+  /** The open thread's root, and the cursor to its newer replies (null: all loaded). */
+  const [threadRoot, setThreadRoot] = useState<string | null>(null);
+  const [threadMore, setThreadMore] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLLIElement>(null);
   const stickToBottom = useRef(true);
@@ -102,10 +132,48 @@ export function ConversationView(
   const callbacks = useRef({ onActivity, onRead });
   callbacks.current = { onActivity, onRead };
 
-  const messages = useMemo(
+  const all = useMemo(
     () => [...state.byId.values()].sort((a, b) => a.seq - b.seq),
     [state.byId],
   );
+  // A thread's replies are shown in its panel only.
+  const messages = useMemo(() => all.filter((m) => !m.threadId), [all]);
+  const threadReplies = useMemo(
+    () => (threadRoot ? all.filter((m) => m.threadId === threadRoot) : []),
+    [all, threadRoot],
+  );
+
+  /** Reads a root again (its exact reply count and last reply time). */
+  function refreshRoot(rootId: string) {
+    void chatApi.thread(rootId, { limit: 1 })
+      .then((t) => dispatch({ type: "merge", messages: [t.root] }))
+      .catch(() => {});
+  }
+
+  async function openThread(rootId: string) {
+    setThreadRoot(rootId);
+    setThreadMore(null);
+    await loadThread(rootId, null);
+  }
+
+  async function loadThread(rootId: string, cursor: string | null) {
+    try {
+      const t = await chatApi.thread(rootId, { limit: 50, cursor });
+      dispatch({ type: "merge", messages: [t.root, ...t.items] });
+      setThreadMore(t.nextCursor);
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
+
+  async function react(m: Message, emoji: string, present: boolean) {
+    try {
+      const r = await chatApi.react(m.id, emoji, present);
+      dispatch({ type: "reactions", id: m.id, reactions: r.reactions, withMe: true });
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
 
   // Load the newest page, then follow the topic.
   useEffect(() => {
@@ -128,7 +196,8 @@ export function ConversationView(
         case "message.created":
         case "message.updated": {
           const m = payload as unknown as Message;
-          dispatch({ type: "merge", messages: [m] });
+          dispatch({ type: "merge", messages: [m], fromEvent: true });
+          if (e.event === "message.created" && m.threadId) refreshRoot(m.threadId);
           if (e.event === "message.created" && m.senderId) {
             setTyping((t) => {
               if (!t.has(m.senderId!)) return t;
@@ -146,7 +215,16 @@ export function ConversationView(
             id: String(payload.id),
             deletedAt: String(payload.deletedAt),
           });
+          if (payload.threadId) refreshRoot(String(payload.threadId));
           callbacks.current.onActivity();
+          break;
+        case "message.reactions":
+          dispatch({
+            type: "reactions",
+            id: String(payload.messageId),
+            reactions: payload.reactions as Reaction[],
+            withMe: false,
+          });
           break;
         case "message.read": {
           const userId = String(payload.userId);
@@ -262,7 +340,7 @@ export function ConversationView(
 
   // Read marks: the newest message from someone else, once seen (visible page, at the bottom).
   function markSeen() {
-    const newest = [...messages].reverse().find((m) => m.senderId !== me.id && !m.deletedAt);
+    const newest = [...all].reverse().find((m) => m.senderId !== me.id && !m.deletedAt);
     if (!newest || newest.seq <= markedSeq.current) return;
     if (document.visibilityState !== "visible" || !stickToBottom.current) return;
     markedSeq.current = newest.seq;
@@ -270,7 +348,7 @@ export function ConversationView(
       .then((r) => callbacks.current.onRead(r.unreadCount))
       .catch(() => markedSeq.current = 0);
   }
-  useEffect(markSeen, [messages]);
+  useEffect(markSeen, [all]);
   useEffect(() => {
     const onVisible = () => markSeen();
     document.addEventListener("visibilitychange", onVisible);
@@ -389,10 +467,70 @@ export function ConversationView(
                 }
               }}
               onDelete={() => setDeleting(m)}
+              onReact={(emoji, present) => void react(m, emoji, present)}
+              onOpenThread={() => void openThread(m.id)}
             />
           ))}
         </ol>
       </div>
+      {threadRoot && (
+        <aside class="thread-panel" aria-label="Thread" data-thread-root={threadRoot}>
+          <header class="thread-head">
+            <h3>Thread</h3>
+            <button
+              type="button"
+              class="link"
+              onClick={() => setThreadRoot(null)}
+              aria-label="Close the thread"
+            >
+              Close
+            </button>
+          </header>
+          <ol class="message-list thread-list">
+            {[state.byId.get(threadRoot), ...threadReplies].filter((m): m is Message => !!m)
+              .map((m) => (
+                <MessageItem
+                  key={m.id}
+                  message={m}
+                  mine={m.senderId === me.id}
+                  sender={m.senderId ? people.get(m.senderId)?.name ?? "Someone" : "Deleted user"}
+                  replied={undefined}
+                  repliedSender={(id) => people.get(id)?.name ?? "Someone"}
+                  editing={false}
+                  canDelete={m.senderId === me.id || canModerate}
+                  onReply={() => {}}
+                  onEdit={() => {}}
+                  onCancelEdit={() => {}}
+                  onSaveEdit={async () => {}}
+                  onDelete={() => setDeleting(m)}
+                  onReact={(emoji, present) => void react(m, emoji, present)}
+                />
+              ))}
+            {threadMore && (
+              <li>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => void loadThread(threadRoot, threadMore)}
+                >
+                  Newer replies
+                </button>
+              </li>
+            )}
+          </ol>
+          <Composer
+            conversationId={conversationId}
+            threadId={threadRoot}
+            replyTo={null}
+            replyToSender=""
+            onCancelReply={() => {}}
+            onSent={(m) => {
+              dispatch({ type: "merge", messages: [m] });
+              refreshRoot(threadRoot);
+            }}
+          />
+        </aside>
+      )}
       {newBelow && (
         <button
           type="button"

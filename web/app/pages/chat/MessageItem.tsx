@@ -1,8 +1,11 @@
-/** One message: sender, time, reply quote, text or tombstone, attachments, actions, read marks. */
+/**
+ * One message: sender, time, reply quote, text or tombstone, attachments, reactions (toggle one's
+ * own, add from a small picker), its thread's reply count, actions, read marks.
+ */
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { apiOrigin } from "../../lib/api.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
-import type { Message } from "./api.ts";
+import { COMMON_EMOJI, type Message } from "./api.ts";
 
 export function MessageItem(
   {
@@ -19,6 +22,8 @@ export function MessageItem(
     onCancelEdit,
     onSaveEdit,
     onDelete,
+    onReact,
+    onOpenThread,
   }: {
     message: Message;
     mine: boolean;
@@ -34,9 +39,13 @@ export function MessageItem(
     onCancelEdit: () => void;
     onSaveEdit: (content: string) => Promise<void>;
     onDelete: () => void;
+    onReact: (emoji: string, present: boolean) => void;
+    /** Opens this message's thread; absent inside a thread (a reply has no thread of its own). */
+    onOpenThread?: () => void;
   },
 ) {
   const deleted = m.deletedAt !== null;
+  const [picking, setPicking] = useState(false);
   return (
     <li
       class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}`}
@@ -93,8 +102,65 @@ export function MessageItem(
           })}
         </ul>
       )}
+      {!deleted && (m.reactions.length > 0 || picking) && (
+        <div class="reactions" role="group" aria-label="Reactions">
+          {m.reactions.map((r) => (
+            <button
+              key={r.emoji}
+              type="button"
+              class={`reaction${r.me ? " me" : ""}`}
+              aria-pressed={r.me}
+              aria-label={`${r.emoji} ${r.count}${r.me ? ", yours" : ""}`}
+              data-emoji={r.emoji}
+              onClick={() => onReact(r.emoji, !r.me)}
+            >
+              <span aria-hidden="true">{r.emoji}</span> <span class="count">{r.count}</span>
+            </button>
+          ))}
+          {picking && (
+            <span class="emoji-picker" role="group" aria-label="Pick a reaction">
+              {COMMON_EMOJI.map((e) => (
+                <button
+                  key={e}
+                  type="button"
+                  class="link"
+                  aria-label={`React with ${e}`}
+                  onClick={() => {
+                    setPicking(false);
+                    const mine = m.reactions.find((r) => r.emoji === e)?.me ?? false;
+                    if (!mine) {
+                      onReact(e, true);
+                    }
+                  }}
+                >
+                  {e}
+                </button>
+              ))}
+            </span>
+          )}
+        </div>
+      )}
+      {onOpenThread && m.thread && (
+        <button type="button" class="link thread-count" onClick={onOpenThread}>
+          {m.thread.replyCount} {m.thread.replyCount === 1 ? "reply" : "replies"}
+        </button>
+      )}
       {!deleted && !editing && (
         <div class="msg-actions">
+          <button
+            type="button"
+            class="link"
+            aria-expanded={picking}
+            onClick={() => setPicking(!picking)}
+            aria-label="React with an emoji"
+          >
+            React
+          </button>
+          {onOpenThread && (
+            <button type="button" class="link" onClick={onOpenThread}>
+              Reply in thread
+            </button>
+          )}
           <button type="button" class="link" onClick={onReply} aria-label={`Reply to ${sender}`}>
             Reply
           </button>

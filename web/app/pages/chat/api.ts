@@ -28,7 +28,22 @@ export interface Message {
   createdAt: string;
   editedAt: string | null;
   deletedAt: string | null;
+  /** The root of the thread this reply is in; null outside threads. */
+  threadId: string | null;
+  /** On a root with live replies. */
+  thread: { replyCount: number; lastReplyAt: string | null } | null;
+  reactions: Reaction[];
 }
+
+export interface Reaction {
+  emoji: string;
+  count: number;
+  /** Whether the caller is among them (events carry no `me`: the page keeps its own). */
+  me: boolean;
+}
+
+/** The emoji the picker offers. */
+export const COMMON_EMOJI = ["👍", "❤️", "😂", "🎉", "😮", "😢", "🙏", "🔥"];
 
 export interface Conversation {
   id: string;
@@ -81,7 +96,7 @@ export const chatApi = {
     ),
   send: (
     conversationId: string,
-    body: { content: string; replyToId?: string; attachmentIds?: string[] },
+    body: { content: string; replyToId?: string; attachmentIds?: string[]; threadId?: string },
     idempotencyKey: string,
   ) =>
     api.post<Message>(`/api/conversations/${conversationId}/messages`, body, {
@@ -92,6 +107,15 @@ export const chatApi = {
   markRead: (id: string) =>
     api.put<{ conversationId: string; lastReadMessageId: string; unreadCount: number }>(
       `/api/messages/${id}/read`,
+    ),
+  react: (id: string, emoji: string, present: boolean) => {
+    const path = `/api/messages/${id}/reactions/${encodeURIComponent(emoji)}`;
+    type Answer = { messageId: string; reactions: Reaction[] };
+    return present ? api.put<Answer>(path) : api.delete<Answer>(path);
+  },
+  thread: (id: string, opts: { limit?: number; cursor?: string | null } = {}) =>
+    api.get<{ root: Message; items: Message[]; nextCursor: string | null }>(
+      `/api/messages/${id}/thread${query({ limit: opts.limit, cursor: opts.cursor })}`,
     ),
   typing: (conversationId: string, isTyping: boolean) =>
     api.post<{ expiresAt: string }>(`/api/conversations/${conversationId}/typing`, { isTyping }),
