@@ -591,15 +591,22 @@ declare
   changed integer;
   summary jsonb;
 begin
-  -- Key share: a deletion in progress (app.delete_message holds the row for update) commits
-  -- first and this reads the tombstone; one that starts later waits for this transaction.
-  select * into m from app.messages where id = target_message_id for key share;
+  select * into m from app.messages where id = target_message_id;
   if not found or not app.has_role('SUBSCRIBER') or not exists (
     select 1 from app.conversation_participants p
     where p.conversation_id = m.conversation_id and p.user_id = me
   ) then
     raise exception 'message not found' using errcode = 'AG404';
   end if;
+  -- One writer per message from here to commit, taken before this transaction writes anything
+  -- (its first write, the row lock below, gives it its transaction id): clients read events in
+  -- (xid, id) order, so the ids must be handed out in the order the lock is. Every statement
+  -- below then sees all changes committed before (a fresh snapshot each): the limit holds, and
+  -- each event's counts include all earlier ones.
+  perform pg_advisory_xact_lock(hashtext('app.message_reactions'), hashtext(m.id::text));
+  -- Key share: a deletion in progress (app.delete_message holds the row for update) commits
+  -- first and this reads the tombstone; one that starts later waits for this transaction.
+  select * into m from app.messages where id = target_message_id for key share;
   if m.deleted_at is not null then
     if present then
       raise exception 'a deleted message takes no reactions' using errcode = 'AG422';
@@ -616,10 +623,6 @@ begin
   end if;
   get diagnostics changed = row_count;
   if changed > 0 then
-    -- One writer per message from here to commit: the statements below see every change
-    -- committed before (a fresh snapshot each), so the limit holds and each event's counts
-    -- include all earlier ones.
-    perform pg_advisory_xact_lock(hashtext('app.message_reactions'), hashtext(m.id::text));
     if present and (select count(distinct r.emoji) from app.message_reactions r where r.message_id = m.id) > 20 then
       raise exception 'a message has at most 20 different reactions' using errcode = 'AG422';
     end if;

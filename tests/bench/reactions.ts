@@ -128,7 +128,7 @@ export async function main(args: string[]): Promise<void> {
       .map((r: { emoji: string; count: number }) => ({ emoji: r.emoji, count: r.count }));
     const [event] = await sql<{ payload: { reactions: { emoji: string; count: number }[] } }[]>`
       select payload from app.events where event = 'message.reactions'
-        and payload ->> 'messageId' = ${hotId} order by id desc limit 1`;
+        and payload ->> 'messageId' = ${hotId} order by xid desc, id desc limit 1`;
     const sorted = (rs: { emoji: string; count: number }[]) =>
       JSON.stringify([...rs].sort((a, b) => a.emoji.localeCompare(b.emoji)));
     const exact = sorted(shown) === sorted(expected);

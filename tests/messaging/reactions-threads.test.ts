@@ -53,7 +53,7 @@ async function lastReactionsEvent(conversationId: string, messageId: string) {
     select payload from app.events
     where topic = ${"conversation:" + conversationId} and event = 'message.reactions'
       and payload ->> 'messageId' = ${messageId}
-    order by id desc limit 1`;
+    order by xid desc, id desc limit 1`;
   return row?.payload;
 }
 

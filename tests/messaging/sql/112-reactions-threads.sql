@@ -63,7 +63,7 @@ select is(
   'A participant reads the reactions of their conversation.'
 );
 select is(
-  (select payload from app.events where event = 'message.reactions' order by id desc limit 1),
+  (select payload from app.events where event = 'message.reactions' order by xid desc, id desc limit 1),
   jsonb_build_object('messageId', :'root', 'reactions', '[{"emoji": "👍", "count": 2}]'::jsonb),
   'A change emits message.reactions with the counts and no `me`.'
 );
