@@ -20,6 +20,7 @@ import { prepareDatabase, ROOT, stackEnv, throwawayCluster } from "./database.ts
 import { dumpSchema, readMigrations, SCHEMA_DIR, unannouncedReplacements } from "./schema-dump.ts";
 import { closeDeps, createDeps } from "../functions/api/deps.ts";
 import { type Chain, throwawayChain } from "./chain/anvil.ts";
+import { type PgBouncer, startPgBouncer } from "./pgbouncer.ts";
 import {
   chainDir,
   createSeededWallets,
@@ -266,12 +267,14 @@ async function test(args: string[]): Promise<void> {
   const { cluster, secrets, dispose } = await throwawayCluster();
   // One throwaway chain for the whole run (anvil starts in well under a second).
   let chain: Chain | null = null;
+  let bouncer: PgBouncer | null = null;
   // An interrupted run (Ctrl-C, a CI timeout) still removes its database server and chain (the
   // chain would also stop by itself once this process is gone: see stack/chain/anvil.ts).
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(
       signal,
-      () => void Promise.all([dispose(), chain?.stop()]).finally(() => Deno.exit(130)),
+      () =>
+        void Promise.all([dispose(), chain?.stop(), bouncer?.stop()]).finally(() => Deno.exit(130)),
     );
   }
   try {
@@ -304,7 +307,20 @@ async function test(args: string[]): Promise<void> {
       }),
     );
     results.push(await webBuildStep());
-    const filter = args.length ? args : ["tests/"];
+    // `--pooler`: the API under test reaches the database through a transaction-mode PgBouncer
+    // (tests/support/helpers.ts testEnv), as hosted through Supavisor's port 6543.
+    const throughPooler = args.includes("--pooler");
+    const filters = args.filter((a) => a !== "--pooler");
+    if (throughPooler) {
+      bouncer = await startPgBouncer({
+        target: cluster.url(),
+        poolMode: "transaction",
+        poolSize: 10,
+        maxClients: 1000,
+      });
+      say(`the API's pool goes through PgBouncer (transaction mode) on ${bouncer.url}`);
+    }
+    const filter = filters.length ? filters : ["tests/"];
     results.push(
       await step("deno tests", "deno", ["test", "--allow-all", "--quiet", ...filter], {
         ...baseEnv,
@@ -312,6 +328,7 @@ async function test(args: string[]): Promise<void> {
         AGORA_TEST_DB_URL: cluster.url(),
         AGORA_TEST_DB_PASSWORD: secrets.AGORA_DB_PASSWORD,
         AGORA_TEST_RPC_URL: chain.url,
+        ...(bouncer ? { AGORA_TEST_POOLER_URL: bouncer.url } : {}),
       }, (output, ok) => {
         const match = /\|\s*(\d+) passed.*?\|\s*(\d+) failed/.exec(output);
         const passed = match ? Number(match[1]) : 0;
@@ -320,6 +337,7 @@ async function test(args: string[]): Promise<void> {
       }),
     );
   } finally {
+    await bouncer?.stop();
     await chain?.stop();
     await dispose();
   }

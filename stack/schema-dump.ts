@@ -44,6 +44,7 @@ export const DOMAINS = [
   "signin",
   "store_account",
   "wallet",
+  "moderation",
 ] as const;
 
 /**

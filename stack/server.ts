@@ -93,6 +93,7 @@ export function startStackServer(deps: Deps, opts: StackServerOptions): StackSer
     sql: deps.sql,
     listener: deps.listener,
     jwtSecret: deps.settings.jwtSecret,
+    jwks: () => deps.tokens.jwks(),
     limits: opts.realtimeLimits ?? gatewayLimits(Deno.env.toObject()),
     log: deps.log,
   });

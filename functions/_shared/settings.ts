@@ -4,6 +4,8 @@
  * (see config-document.ts). Every variable and its default is listed in .env.example and docs/configuration.md.
  */
 import { z } from "zod";
+import type { JWK } from "jose";
+import type { SigningKeys } from "./jwt.ts";
 
 const limit = z.object({
   limit: z.number().int().positive(),
@@ -22,12 +24,15 @@ const envSchema = z.object({
   AGORA_DB_POOL_MODE: z.enum(["session", "transaction"]).optional(),
   AGORA_DB_SESSION_URL: z.string().optional(),
   AGORA_JWT_SECRET: z.string().min(32, "AGORA_JWT_SECRET must have at least 32 characters"),
+  AGORA_JWT_SIGNING_KEY: z.string().optional(),
+  AGORA_JWT_PREVIOUS_KEYS: z.string().optional(),
   AGORA_ANON_KEY: z.string().default(""),
   AGORA_CSRF_SECRET: z.string().min(32, "AGORA_CSRF_SECRET must have at least 32 characters"),
   AGORA_REFRESH_SECRET: z.string().min(32, "AGORA_REFRESH_SECRET must have at least 32 characters"),
   AGORA_SITE_URL: z.url().default("http://localhost:54321"),
   AGORA_ALLOWED_ORIGINS: commaList.default([]),
   AGORA_ACCESS_TOKEN_TTL: z.coerce.number().int().min(30).max(86_400).default(900),
+  AGORA_REALTIME_TOKEN_TTL: z.coerce.number().int().min(30).max(900).default(120),
   AGORA_SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   AGORA_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(120).default(10),
   AGORA_MAGIC_LINK_TTL: z.coerce.number().int().min(60).max(3_600).default(900),
@@ -57,6 +62,7 @@ const envSchema = z.object({
   AGORA_RATE_VERIFY_IP: z.string().default("30/600"),
   AGORA_RATE_REFRESH_SESSION: z.string().default("60/600"),
   AGORA_RATE_ADMIN_USER: z.string().default("600/60"),
+  AGORA_RATE_REPORTS_USER: z.string().default("10/3600"),
   AGORA_FCM_SERVICE_ACCOUNT: z.string().optional(),
   AGORA_FCM_API_URL: z.url({ protocol: /^https?$/ }).default("https://fcm.googleapis.com"),
   AGORA_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
@@ -141,6 +147,65 @@ function urlPort(url: string): string {
   }
 }
 
+/** An EC P-256 JWK's fields; `d` (the private part) only where `needPrivate`. */
+function ecJwk(name: string, value: unknown, needPrivate: boolean): JWK {
+  const key = value as Record<string, unknown> | null;
+  const text = (field: string) => typeof key?.[field] === "string" && key[field] !== "";
+  if (
+    !key || typeof key !== "object" || key.kty !== "EC" || key.crv !== "P-256" || !text("x") ||
+    !text("y") || (needPrivate && !text("d")) || (key.alg !== undefined && key.alg !== "ES256") ||
+    (key.kid !== undefined && !text("kid"))
+  ) {
+    throw new Error(
+      `invalid settings: ${name} must be ${needPrivate ? "a private" : "public"} EC P-256 ` +
+        "JWK (kty EC, crv P-256, x, y" + (needPrivate ? ", d" : "") + "; alg ES256 if given)",
+    );
+  }
+  const { kty, crv, x, y, d, kid } = key as Record<string, string>;
+  return needPrivate ? { kty, crv, x, y, d, kid } : { kty, crv, x, y, kid };
+}
+
+/**
+ * AGORA_JWT_SIGNING_KEY (a private JWK, as `supabase gen signing-key --algorithm ES256` writes
+ * it: one object, or a one-key array) and AGORA_JWT_PREVIOUS_KEYS (JWKs: an array, a JWKS
+ * `{ "keys": [...] }` or one object; private parts are dropped). Throws naming the variable,
+ * never echoing a key.
+ */
+export function parseSigningKeys(
+  current: string | undefined,
+  previous: string | undefined,
+): SigningKeys | null {
+  const json = (name: string, text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new Error(`invalid settings: ${name} is not JSON (a JWK)`);
+    }
+  };
+  const list = (value: unknown): unknown[] =>
+    Array.isArray(value)
+      ? value
+      : value && typeof value === "object" && Array.isArray((value as { keys?: unknown }).keys)
+      ? (value as { keys: unknown[] }).keys
+      : [value];
+  const previousKeys = previous?.trim()
+    ? list(json("AGORA_JWT_PREVIOUS_KEYS", previous)).map((key) =>
+      ecJwk("AGORA_JWT_PREVIOUS_KEYS", key, false)
+    )
+    : [];
+  if (!current?.trim()) {
+    if (previousKeys.length) {
+      throw new Error("invalid settings: AGORA_JWT_PREVIOUS_KEYS needs AGORA_JWT_SIGNING_KEY");
+    }
+    return null;
+  }
+  const keys = list(json("AGORA_JWT_SIGNING_KEY", current));
+  if (keys.length !== 1) {
+    throw new Error("invalid settings: AGORA_JWT_SIGNING_KEY is one private JWK");
+  }
+  return { current: ecJwk("AGORA_JWT_SIGNING_KEY", keys[0], true), previous: previousKeys };
+}
+
 /** A rate rule written as `<limit>/<window seconds>`, e.g. `20/600`. */
 function parseRule(name: string, text: string): RateLimitRule {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
@@ -179,7 +244,10 @@ export interface Settings {
   dbPoolMode: "session" | "transaction";
   /** The one session connection of a process (LISTEN): `AGORA_DB_SESSION_URL`, else the pool's. */
   sessionDatabaseUrl: string;
+  /** HS256: the anon and service keys, and the access tokens when no signing key is set. */
   jwtSecret: string;
+  /** ES256 access tokens (AGORA_JWT_SIGNING_KEY and the previous keys); null: HS256. */
+  jwtSigningKeys: SigningKeys | null;
   anonKey: string;
   csrfSecret: string;
   refreshSecret: string;
@@ -187,6 +255,8 @@ export interface Settings {
   /** Origins allowed for CORS, CSRF and redirects; the site's own origin is always allowed. */
   allowedOrigins: string[];
   accessTokenTtlSeconds: number;
+  /** The lifetime of the page's Realtime token (`POST /api/auth/token`), seconds. */
+  realtimeTokenTtlSeconds: number;
   sessionTtlDays: number;
   refreshGraceSeconds: number;
   magicLinkTtlSeconds: number;
@@ -225,6 +295,7 @@ export interface Settings {
     adminPerUser: RateLimitRule;
     noncePerIp: RateLimitRule;
     signinPerWallet: RateLimitRule;
+    reportsPerUser: RateLimitRule;
   };
   /** Google sign-in; null unless both the client id and secret are set. */
   google: GoogleSettings | null;
@@ -306,12 +377,14 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
     dbPoolMode,
     sessionDatabaseUrl,
     jwtSecret: e.AGORA_JWT_SECRET,
+    jwtSigningKeys: parseSigningKeys(e.AGORA_JWT_SIGNING_KEY, e.AGORA_JWT_PREVIOUS_KEYS),
     anonKey: e.AGORA_ANON_KEY,
     csrfSecret: e.AGORA_CSRF_SECRET,
     refreshSecret: e.AGORA_REFRESH_SECRET,
     siteUrl: e.AGORA_SITE_URL.replace(/\/+$/, ""),
     allowedOrigins: [...new Set([siteOrigin, ...e.AGORA_ALLOWED_ORIGINS])],
     accessTokenTtlSeconds: e.AGORA_ACCESS_TOKEN_TTL,
+    realtimeTokenTtlSeconds: Math.min(e.AGORA_REALTIME_TOKEN_TTL, e.AGORA_ACCESS_TOKEN_TTL),
     sessionTtlDays: e.AGORA_SESSION_TTL_DAYS,
     refreshGraceSeconds: e.AGORA_REFRESH_GRACE_SECONDS,
     magicLinkTtlSeconds: e.AGORA_MAGIC_LINK_TTL,
@@ -344,6 +417,7 @@ export function loadSettings(env: Record<string, string | undefined>): Settings 
       adminPerUser: parseRule("AGORA_RATE_ADMIN_USER", e.AGORA_RATE_ADMIN_USER),
       noncePerIp: parseRule("AGORA_RATE_NONCE_IP", e.AGORA_RATE_NONCE_IP),
       signinPerWallet: parseRule("AGORA_RATE_SIGNIN_WALLET", e.AGORA_RATE_SIGNIN_WALLET),
+      reportsPerUser: parseRule("AGORA_RATE_REPORTS_USER", e.AGORA_RATE_REPORTS_USER),
     },
     google: e.AGORA_GOOGLE_CLIENT_ID && e.AGORA_GOOGLE_CLIENT_SECRET
       ? {

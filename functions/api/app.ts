@@ -23,6 +23,7 @@ import { admin } from "./admin/admin.routes.ts";
 import { publicConfig } from "./admin/public-config.routes.ts";
 import { conversations } from "./messaging/conversations.routes.ts";
 import { messages } from "./messaging/messages.routes.ts";
+import { messageSearch } from "./messaging/search.routes.ts";
 import { attachments } from "./messaging/attachments.routes.ts";
 import { realtime } from "./realtime/realtime.routes.ts";
 import { internal } from "./jobs/drain.routes.ts";
@@ -34,6 +35,7 @@ import { account } from "./account/account.routes.ts";
 import { store } from "./store/store.routes.ts";
 import { wallet } from "./wallet/wallet.routes.ts";
 import { notifications } from "./notifications/notifications.routes.ts";
+import { reports } from "./moderation/reports.routes.ts";
 import { serverSql } from "./core/doors.ts";
 import type { DevPaymentProvider } from "./store/dev-provider.ts";
 
@@ -102,6 +104,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/admin", admin);
   app.route("/api/config", publicConfig);
   app.route("/api/conversations", conversations);
+  // Before /api/messages, whose routes take an id in the same place.
+  app.route("/api/messages/search", messageSearch);
   app.route("/api/messages", messages);
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
@@ -110,6 +114,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/store", store);
   app.route("/api/wallet", wallet);
   app.route("/api/notifications", notifications);
+  app.route("/api/reports", reports);
 
   app.get("/health", async (c) => {
     const sql = serverSql(deps, "health");

@@ -47,6 +47,7 @@ export function createDeps(settings: Settings): Deps {
       settings.jwtSecret,
       settings.accessTokenTtlSeconds,
       `${settings.siteUrl}/api/auth`,
+      settings.jwtSigningKeys,
     ),
     mailer: createMailer({
       smtpUrl: settings.smtpUrl,

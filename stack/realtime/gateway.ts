@@ -28,6 +28,7 @@ import {
   type Vsn,
 } from "./protocol.ts";
 import type { GatewayLimits } from "./settings.ts";
+import type { JSONWebKeySet } from "jose";
 import { type Claims, createTokenChecker, type TokenCheck } from "./tokens.ts";
 
 export interface Gateway {
@@ -44,6 +45,12 @@ export interface GatewayOptions {
   /** The process's session connection, where the gateway LISTENs (never the pool). */
   listener: Pick<Listener, "listen">;
   jwtSecret: string;
+  /**
+   * The JWKS ES256 access tokens are verified with: the one the API publishes
+   * (`GET /api/auth/.well-known/jwks.json`), as hosted Realtime uses the project's signing keys.
+   * Absent: HS256 tokens only.
+   */
+  jwks?: () => Promise<JSONWebKeySet>;
   limits: GatewayLimits;
   log: Logger;
 }
@@ -125,7 +132,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 export function createGateway(opts: GatewayOptions): Gateway {
   const { sql, limits, log } = opts;
-  const checkToken = createTokenChecker(opts.jwtSecret);
+  const checkToken = createTokenChecker(opts.jwtSecret, opts.jwks);
   const processId = crypto.randomUUID();
   const connections = new Set<Connection>();
   const perIp = new Map<string, number>();

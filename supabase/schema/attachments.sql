@@ -103,7 +103,7 @@ GRANT ALL ON FUNCTION app.attachment_json(a app.attachments) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_json
--- created in 20261121100400_attachments.sql; last changed in 20261129180000_messages_reactions_threads.sql
+-- created in 20261121100400_attachments.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_json(m app.messages) RETURNS jsonb

@@ -3,6 +3,7 @@
 --   supabase/migrations/20261124110100_catalog.sql
 --   supabase/migrations/20261129100400_catalog_one_policy_per_operation.sql
 --   supabase/migrations/20261129150000_catalog_stock_on_hand.sql
+--   supabase/migrations/20261129190000_catalog_hidden_status.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -14,22 +15,23 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- type app.product_status
--- created in 20261124110100_catalog.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261129190000_catalog_hidden_status.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TYPE app.product_status AS ENUM (
     'draft',
     'active',
-    'archived'
+    'archived',
+    'hidden'
 );
 
-COMMENT ON TYPE app.product_status IS 'draft: visible to its vendor only; active: in the catalog (when its vendor is approved) and orderable; archived: withdrawn, kept for the orders that name it.';
+COMMENT ON TYPE app.product_status IS 'draft: visible to its vendor only; active: in the catalog (when its vendor is approved) and orderable; archived: withdrawn by its vendor, kept for the orders that name it; hidden: taken out of the catalog by an ADMIN after a report (only an ADMIN sets or lifts it).';
 
 GRANT ALL ON TYPE app.product_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.products
--- created in 20261124110100_catalog.sql; last changed in 20261129100400_catalog_one_policy_per_operation.sql
+-- created in 20261124110100_catalog.sql; last changed in 20261129190100_moderation.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.products (
@@ -87,6 +89,8 @@ CREATE TRIGGER products_count_delete AFTER DELETE ON app.products REFERENCING OL
 CREATE TRIGGER products_count_insert AFTER INSERT ON app.products REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
 
 CREATE TRIGGER products_count_update AFTER UPDATE ON app.products REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_catalog();
+
+CREATE TRIGGER products_guard_hidden BEFORE UPDATE OF status ON app.products FOR EACH ROW EXECUTE FUNCTION app_private.guard_product_hidden();
 
 CREATE TRIGGER products_guard_write BEFORE INSERT OR UPDATE ON app.products FOR EACH ROW EXECUTE FUNCTION app_private.guard_product_write();
 

@@ -1,7 +1,8 @@
 -- Agora's schema as it is now, domain messages: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100300_messages.sql
---   supabase/migrations/20261129180000_messages_reactions_threads.sql
+--   supabase/migrations/20261129170000_messages_search.sql
+--   supabase/migrations/20261130000000_messages_reactions_threads.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -13,7 +14,7 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.message_reactions
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.message_reactions (
@@ -51,7 +52,7 @@ GRANT SELECT ON TABLE app.message_reactions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.message_threads
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.message_threads (
@@ -123,7 +124,7 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261129180000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -149,6 +150,8 @@ ALTER TABLE ONLY app.messages
 
 ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
+
+CREATE INDEX messages_content_trgm ON app.messages USING gin (lower(content) extensions.gin_trgm_ops);
 
 CREATE INDEX messages_conversation_id_seq_main_idx ON app.messages USING btree (conversation_id, seq) WHERE (thread_id IS NULL);
 
@@ -387,7 +390,7 @@ GRANT ALL ON FUNCTION app.mark_read(target_message_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_extras
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_extras(m app.messages, viewer uuid) RETURNS jsonb
@@ -413,7 +416,7 @@ GRANT ALL ON FUNCTION app.message_extras(m app.messages, viewer uuid) TO authent
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_object
--- created in 20261121100300_messages.sql; last changed in 20261129180000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS jsonb
@@ -443,7 +446,7 @@ GRANT ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) TO a
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_reactions_json
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_reactions_json(target_message_id uuid, viewer uuid) RETURNS jsonb
@@ -466,8 +469,79 @@ REVOKE ALL ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer
 GRANT ALL ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.search_messages
+-- created in 20261129170000_messages_search.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.search_messages(terms text[], in_conversation uuid DEFAULT NULL::uuid, after_score integer DEFAULT NULL::integer, after_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 51) RETURNS TABLE(message_id uuid, score integer, created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  ids uuid[];
+  term_filter text;
+  words tsquery[];
+  prefixes tsquery[];
+begin
+  if coalesce(cardinality(terms), 0) not between 1 and 8
+     or exists (select 1 from unnest(terms) t where t is null or char_length(t) < 3 or char_length(t) > 200) then
+    raise exception 'a search has 1 to 8 terms of 3 to 200 characters' using errcode = 'AG400';
+  end if;
+  if max_rows is null or max_rows not between 1 and 201 then
+    raise exception 'max_rows is 1 to 201' using errcode = 'AG400';
+  end if;
+  -- What the caller may read now: the conversations they are in (none for a user below
+  -- SUBSCRIBER or suspended, see app.my_conversation_ids). Someone who left is no longer in it.
+  ids := array(select c from app.my_conversation_ids() c);
+  if in_conversation is not null then
+    if not (in_conversation = any(ids)) then
+      raise exception 'conversation not found' using errcode = 'AG404';
+    end if;
+    ids := array[in_conversation];
+  end if;
+  if cardinality(ids) = 0 then
+    return;
+  end if;
+  -- One `like` per term, and the conversation ids, as literals: the planner then estimates each
+  -- term from the index expression's statistics and the ids by their number, and picks the
+  -- trigram index alone (a rare term), or ANDed with the conversations' index (a common one).
+  -- `\`, `%` and `_` in a term are taken literally.
+  select string_agg(format('and lower(m.content) like %L',
+           '%' || replace(replace(replace(lower(t), '\', '\\'), '%', '\%'), '_', '\_') || '%'), ' '),
+         array_agg(case when numnode(plainto_tsquery('simple', t)) > 0 then plainto_tsquery('simple', t) end),
+         array_agg(case when numnode(plainto_tsquery('simple', t)) > 0
+                   then (plainto_tsquery('simple', t)::text || ':*')::tsquery end)
+    into term_filter, words, prefixes
+    from unnest(terms) t;
+  -- Best match first: per term, 2 when it is a whole word of the message (full-text search with
+  -- the `simple` configuration: lowercased, no stemming, any language), 1 when it starts a word,
+  -- 0 when it is inside one (CJK text has no spaces, so its terms are mostly inside a word);
+  -- then newest. The page continues after the (score, created_at, id) of the last row shown.
+  return query execute format($q$
+    select m.id, s.score, m.created_at
+    from app.messages m
+    cross join lateral (
+      select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0)::integer
+      -- offset 0: one to_tsvector per message, not one per use of v
+      from (select to_tsvector('simple', m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)
+    ) as s(score)
+    where m.conversation_id = any(%L::uuid[]) and m.deleted_at is null %s
+      and ($3::uuid is null or (s.score, m.created_at, m.id) < ($1, $2, $3))
+    order by s.score desc, m.created_at desc, m.id desc
+    limit $4
+  $q$, ids, term_filter)
+  using after_score, after_created_at, after_id, max_rows, words, prefixes;
+end;
+$_$;
+
+COMMENT ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) IS 'Message search for GET /api/messages/search: the messages (not tombstones) of the caller''s current conversations, or of one of them (AG404 when the caller is not in it), whose lowercased content contains every term (3 to 200 characters each, at most 8), best match first (per term: a whole word 2, a word''s start 1, inside a word 0; full-text search with the simple configuration), then newest; a page starts after the (score, created_at, id) given. Returns ids only: the caller reads the messages themselves under RLS. security definer so that the trigram index serves the `like` (under RLS a non-leakproof condition may not run before the policy, so no index could take it); the restriction to the caller''s conversations is explicit here, from app.my_conversation_ids. Each call is planned with its terms (dynamic SQL, literals), since the best plan depends on how common they are.';
+
+REVOKE ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.send_message
--- created in 20261121100300_messages.sql; last changed in 20261129180000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text, thread_root uuid DEFAULT NULL::uuid) RETURNS jsonb
@@ -578,7 +652,7 @@ GRANT ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boo
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.set_reaction
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.set_reaction(target_message_id uuid, reaction text, present boolean) RETURNS jsonb
@@ -677,7 +751,7 @@ REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.count_thread_reply
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.count_thread_reply() RETURNS trigger
@@ -771,7 +845,7 @@ REVOKE ALL ON FUNCTION app_private.guard_message_update() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.message_events
--- created in 20261121100300_messages.sql; last changed in 20261129180000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.message_events() RETURNS trigger
@@ -812,7 +886,7 @@ REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.message_tombstoned
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.message_tombstoned() RETURNS trigger
@@ -844,7 +918,7 @@ REVOKE ALL ON FUNCTION app_private.message_tombstoned() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.send_message_as
--- created in 20261121100300_messages.sql; last changed in 20261129180000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) RETURNS jsonb
@@ -865,7 +939,7 @@ REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversat
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.set_reaction_as
--- created in 20261129180000_messages_reactions_threads.sql
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.set_reaction_as(claims text, target_message_id uuid, reaction text, present boolean) RETURNS jsonb

@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124110200_orders.sql
 --   supabase/migrations/20261129100500_orders_one_policy_per_operation.sql
+--   supabase/migrations/20261129140100_orders_resume_payment.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -368,7 +369,7 @@ CREATE TABLE app_private.checkout_secrets (
     client_secret text NOT NULL
 );
 
-COMMENT ON TABLE app_private.checkout_secrets IS 'The PaymentIntent''s client secret, which lets its holder confirm the payment: given to the buyer in the checkout answer only, never readable through RLS.';
+COMMENT ON TABLE app_private.checkout_secrets IS 'The PaymentIntent''s client secret, which lets its holder confirm the payment: given to the buyer only, in the checkout answer and by app.checkout_payment (resuming the payment elsewhere), never readable through RLS.';
 
 ALTER TABLE ONLY app_private.checkout_secrets
     ADD CONSTRAINT checkout_secrets_pkey PRIMARY KEY (checkout_id);
@@ -532,6 +533,54 @@ COMMENT ON FUNCTION app.change_order_status(target_order_id uuid, to_status app.
 
 REVOKE ALL ON FUNCTION app.change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.change_order_status(target_order_id uuid, to_status app.order_status, move_reason text, tracking text, ship_carrier text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.checkout_payment
+-- created in 20261129140100_orders_resume_payment.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.checkout_payment(target_checkout_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  checkout app.checkouts;
+  secret text;
+begin
+  select * into checkout from app.checkouts c
+  where c.id = target_checkout_id and c.buyer_id = (select auth.uid())
+    and app.has_role('SUBSCRIBER');
+  if not found then
+    raise exception 'checkout not found' using errcode = 'AG404';
+  end if;
+  if checkout.payment_status in ('succeeded', 'refunded') then
+    raise exception 'this checkout is paid' using errcode = 'AG422', hint = 'invalid_transition',
+      detail = jsonb_build_object('payment', checkout.payment_status)::text;
+  end if;
+  if checkout.closed_at is not null or not exists (
+    select 1 from app.orders o where o.checkout_id = checkout.id and o.status = 'pending_payment'
+  ) then
+    raise exception 'this checkout no longer awaits payment (it was cancelled or its reservation ran out)'
+      using errcode = 'AG422', hint = 'invalid_transition',
+      detail = jsonb_build_object('reservedUntil', checkout.reserved_until)::text;
+  end if;
+  if checkout.reserved_until <= now() then
+    raise exception 'the reservation of this checkout ran out; check out again'
+      using errcode = 'AG422', hint = 'invalid_transition',
+      detail = jsonb_build_object('reservedUntil', checkout.reserved_until)::text;
+  end if;
+  select s.client_secret into secret from app_private.checkout_secrets s
+  where s.checkout_id = checkout.id;
+  return app_private.checkout_json(checkout.id, nullif(secret, ''))
+    || jsonb_build_object('needsIntent', checkout.payment_intent_id is null,
+                          'currency', checkout.currency, 'amount', checkout.total);
+end;
+$$;
+
+COMMENT ON FUNCTION app.checkout_payment(target_checkout_id uuid) IS 'The payment of the caller''s own checkout still awaiting payment within its reservation, as the checkout answer with its client secret, so that its buyer can pay from any tab or device (POST /api/store/checkouts/{id}/payment). needsIntent: no PaymentIntent attached yet (the API makes it, with the same idempotency key, and attaches it). Another''s checkout: AG404; paid, cancelled, closed or expired: AG422 invalid_transition. security definer: the client secret is in app_private.checkout_secrets, which no API role reads.';
+
+REVOKE ALL ON FUNCTION app.checkout_payment(target_checkout_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.checkout_payment(target_checkout_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.create_checkout

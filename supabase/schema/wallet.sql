@@ -3,6 +3,7 @@
 --   supabase/migrations/20261124130000_wallet.sql
 --   supabase/migrations/20261128130000_wallet_lock_order.sql
 --   supabase/migrations/20261128140000_wallet_resign_outside_nonce.sql
+--   supabase/migrations/20261129140000_wallet_cancel_transfer.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -59,7 +60,7 @@ GRANT ALL ON TYPE app.wallet_transaction_direction TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- type app.wallet_transaction_status
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261129140000_wallet_cancel_transfer.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TYPE app.wallet_transaction_status AS ENUM (
@@ -67,10 +68,11 @@ CREATE TYPE app.wallet_transaction_status AS ENUM (
     'submitted',
     'confirmed',
     'failed',
-    'expired'
+    'expired',
+    'cancelled'
 );
 
-COMMENT ON TYPE app.wallet_transaction_status IS 'pending: validated, waiting for the owner''s confirm until it expires; submitted: signed with its nonce and sent (or being sent); confirmed: mined with enough confirmations; failed: reverted, or refused by the node; expired: never confirmed in time. Incoming transfers are submitted until they have enough confirmations.';
+COMMENT ON TYPE app.wallet_transaction_status IS 'pending: validated, waiting for the owner''s confirm until it expires; submitted: signed with its nonce and sent (or being sent); confirmed: mined with enough confirmations; failed: reverted, or refused by the node; expired: never confirmed in time; cancelled: withdrawn by its owner before confirming (nothing was signed or sent). Incoming transfers are submitted until they have enough confirmations.';
 
 GRANT ALL ON TYPE app.wallet_transaction_status TO authenticated;
 
@@ -189,7 +191,7 @@ GRANT SELECT ON TABLE app.wallet_tokens TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.wallet_transactions
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261129140000_wallet_cancel_transfer.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.wallet_transactions (
@@ -239,7 +241,7 @@ CREATE TABLE app.wallet_transactions (
     CONSTRAINT wallet_transactions_native_address CHECK (((token_kind = 'native'::app.wallet_token_kind) = (token_address IS NULL))),
     CONSTRAINT wallet_transactions_nonce_check CHECK ((nonce >= 0)),
     CONSTRAINT wallet_transactions_out_shape CHECK (((direction = 'in'::app.wallet_transaction_direction) OR ((expires_at IS NOT NULL) AND (log_index IS NULL) AND (gas_limit IS NOT NULL)))),
-    CONSTRAINT wallet_transactions_signed CHECK (((status = ANY (ARRAY['pending'::app.wallet_transaction_status, 'expired'::app.wallet_transaction_status])) OR (direction = 'in'::app.wallet_transaction_direction) OR ((hash IS NOT NULL) AND (nonce IS NOT NULL)))),
+    CONSTRAINT wallet_transactions_signed CHECK ((((status)::text = ANY (ARRAY['pending'::text, 'expired'::text, 'cancelled'::text])) OR (direction = 'in'::app.wallet_transaction_direction) OR ((hash IS NOT NULL) AND (nonce IS NOT NULL)))),
     CONSTRAINT wallet_transactions_to_address_check CHECK ((to_address ~ '^0x[0-9a-fA-F]{40}$'::text)),
     CONSTRAINT wallet_transactions_token_address_check CHECK ((token_address ~ '^0x[0-9a-fA-F]{40}$'::text)),
     CONSTRAINT wallet_transactions_token_decimals_check CHECK (((token_decimals >= 0) AND (token_decimals <= 77)))
@@ -631,6 +633,53 @@ COMMENT ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp wit
 
 REVOKE ALL ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.cancel_wallet_transfer
+-- created in 20261129140000_wallet_cancel_transfer.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.cancel_wallet_transfer(target_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  t app.wallet_transactions;
+begin
+  -- Only the owner's own outgoing transfers exist here: another user's is "not found", not
+  -- "forbidden", so an id tells nobody else anything.
+  select * into t from app.wallet_transactions w
+  where w.id = target_id and w.user_id = (select auth.uid()) and w.direction = 'out'
+    and app.has_role('SUBSCRIBER')
+  for update;
+  if not found then
+    raise exception 'no such transaction' using errcode = 'AG404';
+  end if;
+  if t.status::text = 'cancelled' then
+    -- Cancelling again answers the transaction as it is (a retried request).
+    return app.wallet_transaction_json(t);
+  end if;
+  if t.status = 'pending' and t.expires_at <= now() then
+    raise exception 'this transfer expired before it was confirmed; nothing was sent'
+      using errcode = 'AG422', hint = 'invalid_transition',
+            detail = jsonb_build_object('status', 'expired')::text;
+  end if;
+  if t.status <> 'pending' then
+    raise exception 'a transfer that is % cannot be cancelled: it was already confirmed and signed', t.status
+      using errcode = 'AG422', hint = 'invalid_transition',
+            detail = jsonb_build_object('status', t.status)::text;
+  end if;
+  update app.wallet_transactions w set status = 'cancelled'::text::app.wallet_transaction_status
+  where w.id = t.id
+  returning * into t;
+  return app.wallet_transaction_json(t);
+end;
+$$;
+
+COMMENT ON FUNCTION app.cancel_wallet_transfer(target_id uuid) IS 'The owner withdraws a pending transfer before confirming it: pending -> cancelled (its funds no longer reserved), with the row locked so that a concurrent confirm (which locks it too and signs only a pending transfer) and this cancel cannot both win. Another user''s transfer, an incoming one or an unknown id: AG404. Already cancelled: the transaction as it is. Expired (also a pending one past its expiry), submitted, confirmed or failed: AG422 invalid_transition. security definer: transactions have no update grant; only the caller''s own row is touched.';
+
+REVOKE ALL ON FUNCTION app.cancel_wallet_transfer(target_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.cancel_wallet_transfer(target_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.wallet_address_of
@@ -1208,7 +1257,7 @@ REVOKE ALL ON FUNCTION app_private.touch_wallet_transaction() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.wallet_transaction_events
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261129140000_wallet_cancel_transfer.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.wallet_transaction_events() RETURNS trigger
@@ -1245,6 +1294,7 @@ begin
       when 'confirmed' then 'Transfer confirmed'
       when 'failed' then 'Transfer failed'
       when 'expired' then 'Transfer expired'
+      when 'cancelled' then 'Transfer cancelled'
     end;
     body := case t.status
       when 'pending' then format('Confirm sending %s to %s before it expires.', amount_text, t.to_address)
@@ -1252,6 +1302,7 @@ begin
       when 'confirmed' then format('%s reached %s.', amount_text, t.to_address)
       when 'failed' then format('%s to %s did not go through: %s', amount_text, t.to_address, coalesce(t.error, 'failed'))
       when 'expired' then format('%s to %s was not confirmed in time; nothing was sent.', amount_text, t.to_address)
+      when 'cancelled' then format('You cancelled sending %s to %s; nothing was sent.', amount_text, t.to_address)
     end;
   else
     title := case t.status

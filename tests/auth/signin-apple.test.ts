@@ -146,12 +146,13 @@ test("[apple] the callback is exempt from the CSRF check: a cookie-signed-in bro
     403,
     "forbidden",
   );
-  // ...the Apple callback is not: a state nobody issued is refused by the state check (400)...
-  await expectError(
-    await callback(t, "apple", { code: "x", state: "made-up" }, { cookies: sessionCookies }),
-    400,
-    "invalid_request",
-  );
+  // ...the Apple callback is not: a state nobody issued is refused by the state check (a 303 to
+  // the sign-in page, which says so)...
+  const unknown = await callback(t, "apple", { code: "x", state: "made-up" }, {
+    cookies: sessionCookies,
+  });
+  assert.equal(unknown.status, 303);
+  assert.equal(unknown.headers.get("location"), `${SITE}/signin?error=invalid_state`);
   // ...and a real flow completes.
   const who = newAppleUser();
   const started = await startSignIn(t, "apple");
@@ -216,17 +217,16 @@ test("[apple] refused: another browser's state (no binding cookie)", async () =>
   assert.equal((await accountOf(who.sub)).length, 0);
 });
 
-test("[apple] refused: a replayed form post is 400", async () => {
+test("[apple] refused: a replayed form post lands on the sign-in page (error=invalid_state)", async () => {
   const who = newAppleUser();
   const { started, back, response } = await signInFlow(t, "apple");
   assert.equal(response.status, 303);
-  await expectError(
-    await callback(t, "apple", {
-      code: back.searchParams.get("code")!,
-      state: back.searchParams.get("state")!,
-    }, { cookies: { [BINDING_COOKIE]: started.binding! } }),
-    400,
-  );
+  const replay = await callback(t, "apple", {
+    code: back.searchParams.get("code")!,
+    state: back.searchParams.get("state")!,
+  }, { cookies: { [BINDING_COOKIE]: started.binding! } });
+  assert.equal(replay.status, 303);
+  assert.equal(replay.headers.get("location"), `${SITE}/signin?error=invalid_state`);
   const [{ n }] = await t.deps.sql`
     select count(*)::int as n from app.sessions s join app.identities i on i.user_id = s.user_id
     where i.provider = 'apple' and i.provider_user_id = ${who.sub}`;

@@ -7,6 +7,7 @@ import {
   expectJson,
   latestMagicToken,
   setCookies,
+  signAsApp,
   signIn,
   signInAs,
   test,
@@ -113,6 +114,53 @@ test("[auth] an expired magic link is refused and recorded as a failed sign-in",
   const events = await t.deps.sql`
     select type from app.security_events where ip = '192.0.2.77' and type = 'auth.signin_failed'`;
   assert.ok(events.length >= 1);
+});
+
+test("[auth] a browser's magic link that fails lands on the sign-in page with what happened (used, expired, malformed, suspended); /verify keeps its JSON errors", async () => {
+  /** The callback as a browser opens it: a 303 to /signin?error=<code>, no session, no body. */
+  const openLink = async (query: string, error: string) => {
+    const response = await t.request("GET", `/api/auth/callback/email${query}`);
+    assert.equal(response.status, 303, `${query}: a redirect, got ${response.status}`);
+    assert.equal(response.headers.get("location"), `${ORIGIN}/signin?error=${error}`, query);
+    assert.equal(response.headers.get("cache-control"), "no-store");
+    assert.equal(setCookies(response)["agora-access-token"], undefined, "no session cookie");
+    await response.body?.cancel();
+  };
+  // Used: the first opening signs in, the second lands on the page that offers a new link.
+  const email = uniqueEmail("used");
+  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email } });
+  const token = await latestMagicToken(t.deps, email);
+  const first = await t.request("GET", `/api/auth/callback/email?token=${token}`);
+  assert.equal(first.status, 303);
+  assert.equal(first.headers.get("location"), `${ORIGIN}/`);
+  await openLink(`?token=${token}`, "link_invalid");
+  // Integrators keep their JSON error for the same token.
+  await expectError(
+    await t.request("POST", "/api/auth/verify", { body: { token } }),
+    401,
+    "unauthenticated",
+  );
+
+  // Expired, unknown, missing, malformed.
+  const late = uniqueEmail("late");
+  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email: late } });
+  const lateToken = await latestMagicToken(t.deps, late);
+  await t.deps.sql`
+    update app_private.magic_links set expires_at = now() - interval '1 second' where email = ${late}`;
+  await openLink(`?token=${lateToken}`, "link_invalid");
+  await openLink("?token=never-issued", "link_invalid");
+  await openLink("", "link_invalid");
+  await openLink(`?token=${"x".repeat(600)}`, "link_invalid");
+
+  // Suspended: the page says so (and shows the support address).
+  const user = await createUser(t.deps, "MEMBER");
+  await t.deps.sql`update app.users set status = 'suspended' where id = ${user.id}`;
+  await t.request("POST", "/api/auth/signin", { body: { provider: "email", email: user.email } });
+  const suspendedToken = await latestMagicToken(t.deps, user.email);
+  await openLink(`?token=${suspendedToken}`, "suspended");
+  const [{ n }] = await t.deps.sql<{ n: number }[]>`
+    select count(*)::int as n from app.sessions where user_id = ${user.id}`;
+  assert.equal(n, 0, "no session for a suspended account");
 });
 
 test("[auth] magic links expire after 15 minutes by default", async () => {
@@ -347,9 +395,7 @@ test("[auth] an expired access cookie is refreshed by the middleware while the r
   const claims = JSON.parse(
     atob(cookies["agora-access-token"].split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
   );
-  const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 5 })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .sign(new TextEncoder().encode(t.deps.settings.jwtSecret));
+  const expired = await signAsApp(t, { ...claims, exp: Math.floor(Date.now() / 1000) - 5 });
   assert.equal(await t.deps.tokens.verify(expired), null, "the crafted token is expired");
   const response = await t.request("GET", "/api/auth/session", {
     cookies: { ...cookies, "agora-access-token": expired },

@@ -292,22 +292,22 @@ test("[google] an integrator's flow changes no account until its code is exchang
 
 // --- refusals -------------------------------------------------------------------------------------
 
-test("[google] refused: a callback with a state nobody issued, or none, is 400 and opens nothing", async () => {
+test("[google] refused: a callback with a state nobody issued, or none, lands on the sign-in page (error=invalid_state) and opens nothing", async () => {
   const who = newGoogleUser();
   const started = await startSignIn(t, "google");
   const back = await authorizeAtProvider(started.url);
   const cookies = { [BINDING_COOKIE]: started.binding! };
-  await expectError(
+  assertRedirectError(
     await callback(t, "google", { code: back.searchParams.get("code")!, state: "made-up" }, {
       cookies,
     }),
-    400,
-    "invalid_request",
+    "invalid_state",
+    `${SITE}/signin`,
   );
-  await expectError(
+  assertRedirectError(
     await callback(t, "google", { code: back.searchParams.get("code")! }, { cookies }),
-    400,
-    "invalid_request",
+    "invalid_state",
+    `${SITE}/signin`,
   );
   assert.equal((await accountOf(who.sub)).length, 0);
 });
@@ -325,9 +325,10 @@ test("[google] refused: a state started in another browser (login CSRF) redirect
   );
   assert.equal((await accountOf(who.sub)).length, 0);
   // ... and the state was spent by the attempt: the rightful browser cannot reuse it either.
-  await expectError(
+  assertRedirectError(
     await callback(t, "google", params, { cookies: { [BINDING_COOKIE]: started.binding! } }),
-    400,
+    "invalid_state",
+    `${SITE}/signin`,
   );
   const second = await startSignIn(t, "google", { redirectTo: "/welcome" });
   const back2 = await authorizeAtProvider(second.url);
@@ -340,7 +341,7 @@ test("[google] refused: a state started in another browser (login CSRF) redirect
   );
 });
 
-test("[google] refused: replaying a callback (same code and state) is 400; the session opened once", async () => {
+test("[google] refused: replaying a callback (same code and state) lands on the sign-in page; the session opened once", async () => {
   const who = newGoogleUser();
   const { started, back, response } = await signInFlow(t, "google");
   assert.equal(response.status, 303);
@@ -348,7 +349,7 @@ test("[google] refused: replaying a callback (same code and state) is 400; the s
     code: back.searchParams.get("code")!,
     state: back.searchParams.get("state")!,
   }, { cookies: { [BINDING_COOKIE]: started.binding! } });
-  await expectError(replay, 400, "invalid_request");
+  assertRedirectError(replay, "invalid_state", `${SITE}/signin`);
   assert.equal(await sessionsOf(who.sub), 1);
 });
 
@@ -430,19 +431,20 @@ test("[google] refused: the person declined at Google (error=access_denied)", as
   assertRedirectError(response, "access_denied");
 });
 
-test("[google] refused: a flow older than ten minutes is 400", async () => {
+test("[google] refused: a flow older than ten minutes lands on the sign-in page (error=invalid_state)", async () => {
   const who = newGoogleUser();
   const started = await startSignIn(t, "google");
   const back = await authorizeAtProvider(started.url);
   await t.deps.sql`
     update app_private.oauth_flows set expires_at = now() - interval '1 second'
     where state_hash = ${await sha256Hex(back.searchParams.get("state")!)}`;
-  await expectError(
+  assertRedirectError(
     await callback(t, "google", {
       code: back.searchParams.get("code")!,
       state: back.searchParams.get("state")!,
     }, { cookies: { [BINDING_COOKIE]: started.binding! } }),
-    400,
+    "invalid_state",
+    `${SITE}/signin`,
   );
   assert.equal((await accountOf(who.sub)).length, 0);
 });
@@ -458,9 +460,12 @@ test("[google] concurrent callbacks with one state open exactly one session", as
       () => callback(t, "google", params, { cookies: { [BINDING_COOKIE]: started.binding! } }),
     ),
   );
-  const statuses = results.map((r) => r.status).sort();
   await Promise.all(results.map((r) => r.body?.cancel()));
-  assert.deepEqual(statuses, [303, 400, 400, 400, 400, 400]);
+  assert.deepEqual(results.map((r) => r.status), [303, 303, 303, 303, 303, 303]);
+  const refused = results.filter((r) =>
+    r.headers.get("location") === `${SITE}/signin?error=invalid_state`
+  );
+  assert.equal(refused.length, 5, "the other five land on the sign-in page");
   assert.equal(await sessionsOf(who.sub), 1);
 });
 

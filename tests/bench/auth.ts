@@ -70,7 +70,7 @@ import {
 import { freePort } from "../../stack/postgres.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { loadSessionUser } from "../../functions/api/auth/sessions.ts";
-import { jwtVerify } from "jose";
+import { createLocalJWKSet, jwtVerify } from "jose";
 import { bearerToken } from "../../functions/_shared/jwt.ts";
 import { createClient, custom } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -143,20 +143,26 @@ function bearer(request: Request): string | null {
 function benchRoutes(deps: Deps, errors: Bench["errors"]) {
   // A full jose verification on every call: what a token costs when the app has not seen it
   // yet (deps.tokens.verify remembers verified tokens, so in a steady state it costs little).
-  const key = crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(deps.settings.jwtSecret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["verify"],
-  );
+  // ES256 against the published keys when a signing key is set (the default), else HS256.
+  const key = deps.settings.jwtSigningKeys
+    ? deps.tokens.jwks().then(createLocalJWKSet)
+    : crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(deps.settings.jwtSecret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["verify"],
+    );
   const verifyWithKey = async (token: string) => {
     try {
-      const { payload } = await jwtVerify(token, await key, {
-        algorithms: ["HS256"],
+      const resolved = await key;
+      const options = {
         audience: "authenticated",
         issuer: `${deps.settings.siteUrl}/api/auth`,
-      });
+      };
+      const { payload } = typeof resolved === "function"
+        ? await jwtVerify(token, resolved, { ...options, algorithms: ["ES256"] })
+        : await jwtVerify(token, resolved, { ...options, algorithms: ["HS256"] });
       return payload;
     } catch {
       return null;

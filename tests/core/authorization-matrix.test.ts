@@ -378,6 +378,22 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
     );
     return { path: `/api/wallet/transactions/${transaction.id}/confirm` };
   },
+  "POST /api/wallet/transactions/{id}/cancel": async (owner) => {
+    const address = await addressOfCaller(t, owner.accessToken);
+    await fund(contracts, address, { native: parseEther("1"), tokens: 0n, nfts: false });
+    const { transaction } = await expectJson(
+      await t.request("POST", "/api/wallet/transfer", {
+        token: owner.accessToken,
+        body: {
+          to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+          token: "native",
+          amount: "1000",
+        },
+      }),
+      201,
+    );
+    return { path: `/api/wallet/transactions/${transaction.id}/cancel` };
+  },
   "PUT /api/notifications/{id}/read": async (owner) => ({
     path: `/api/notifications/${(await notificationOf(owner)).id}/read`,
   }),
@@ -397,6 +413,9 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
   "PUT /api/store/orders/{id}/status": async (owner) => ({
     path: `/api/store/orders/${(await orderOf(owner)).id}/status`,
     body: { status: "cancelled", reason: "changed my mind" },
+  }),
+  "POST /api/store/checkouts/{id}/payment": async (owner) => ({
+    path: `/api/store/checkouts/${(await orderOf(owner)).checkoutId}/payment`,
   }),
 };
 

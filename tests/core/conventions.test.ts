@@ -88,6 +88,8 @@ test("[conventions] logs are JSON lines and never hold tokens, cookies or secret
       assert.ok(!line.includes(session.accessToken), "no access token");
       assert.ok(!line.includes(session.refreshToken), "no refresh token");
       assert.ok(!line.includes(noisy.deps.settings.jwtSecret), "no secret");
+      const signingKey = noisy.deps.settings.jwtSigningKeys?.current.d;
+      assert.ok(!signingKey || !line.includes(signingKey), "no private signing key");
     }
     assert.ok(lines.some((l) => JSON.parse(l).requestId), "request lines carry the request id");
   } finally {

@@ -19,7 +19,13 @@ import { approvedVendor, checkout, devPay, product } from "../support/store.ts";
 
 /** PgBouncer's server connections (`default_pool_size`): fewer than the app's clients. */
 const SERVER_CONNECTIONS = 3;
-const direct = testEnv().AGORA_DB_URL;
+/** The run's database itself (under `npm test -- --pooler` testEnv points the API elsewhere). */
+const direct = Deno.env.get("AGORA_TEST_DB_URL")!;
+/** The test environment as a direct connection sees it: no pooler settings of the run's own. */
+function directEnv(): Record<string, string> {
+  const { AGORA_DB_POOL_MODE: _mode, AGORA_DB_SESSION_URL: _session, ...env } = testEnv();
+  return { ...env, AGORA_DB_URL: direct };
+}
 const bouncer = await startPgBouncer({
   target: direct,
   poolMode: "transaction",
@@ -46,7 +52,7 @@ async function serverConnections(): Promise<number> {
 }
 
 test("[core] settings: a transaction-mode pooler turns statement preparation off and needs a session URL for LISTEN", () => {
-  const env = testEnv();
+  const env = directEnv();
   const pooled = "postgresql://postgres:pw@pooler.example.test:6543/postgres";
   const session = "postgresql://postgres:pw@db.example.test:5432/postgres";
   assert.throws(

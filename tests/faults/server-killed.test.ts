@@ -38,6 +38,8 @@ await cluster.psql("alter system set synchronous_commit = on");
 await cluster.psql("select pg_reload_conf()");
 const chain: Chain = await startChain({ chainId: CHAIN_ID });
 const port = freePort();
+/** The server's attachment files: removed with the cluster at the end. */
+const storageDir = await Deno.makeTempDir({ prefix: "agora-killed-storage-" });
 const base = `http://127.0.0.1:${port}`;
 const env = {
   ...Deno.env.toObject(),
@@ -51,7 +53,7 @@ const env = {
   AGORA_LOG_LEVEL: "warn",
   AGORA_ANON_KEY: await createTokenIssuer(Deno.env.get("AGORA_JWT_SECRET")!, 60, "")
     .apiKey("anon"),
-  AGORA_STORAGE_DIR: await Deno.makeTempDir({ prefix: "agora-killed-storage-" }),
+  AGORA_STORAGE_DIR: storageDir,
   AGORA_RATE_SIGNIN_IP: "100000/600",
   AGORA_RATE_SIGNIN_EMAIL: "100000/600",
   AGORA_RATE_VERIFY_IP: "100000/600",
@@ -289,5 +291,6 @@ test("[faults] the server killed with SIGKILL during transfers and a bulk send, 
     await closeDeps(t.deps).catch(() => {});
     await chain.stop();
     await dispose();
+    await Deno.remove(storageDir, { recursive: true }).catch(() => {});
   }
 });

@@ -5,8 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { createClient, type RealtimeChannel, type SupabaseClient } from "@supabase/supabase-js";
-import { SignJWT } from "jose";
-import { expectJson, type SignedIn, signInAs, test, testApp } from "../support/helpers.ts";
+import {
+  expectJson,
+  signAsApp,
+  type SignedIn,
+  signInAs,
+  test,
+  testApp,
+} from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import { freePort } from "../../stack/postgres.ts";
 
@@ -220,9 +226,7 @@ for (const vsn of ["1.0.0", "2.0.0"]) {
       const claims = JSON.parse(
         atob(bob.accessToken.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
       );
-      const shortLived = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) + 2 })
-        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-        .sign(new TextEncoder().encode(t.deps.settings.jwtSecret));
+      const shortLived = await signAsApp(t, { ...claims, exp: Math.floor(Date.now() / 1000) + 2 });
       const channel = (await client(vsn, shortLived)).channel(`conversation:${conv}`, {
         config: { private: true },
       });

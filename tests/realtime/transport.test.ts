@@ -5,8 +5,15 @@
  * each transport, a refused topic, and the climb back to the WebSocket.
  */
 import assert from "node:assert/strict";
-import { SignJWT } from "jose";
-import { expectJson, type SignedIn, signIn, signInAs, test, testApp } from "../support/helpers.ts";
+import {
+  expectJson,
+  signAsApp,
+  type SignedIn,
+  signIn,
+  signInAs,
+  test,
+  testApp,
+} from "../support/helpers.ts";
 import { startStackServer } from "../../stack/server.ts";
 import {
   createTransport,
@@ -289,9 +296,7 @@ for (const kind of ["websocket", "sse", "poll"] as const) {
       atob(bob.accessToken.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
     );
     const expiresAt = Math.floor(Date.now() / 1000) + 3;
-    const shortLived = await new SignJWT({ ...claims, exp: expiresAt })
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .sign(new TextEncoder().encode(t.deps.settings.jwtSecret));
+    const shortLived = await signAsApp(t, { ...claims, exp: expiresAt });
     const second = await signIn(t, bob.user.email);
     let calls = 0;
     let refreshedAt = 0;

@@ -101,6 +101,46 @@ test("[stripe] a checkout makes its PaymentIntent through the SDK: the amount, t
   assert.equal(made.payment.clientSecret, pi.client_secret);
 });
 
+test("[stripe] resuming a checkout's payment elsewhere answers its intent and client secret; a lost intent is found again by its key", async () => {
+  const vendor = await approvedVendor(t, admin);
+  const item = await product(t, vendor, { price: 700, stock: 5 });
+  const buyer = await signInAs(t, "SUBSCRIBER");
+  const { checkout: made } = await checkout(t, buyer, [{ productId: item.id, quantity: 1 }]);
+  const resume = () =>
+    t.request("POST", `/api/store/checkouts/${made.id}/payment`, { token: buyer.accessToken });
+  const { checkout: resumed } = await expectJson(await resume(), 200);
+  assert.equal(resumed.payment.provider, "stripe");
+  assert.equal(resumed.payment.paymentIntentId, made.payment.paymentIntentId);
+  assert.equal(resumed.payment.clientSecret, made.payment.clientSecret);
+  assert.equal(
+    resumed.payment.clientSecret,
+    stripe.objects.get(made.payment.paymentIntentId)!.client_secret,
+  );
+
+  // The intent made but never attached (the request died in between): Stripe answers the same
+  // intent for the same key, and it is attached now.
+  await t.deps.sql`update app.checkouts set payment_intent_id = null where id = ${made.id}`;
+  await t.deps.sql`delete from app_private.checkout_secrets where checkout_id = ${made.id}`;
+  const { checkout: found } = await expectJson(await resume(), 200);
+  assert.equal(found.payment.paymentIntentId, made.payment.paymentIntentId);
+  assert.equal(found.payment.clientSecret, made.payment.clientSecret);
+  const replayed = stripe.requests.findLast((r) =>
+    r.path === "/v1/payment_intents" && r.idempotencyKey === `checkout:${made.id}`
+  );
+  assert.equal(replayed?.replayed, true, "the same key replayed the first intent");
+
+  await pay(made.payment.paymentIntentId);
+  await expectError(await resume(), 422, "invalid_transition");
+  const stranger = await signInAs(t, "SUBSCRIBER");
+  await expectError(
+    await t.request("POST", `/api/store/checkouts/${made.id}/payment`, {
+      token: stranger.accessToken,
+    }),
+    404,
+    "not_found",
+  );
+});
+
 test("[stripe] POST /api/store/webhooks/stripe: a bad or missing signature is 400 and stores nothing", async () => {
   const [before] = await t.deps.sql<{ n: number }[]>`
     select count(*)::int as n from app_private.stripe_events`;

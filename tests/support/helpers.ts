@@ -7,6 +7,8 @@ import { createApp } from "../../functions/api/app.ts";
 import type { Deps } from "../../functions/api/core/context.ts";
 import { createDeps } from "../../functions/api/deps.ts";
 import { loadSettings } from "../../functions/_shared/settings.ts";
+import { publicJwk } from "../../functions/_shared/jwt.ts";
+import { importJWK, type JWTPayload, SignJWT } from "jose";
 import { type ResponseValidator, responseValidator } from "./openapi-validator.ts";
 
 export const SITE = "http://localhost:54321";
@@ -19,9 +21,14 @@ export function test(name: string, fn: () => Promise<void> | void): void {
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   const url = Deno.env.get("AGORA_TEST_DB_URL");
   if (!url) throw new Error("AGORA_TEST_DB_URL is not set: run the tests with `npm test`");
+  // `npm test -- --pooler`: the API's pool goes through a transaction-mode PgBouncer in front of
+  // the run's database (statement preparation off, LISTEN on a direct session connection), as a
+  // hosted project's API goes through Supavisor; the tests' own connections stay direct.
+  const pooler = Deno.env.get("AGORA_TEST_POOLER_URL");
   return {
     ...Deno.env.toObject(),
-    AGORA_DB_URL: url,
+    AGORA_DB_URL: pooler || url,
+    ...(pooler ? { AGORA_DB_POOL_MODE: "transaction", AGORA_DB_SESSION_URL: url } : {}),
     AGORA_LOCAL_MODE: "true",
     AGORA_SITE_URL: SITE,
     AGORA_ALLOWED_ORIGINS: "http://app.example.test",
@@ -33,6 +40,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     AGORA_RATE_VERIFY_IP: "100000/600",
     AGORA_RATE_REFRESH_SESSION: "100000/600",
     AGORA_RATE_ADMIN_USER: "100000/60",
+    AGORA_RATE_REPORTS_USER: "100000/3600",
     // The run's throwaway chain (stack/cli.ts), for the wallet.
     ...(Deno.env.get("AGORA_TEST_RPC_URL")
       ? { AGORA_RPC_URL: Deno.env.get("AGORA_TEST_RPC_URL")! }
@@ -93,6 +101,22 @@ export function testApp(overrides: Record<string, string> = {}): TestApp {
       return answered.then((response) => checkAgainstDocument(app, method, path, response, caller));
     },
   };
+}
+
+/**
+ * A JWT with these claims signed as the app signs its access tokens: ES256 with its signing key
+ * and `kid` when one is set (the default), HS256 under the secret otherwise. For tokens a test
+ * shapes itself (an expiry in 2 s, an expired one).
+ */
+export async function signAsApp(t: TestApp, claims: JWTPayload): Promise<string> {
+  const keys = t.deps.settings.jwtSigningKeys;
+  if (!keys) {
+    return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .sign(new TextEncoder().encode(t.deps.settings.jwtSecret));
+  }
+  const { kid } = await publicJwk(keys.current);
+  return await new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ: "JWT", kid })
+    .sign(await importJWK({ ...keys.current, alg: "ES256" }, "ES256"));
 }
 
 /** A fresh address, so tests never share accounts or rate-limit buckets by accident. */

@@ -17,6 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { test } from "../support/helpers.ts";
 import { startPeers } from "../support/oidc-peers.ts";
 import {
+  apiCall,
   bearer,
   createPerson,
   openContext,
@@ -188,6 +189,86 @@ test("[web] sign-in with Google through a real OpenID Connect server, and with A
     assert.deepEqual(apple.errors, []);
   } finally {
     await apple.context.close();
+  }
+});
+
+/** Asks for a magic link on the sign-in page; returns the link the dev mailbox holds. */
+async function requestLink(session: Session, email: string): Promise<string> {
+  const { page } = session;
+  await page.goto(`${stack.base}/signin`);
+  await page.getByLabel("E-mail address").fill(email);
+  await page.getByRole("button", { name: "Send me a sign-in link" }).click();
+  const link = page.getByTestId("dev-magic-link");
+  await link.waitFor();
+  return (await link.getAttribute("href"))!;
+}
+
+test("[web] sign-in: a used link and a suspended person's link land on the sign-in page, which says what happened and what to do", async () => {
+  const person = await createPerson(stack, "Uma Used", "MEMBER");
+  const admin = await createPerson(stack, "Sue Support", "ADMIN");
+  const laptop = await openContext(stack);
+  const phone = await openContext(stack);
+  const adminToken = await bearer(stack, admin);
+  try {
+    // The link works once, in the laptop's browser...
+    const link = await requestLink(laptop, person.email);
+    await laptop.page.goto(link);
+    await laptop.page.waitForURL((url) => url.pathname === "/chat");
+    await laptop.page.getByTestId("who").getByText(person.name).waitFor();
+
+    // ...opened again (here on the phone): the app's sign-in page, not an API error.
+    await phone.page.goto(link);
+    await phone.page.waitForURL((url) =>
+      url.pathname === "/signin" && url.searchParams.get("error") === "link_invalid"
+    );
+    const alert = phone.page.getByTestId("signin-error");
+    await alert.getByText("This sign-in link was already used or has expired").waitFor();
+    assert.doesNotMatch(await phone.page.locator("body").innerText(), /"error"|unauthenticated/);
+    await screenshot(phone.page, "flow-signin-link-used");
+    // What to do: send a new link, right there; it signs in.
+    await phone.page.getByLabel("E-mail address").fill(person.email);
+    await phone.page.getByRole("button", { name: "Send me a sign-in link" }).click();
+    await phone.page.getByTestId("dev-magic-link").click();
+    await phone.page.waitForURL((url) => url.pathname === "/chat");
+    await phone.page.getByTestId("who").getByText(person.name).waitFor();
+    assert.deepEqual([...laptop.errors, ...phone.errors], []);
+    await laptop.page.close();
+    await phone.page.close();
+
+    // Suspended: the page says so, with the white label's support address.
+    await apiCall(stack, adminToken, "PUT", "/api/admin/config", {
+      config: { whiteLabel: { supportEmail: "help@agora.example" } },
+      reason: "support address for the sign-in page",
+    });
+    await apiCall(stack, adminToken, "PUT", `/api/admin/users/${person.id}/status`, {
+      status: "suspended",
+      reason: "journey test",
+    });
+    const suspended = await openContext(stack);
+    try {
+      const fresh = await requestLink(suspended, person.email);
+      await suspended.page.goto(fresh);
+      await suspended.page.waitForURL((url) =>
+        url.pathname === "/signin" && url.searchParams.get("error") === "suspended"
+      );
+      const refused = suspended.page.getByTestId("signin-error");
+      await refused.getByText("This account is suspended").waitFor();
+      assert.equal(
+        await refused.getByRole("link", { name: "help@agora.example" }).getAttribute("href"),
+        "mailto:help@agora.example",
+      );
+      await screenshot(suspended.page, "flow-signin-suspended");
+      assert.deepEqual(suspended.errors, []);
+    } finally {
+      await suspended.context.close();
+    }
+  } finally {
+    await laptop.context.close();
+    await phone.context.close();
+    await apiCall(stack, adminToken, "PUT", "/api/admin/config", {
+      config: { whiteLabel: { supportEmail: null } },
+      reason: "test cleanup",
+    });
   }
 });
 

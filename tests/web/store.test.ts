@@ -169,6 +169,56 @@ test("[web] store: a checkout the stock cannot fill is refused with the lines sh
   }
 });
 
+test("[web] store: checked out on one device, the tab closed, the buyer pays the order from another device's order list", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Resume Shop ${tag}`, [
+    { title: `Blue vase ${tag}`, category: "home", price: 4200, stock: 3 },
+  ]);
+  const person = await createPerson(stack, "Rosa Resume", "SUBSCRIBER");
+  const laptop = await openContext(stack);
+  const phone = await openContext(stack, { viewport: { width: 390, height: 844 } });
+  try {
+    await signInThroughPages(stack, laptop, person, `/store/products/${shop.products[0].id}`);
+    await laptop.page.getByRole("button", { name: "Add to cart" }).click();
+    await laptop.page.getByRole("link", { name: "Go to the cart" }).click();
+    const checkoutId = await checkOut(laptop);
+    await laptop.page.getByRole("heading", { name: "Payment" }).waitFor();
+    // The tab that checked out is closed before paying.
+    await laptop.page.close();
+
+    // Another device: the order awaits payment; "Pay" leads to a payment that works.
+    await signInThroughPages(stack, phone, person, "/store/orders");
+    const page = phone.page;
+    const [order] = await stack.deps.sql<{ id: string }[]>`
+      select id from app.orders where checkout_id = ${checkoutId}`;
+    const row = page.locator(`[data-order-id="${order.id}"]`);
+    await row.getByTestId("order-status").getByText("Awaiting payment").waitFor();
+    await row.getByRole("link").click();
+    await page.getByRole("heading", { name: `Order from Resume Shop ${tag}` }).waitFor();
+    await page.getByRole("link", { name: "Pay", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === `/store/checkout/${checkoutId}`);
+    await page.getByRole("heading", { name: "Payment" }).waitFor();
+    assert.equal(await page.getByTestId("payment-unavailable").count(), 0);
+    await page.getByRole("button", { name: /^Pay \$42\.00 \(dev\)$/ }).click();
+    await page.getByTestId("checkout-status").getByText("Paid. Thank you!").waitFor();
+    const [paid] = await stack.deps.sql<{ status: string }[]>`
+      select status::text from app.orders where id = ${order.id}`;
+    assert.equal(paid.status, "paid");
+    await screenshot(page, "flow-store-resume-payment");
+
+    // Paid, the checkout's page says so (its payment is no longer offered).
+    await page.reload();
+    await page.getByTestId("checkout-status").getByText("Paid. Thank you!").waitFor();
+    assert.deepEqual(
+      [...laptop.errors, ...phone.errors].filter((e) => !/status of 422/.test(e)),
+      [],
+    );
+  } finally {
+    await laptop.context.close();
+    await phone.context.close();
+  }
+});
+
 test("[web] vendor area: apply, wait for the decision live, then add a product and change its stock", async () => {
   const tag = crypto.randomUUID().slice(0, 6);
   const owner = await createPerson(stack, "Nia Newshop", "SUBSCRIBER");

@@ -101,6 +101,59 @@ test("[web] wallet: a transfer is prepared, confirmed on its own step, and shows
   }
 });
 
+test('[web] wallet: "Don\'t send" cancels the transfer, and its funds can be sent at once', async () => {
+  const person = await createPerson(
+    stack,
+    `Dana Decline ${crypto.randomUUID().slice(0, 6)}`,
+    "MEMBER",
+  );
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, person, "/wallet");
+    await funded(person);
+    const page = session.page;
+    await page.reload();
+    await page.getByTestId("balance-AGU").getByText("1,000").waitFor();
+    const sendAll = async () => {
+      await page.getByRole("link", { name: "Send", exact: true }).first().click();
+      await page.getByLabel("An address").check();
+      await page.getByLabel("Recipient address").fill("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+      await page.getByLabel("Token").selectOption({ label: "AGU (1,000 available)" });
+      await page.getByLabel("Amount (AGU)").fill("1000");
+      await page.getByRole("button", { name: "Review" }).click();
+      await page.getByRole("heading", { name: "Confirm the transfer" }).waitFor();
+    };
+    await sendAll();
+    await page.getByRole("button", { name: "Don't send" }).click();
+    await page.getByTestId("send-notice").getByText("the transfer is cancelled").waitFor();
+    const [first] = await stack.deps.sql<{ id: string; status: string; hash: string | null }[]>`
+      select id, status::text, hash from app.wallet_transactions
+      where user_id = ${person.id} and direction = 'out'`;
+    assert.deepEqual({ status: first.status, hash: first.hash }, {
+      status: "cancelled",
+      hash: null,
+    });
+
+    // The whole balance again: nothing holds it any more.
+    await sendAll();
+    await page.getByTestId("transfer-status").getByText("pending").waitFor();
+    await screenshot(page, "flow-wallet-dont-send");
+    const rows = await stack.deps.sql<{ status: string }[]>`
+      select status::text from app.wallet_transactions
+      where user_id = ${person.id} and direction = 'out' order by created_at`;
+    assert.deepEqual(rows.map((r) => r.status), ["cancelled", "pending"]);
+    // The history says so.
+    await page.getByRole("button", { name: "Don't send" }).click();
+    await page.getByTestId("send-notice").waitFor();
+    await page.goto(`${stack.base}/wallet/overview`);
+    await page.locator(`[data-transaction-id="${first.id}"]`).getByTestId("tx-status")
+      .getByText("cancelled").waitFor();
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
 test("[web] wallet: NFTs show with their data: images; adding a token is checked (a listed one 409, a non-ERC-20 refused)", async () => {
   const person = await createPerson(stack, "Nora Nft", "MEMBER");
   const session = await openContext(stack);

@@ -130,6 +130,16 @@ function expiryOf(token: string): number | null {
   }
 }
 
+/**
+ * How long after `now` (ms) to renew a token expiring at `exp` (seconds): half its remaining
+ * life, at most a minute before expiry (a two-minute Realtime token: after one minute), never
+ * sooner than a second (10 s when the last renewal gave back the same token).
+ */
+export function renewalDelay(exp: number, now: number, changed = true): number {
+  const left = exp * 1000 - now;
+  return Math.max(changed ? 1_000 : 10_000, left - Math.min(60_000, left / 2));
+}
+
 /** Resolves when `start` calls back, rejects when `signal` aborts first. */
 function until(signal: AbortSignal, start: (done: () => void) => void): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -183,8 +193,7 @@ export function createTransport(options: TransportOptions): Transport {
     clearTimeout(refreshTimer);
     const exp = expiryOf(current);
     if (exp === null || !feeds.size) return;
-    const left = exp * 1000 - Date.now();
-    const delay = Math.max(changed ? 1_000 : 10_000, left - Math.min(60_000, left / 2));
+    const delay = renewalDelay(exp, Date.now(), changed);
     refreshTimer = setTimeout(
       () => void refreshToken().catch(() => {}),
       Math.min(delay, 2 ** 31 - 1),

@@ -13,6 +13,7 @@ import { adminAnalytics } from "./analytics.routes.ts";
 import { adminMonitoring } from "./monitoring.routes.ts";
 import { adminVendors } from "./vendors.routes.ts";
 import { adminSettlements } from "./settlements.routes.ts";
+import { adminReports } from "./reports.routes.ts";
 
 export const admin = router();
 
@@ -23,4 +24,5 @@ admin.route("/config", adminConfig);
 admin.route("/analytics", adminAnalytics);
 admin.route("/vendors", adminVendors);
 admin.route("/settlements", adminSettlements);
+admin.route("/reports", adminReports);
 admin.route("/", adminMonitoring);

@@ -5,7 +5,7 @@
  */
 import type { Tx } from "../../_shared/db.ts";
 import { randomToken, sha256Hex } from "../../_shared/crypto.ts";
-import { ApiError, forbidden, unauthenticated } from "../../_shared/errors.ts";
+import { ApiError, unauthenticated } from "../../_shared/errors.ts";
 import { currentConfig } from "../core/config-store.ts";
 import type { Deps } from "../core/context.ts";
 import { serverSql } from "../core/doors.ts";
@@ -86,7 +86,9 @@ export async function signInWithMagicLink(
     }
     let userId = existing?.id;
     if (!userId) {
-      if (!config.system.signupsOpen) throw forbidden("Sign-ups are closed.");
+      if (!config.system.signupsOpen) {
+        throw new ApiError("forbidden", "Sign-ups are closed.", { reason: "signups_closed" });
+      }
       const [created] = await tx<{ id: string }[]>`
         insert into app.users (email, role)
         values (${link.email}, ${config.system.defaultRole})
@@ -109,7 +111,9 @@ export async function signInWithMagicLink(
       userAgent: ctx.userAgent,
       details: { provider: "email", reason: outcome ? "suspended" : "invalid_or_expired_token" },
     });
-    if (outcome?.suspended) throw new ApiError("forbidden", "This account is suspended.");
+    if (outcome?.suspended) {
+      throw new ApiError("forbidden", "This account is suspended.", { reason: "suspended" });
+    }
     throw unauthenticated("The sign-in link is invalid, used or expired.");
   }
   const session = await createSession(deps, {

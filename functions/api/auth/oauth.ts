@@ -19,8 +19,10 @@
  *   changes no account unless its code also reaches the holder of the verifier.
  *
  * Callback: the state is spent by one conditional update (single use even under concurrency);
- * unknown, used, expired or missing: 400. Every later failure answers 303 to the flow's
- * `redirectTo` with `?error=<code>` (oidc.ts and accounts.ts say which).
+ * unknown, used, expired or missing: refused here (400), which the callback routes turn into a
+ * 303 to the site's `/signin?error=invalid_state` (a browser is on the other end). Every later
+ * failure answers 303 to the flow's `redirectTo` with `?error=<code>` (oidc.ts and accounts.ts say
+ * which).
  */
 import { randomToken, sha256Base64url, sha256Hex, timingSafeEqual } from "../../_shared/crypto.ts";
 import { ApiError, badRequest, unauthenticated } from "../../_shared/errors.ts";

@@ -62,6 +62,7 @@ async function issueAccess(
   deps: Deps,
   user: SessionUser,
   refreshToken: string,
+  ttlSeconds?: number,
 ): Promise<IssuedSession> {
   const { token, expiresAt } = await deps.tokens.issue({
     userId: user.id,
@@ -70,6 +71,7 @@ async function issueAccess(
     userRole: user.role,
     authTime: Math.floor(user.authTime.getTime() / 1000),
     provider: user.provider,
+    ttlSeconds,
   });
   return { user, accessToken: token, refreshToken, expiresAt };
 }
@@ -77,13 +79,21 @@ async function issueAccess(
 /**
  * A new access token for a live session, without touching its refresh chain: what
  * `POST /api/auth/token` hands a browser page (which holds the session in cookies) so that its
- * in-memory Realtime client can authenticate. Same claims and lifetime as any access token.
+ * in-memory Realtime client can authenticate. Same claims as any access token, but the short
+ * lifetime of `AGORA_REALTIME_TOKEN_TTL` (120 s): hosted Realtime re-checks a channel's policies
+ * only when the client sends a new token and closes it at the token's expiry, so a session
+ * signed out or revoked loses its channels within that lifetime (the page renews before it).
  */
 export async function accessTokenFor(
   deps: Deps,
   user: SessionUser,
 ): Promise<{ accessToken: string; expiresAt: number }> {
-  const { accessToken, expiresAt } = await issueAccess(deps, user, "");
+  const { accessToken, expiresAt } = await issueAccess(
+    deps,
+    user,
+    "",
+    deps.settings.realtimeTokenTtlSeconds,
+  );
   return { accessToken, expiresAt };
 }
 

@@ -7,8 +7,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, ROLES, type SessionUser } from "../core/context.ts";
-import { anyone, errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";
-import { ApiError, badRequest, forbidden, unauthenticated } from "../../_shared/errors.ts";
+import {
+  anyone,
+  errors,
+  json,
+  jsonBody,
+  router,
+  signedIn,
+  validationHook,
+} from "../core/openapi.ts";
+import {
+  ApiError,
+  badRequest,
+  forbidden,
+  toApiError,
+  unauthenticated,
+} from "../../_shared/errors.ts";
 import { randomToken } from "../../_shared/crypto.ts";
 import { unstorablePath } from "../../_shared/storable.ts";
 import { asUser } from "../core/doors.ts";
@@ -295,6 +309,65 @@ async function answerCallback(
 
 const callbackParam = z.string().max(4096).optional();
 
+/**
+ * Where a browser lands when a callback refuses: the app's sign-in page with `?error=<code>`,
+ * which says what happened and what to do (docs/sessions.md, "When a sign-in link fails"). The
+ * callbacks are opened by a browser (a magic link, a provider's redirect or form post), so a
+ * refusal is never an API error body there; integrators' `POST /api/auth/verify` and
+ * `/exchange` keep theirs.
+ */
+function signinErrorPage(c: Context<AppEnv>, error: string) {
+  noStore(c);
+  const url = new URL(`${c.get("deps").settings.siteUrl.replace(/\/+$/, "")}/signin`);
+  url.searchParams.set("error", error);
+  return c.redirect(url.href, 303);
+}
+
+/** The `?error=` of a refusal at a callback (the sign-in page knows each). */
+function callbackErrorCode(err: ApiError, provider: string): string {
+  switch (err.code) {
+    case "rate_limited":
+    case "provider_disabled":
+    case "unavailable":
+      return err.code;
+    case "forbidden":
+      return (err.details as { reason?: string } | undefined)?.reason === "signups_closed"
+        ? "signups_closed"
+        : "suspended";
+    default:
+      // Used, expired, unknown or malformed: a magic link's token, a provider flow's state.
+      return provider === "email" ? "link_invalid" : "invalid_state";
+  }
+}
+
+/** Runs a callback; a refusal (4xx, or the service unavailable) lands on the sign-in page. */
+async function orSigninErrorPage(
+  c: Context<AppEnv>,
+  provider: string,
+  run: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await run();
+  } catch (err) {
+    const refusal = toApiError(err);
+    if (!refusal || (refusal.status >= 500 && refusal.code !== "unavailable")) throw err;
+    return signinErrorPage(c, callbackErrorCode(refusal, provider));
+  }
+}
+
+/** The validation hook, except that a malformed callback lands on the sign-in page too. */
+// deno-lint-ignore no-explicit-any
+const callbackHook = (result: any, c: Context<AppEnv>) => {
+  try {
+    validationHook(result, c as never);
+  } catch {
+    return signinErrorPage(
+      c,
+      c.req.param("provider") === "email" ? "link_invalid" : "invalid_state",
+    );
+  }
+};
+
 auth.openapi(
   createRoute({
     method: "get",
@@ -306,7 +379,12 @@ auth.openapi(
       "(`code`, `state`, or `error`). Sets the session cookies and redirects (303) to the " +
       "`redirectTo` given at sign-in, or to the site; an integrator's Google flow redirects " +
       "with `code` for POST /api/auth/exchange instead. A failed Google callback whose state " +
-      "is known redirects with `?error=<code>`; a missing or unknown state is 400.",
+      "is known redirects to that `redirectTo` with `?error=<code>`. Every other refusal is " +
+      "also a 303, never an error body (a browser opened this URL): to the site's sign-in " +
+      "page `/signin?error=<code>`, `link_invalid` (a magic link used, expired, unknown or " +
+      "malformed: send a new one), `suspended` (the account is suspended), `signups_closed`, " +
+      "`invalid_state` (a Google state missing, unknown, used or expired), `rate_limited`, " +
+      "`provider_disabled`, `unavailable`. Non-browser clients use POST /api/auth/verify.",
     request: {
       params: z.object({ provider: z.enum(["email", "google"]) }),
       query: z.object({
@@ -318,35 +396,42 @@ auth.openapi(
       }),
     },
     responses: {
-      303: { description: "Signed in or refused; redirect" },
-      ...errors(400, 401, 403, 429),
+      303: {
+        description: "Signed in: to `redirectTo`. Refused: to `redirectTo?error=<code>` (a " +
+          "Google flow whose state is known) or to `/signin?error=<code>`",
+      },
     },
   }),
-  async (c) => {
-    const { provider } = c.req.valid("param");
-    const query = c.req.valid("query");
-    const deps = c.get("deps");
-    if (provider === "google") {
-      const outcome = await finishOAuth(
-        deps,
-        "google",
-        { state: query.state, code: query.code, error: query.error },
-        readCookie(c, BINDING_COOKIE) ?? null,
-        requestCtx(c),
-      );
-      return await answerCallback(c, outcome);
-    }
-    if (!query.token) {
-      throw badRequest("The sign-in link has no token.", [{ path: "token", message: "required" }]);
-    }
-    const { session, redirectTo } = await signInWithMagicLink(deps, query.token, requestCtx(c));
-    setSessionCookies(c, session);
-    setCsrfCookie(c, await csrfTokenFor(deps, session.user.sessionId));
-    // Checked again: the allowed origins may have changed since the link was sent.
-    const settings = deps.settings;
-    const target = (redirectTo && safeRedirect(redirectTo, settings)) ?? `${settings.siteUrl}/`;
-    return c.redirect(target, 303);
-  },
+  (c) =>
+    orSigninErrorPage(c, c.req.param("provider") ?? "email", async () => {
+      const { provider } = c.req.valid("param");
+      const query = c.req.valid("query");
+      const deps = c.get("deps");
+      if (provider === "google") {
+        const outcome = await finishOAuth(
+          deps,
+          "google",
+          { state: query.state, code: query.code, error: query.error },
+          readCookie(c, BINDING_COOKIE) ?? null,
+          requestCtx(c),
+        );
+        return await answerCallback(c, outcome);
+      }
+      if (!query.token) {
+        throw badRequest("The sign-in link has no token.", [{
+          path: "token",
+          message: "required",
+        }]);
+      }
+      const { session, redirectTo } = await signInWithMagicLink(deps, query.token, requestCtx(c));
+      setSessionCookies(c, session);
+      setCsrfCookie(c, await csrfTokenFor(deps, session.user.sessionId));
+      // Checked again: the allowed origins may have changed since the link was sent.
+      const settings = deps.settings;
+      const target = (redirectTo && safeRedirect(redirectTo, settings)) ?? `${settings.siteUrl}/`;
+      return c.redirect(target, 303);
+    }),
+  callbackHook,
 );
 
 auth.openapi(
@@ -359,7 +444,9 @@ auth.openapi(
     description: "Apple posts `code`, `state`, `id_token` and, on the first authorization only, " +
       "`user` (the name) from its own origin: no CSRF token can come along, so the route is " +
       "exempt from the CSRF check and protected by the flow's state and browser binding " +
-      "instead. As the Google callback otherwise.",
+      "instead. As the Google callback otherwise: a refusal is a 303 to `redirectTo?error=` " +
+      "(a known state) or to `/signin?error=<code>` (`invalid_state`, `rate_limited`, ...), " +
+      "never an error body; only a post that is not a form is 415.",
     request: {
       body: {
         required: false,
@@ -377,8 +464,11 @@ auth.openapi(
       },
     },
     responses: {
-      303: { description: "Signed in or refused; redirect" },
-      ...errors(400, 413, 415, 429),
+      303: {
+        description: "Signed in: to `redirectTo`. Refused: to `redirectTo?error=<code>` (a " +
+          "known state) or to `/signin?error=<code>`",
+      },
+      ...errors(413, 415),
     },
   }),
   async (c) => {
@@ -401,14 +491,16 @@ auth.openapi(
       error: field("error", 200),
       user: field("user", 4096),
     };
-    const outcome = await finishOAuth(
-      c.get("deps"),
-      "apple",
-      params,
-      readCookie(c, BINDING_COOKIE) ?? null,
-      requestCtx(c),
-    );
-    return await answerCallback(c, outcome);
+    return await orSigninErrorPage(c, "apple", async () => {
+      const outcome = await finishOAuth(
+        c.get("deps"),
+        "apple",
+        params,
+        readCookie(c, BINDING_COOKIE) ?? null,
+        requestCtx(c),
+      );
+      return await answerCallback(c, outcome);
+    });
   },
 );
 
@@ -540,6 +632,41 @@ auth.openapi(
   },
 );
 
+// GET /api/auth/.well-known/jwks.json ------------------------------------------------------
+
+const jwk = z.object({
+  kty: z.literal("EC"),
+  crv: z.literal("P-256"),
+  x: z.string(),
+  y: z.string(),
+  kid: z.string(),
+  alg: z.literal("ES256"),
+  use: z.literal("sig"),
+}).openapi("PublicJwk");
+
+auth.openapi(
+  createRoute({
+    method: "get",
+    path: "/.well-known/jwks.json",
+    operationId: "getJwks",
+    security: anyone,
+    summary: "The public keys the access tokens are signed with (a JWKS)",
+    description: "Under the tokens' issuer (`iss`, `<site>/api/auth`) as Supabase Auth " +
+      "publishes its own under `/auth/v1`: the current signing key and the previous keys still " +
+      "accepted, each with the `kid` a token's header names. Empty (`keys: []`) when the " +
+      "tokens are HS256 under the legacy secret, which is never published. Public keys only.",
+    responses: {
+      200: json(z.object({ keys: z.array(jwk) }).openapi("Jwks"), "The public keys"),
+    },
+  }),
+  async (c) => {
+    // Short enough that a verifier sees a rotation's new key within minutes; a verifier that
+    // meets an unknown kid fetches again anyway.
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json((await c.get("deps").tokens.jwks()) as never, 200);
+  },
+);
+
 // POST /api/auth/signout --------------------------------------------------------------------
 
 auth.openapi(
@@ -615,7 +742,9 @@ auth.openapi(
     description: "A browser page signed in by cookie keeps this token in memory (never in " +
       "storage) for what cannot send cookies: the Realtime WebSocket (supabase-js `setAuth`), " +
       "and the client transport's SSE and long-poll requests. A new token of the cookie's " +
-      "session, with the usual lifetime; ask again before `expiresAt`. Needs `X-CSRF-Token` " +
+      "session, living `AGORA_REALTIME_TOKEN_TTL` (120 s): ask again before `expiresAt`, " +
+      "so that a signed-out session loses its hosted Realtime channels within that time. " +
+      "Needs `X-CSRF-Token` " +
       "and an allowed `Origin` like any cookie-authenticated unsafe request, so another site " +
       "cannot obtain one. A bearer caller already holds its tokens: 403.",
     security: [{ cookie: [] }],

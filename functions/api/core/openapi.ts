@@ -29,7 +29,7 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[]) {
  * half of what a request carried, nor lose an audit record over it (_shared/storable.ts).
  */
 // deno-lint-ignore no-explicit-any
-const validationHook: Hook<any, AppEnv, any, any> = (result) => {
+export const validationHook: Hook<any, AppEnv, any, any> = (result) => {
   if (!result.success) {
     throw badRequest(`Invalid ${result.target}.`, fieldErrors(result.error.issues));
   }

@@ -123,3 +123,23 @@ export async function abandonCheckout(
 ): Promise<void> {
   await tx`select app.abandon_checkout(${checkoutId}::uuid, ${idempotencyKey})`;
 }
+
+/**
+ * The caller's own checkout awaiting payment, with its client secret (`app.checkout_payment`:
+ * 404 for another's, 422 once paid, cancelled or past its reservation); `needsIntent` when no
+ * PaymentIntent is attached yet.
+ */
+export async function checkoutPayment(tx: Tx, checkoutId: string): Promise<
+  {
+    checkout: CheckoutJson["checkout"];
+    needsIntent: boolean;
+    amount: number;
+    currency: string;
+  }
+> {
+  const [row] = await tx<
+    { answer: CheckoutJson & { needsIntent: boolean; amount: number; currency: string } }[]
+  >`select app.checkout_payment(${checkoutId}::uuid) as answer`;
+  const { checkout, needsIntent, amount, currency } = row.answer;
+  return { checkout, needsIntent, amount: Number(amount), currency };
+}

@@ -3,7 +3,8 @@
  * intent), the caller's orders as buyer or vendor, one order, and the state machine's moves.
  * SUBSCRIBER and above (the gate below); RLS shows an order to its buyer, its vendor's owner and
  * ADMINs (404 for everyone else). Queries: store/orders.queries.ts; the checkout around the
- * payment provider: store/checkout.ts.
+ * payment provider: store/checkout.ts. /api/store/checkouts (the `checkouts` router below): the
+ * payment of the caller's own checkout, to pay it from any tab or device.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
@@ -21,7 +22,7 @@ import { sha256Hex } from "../../_shared/crypto.ts";
 import { asUser, callerClaims } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
 import { changeOrderStatus, getOrder, listOrders } from "./orders.queries.ts";
-import { checkout } from "./checkout.ts";
+import { checkout, resumePayment } from "./checkout.ts";
 import { addressSchema, checkoutSchema, orderSchema, orderStatus } from "./store.schemas.ts";
 
 export const orders = router();
@@ -160,5 +161,46 @@ orders.openapi(
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     return c.json(await asUser(c, (tx) => changeOrderStatus(tx, id, body)), 200);
+  },
+);
+
+// POST /api/store/checkouts/:id/payment -------------------------------------------------------
+
+export const checkouts = router();
+
+checkouts.use("*", requireRole("SUBSCRIBER"));
+
+checkouts.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/payment",
+    operationId: "resumeCheckoutPayment",
+    summary: "The payment of one's own unpaid checkout, to pay it from anywhere",
+    description: "For the buyer of a checkout whose orders await payment, while its " +
+      "reservation lasts (`reservedUntil`): the checkout as `POST /api/store/orders` answered " +
+      "it, with the payment's client secret (Stripe) or its intent id (the `dev` provider), so " +
+      "another tab or device, or the same after the tab closed, can pay it. A declined " +
+      "payment can be tried again. When the checkout has no PaymentIntent yet (its first " +
+      "request died before it), it is made now with the same provider idempotency key " +
+      "(`checkout:<id>`): asking again, or concurrently, answers the same intent. 404 for " +
+      "another person's checkout; 422 `invalid_transition` once it is paid, cancelled or its " +
+      "reservation ran out; 503 `payment_provider_unavailable` when the provider does not " +
+      "answer.",
+    security: signedIn,
+    request: { params: z.object({ id: z.uuid() }) },
+    responses: {
+      200: json(checkoutSchema, "The checkout with its payment"),
+      ...errors(400, 401, 403, 404, 422),
+      503: json(errorSchema, "payment_provider_unavailable: the provider does not answer"),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const answer = await resumePayment(c.get("deps"), (fn) => asUser(c, fn), {
+      buyerId: c.get("user")!.id,
+      checkoutId: id,
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json(answer, 200);
   },
 );

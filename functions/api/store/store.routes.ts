@@ -6,7 +6,7 @@
  */
 import { router } from "../core/openapi.ts";
 import { products } from "./products.routes.ts";
-import { orders } from "./orders.routes.ts";
+import { checkouts, orders } from "./orders.routes.ts";
 import { vendors } from "./vendors.routes.ts";
 import { webhooks } from "./webhooks.routes.ts";
 
@@ -14,5 +14,6 @@ export const store = router();
 
 store.route("/products", products);
 store.route("/orders", orders);
+store.route("/checkouts", checkouts);
 store.route("/vendors", vendors);
 store.route("/webhooks", webhooks);

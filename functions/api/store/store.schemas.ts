@@ -58,7 +58,10 @@ export const productSchema = z.object({
       description: "The vendor's owner only: units held by unpaid checkouts",
     }),
   }),
-  status: z.enum(["draft", "active", "archived"]),
+  status: z.enum(["draft", "active", "archived", "hidden"]).openapi({
+    description: "`hidden`: taken out of the catalog by an ADMIN after a report (its vendor's " +
+      "owner and ADMINs still see it)",
+  }),
   createdAt: time,
   updatedAt: time,
 }).openapi("Product");

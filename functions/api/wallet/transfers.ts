@@ -17,6 +17,8 @@
  *    platform (an exported key) used the nonce before any node accepted the bytes, they can never
  *    be mined: the transfer is signed again with the wallet's next nonce (`signAgain`). Then the
  *    receipt is checked.
+ *    A pending transfer can instead be cancelled by its owner (`cancelTransfer`); the confirm and
+ *    the cancel both lock the row, and only a pending transfer is signed or cancelled.
  * 4. `watchTransfer` (the job `wallet.watch`): waits for the receipt and `wallet.confirmations`
  *    blocks, then records confirmed (or failed when it reverted) with the fee paid.
  */
@@ -243,6 +245,14 @@ async function transferRow(
   return row ?? null;
 }
 
+function cancelled(): ApiError {
+  return new ApiError(
+    "invalid_transition",
+    "This transfer was cancelled; nothing was signed or sent.",
+    { status: "cancelled" },
+  );
+}
+
 function expired(): ApiError {
   return unprocessable("This transfer expired before it was confirmed; nothing was sent.");
 }
@@ -289,6 +299,8 @@ async function signAndSubmit(
   return await sql.begin(async (tx) => {
     const row = await transferRow(tx, userId, id, true);
     if (!row) throw notFound("No such transaction.");
+    // Cancelled while this confirm waited for the row: the cancel won, nothing is signed.
+    if (row.status === "cancelled") throw cancelled();
     if (row.status !== "pending") return { json: row.json };
     if (row.expired) return { expired: true } as const;
     if (chainNonce !== null) {
@@ -326,6 +338,7 @@ export async function confirmTransfer(
       where id = ${id} and status = 'pending' and expires_at <= now()`;
     throw expired();
   }
+  if (seen.status === "cancelled") throw cancelled();
   if (seen.status !== "pending") return seen.json;
   if (!deps.walletKeys) throw walletsDisabled();
   const ring = await deps.walletKeys;
@@ -361,6 +374,19 @@ export async function confirmTransfer(
     throw expired();
   }
   return outcome.json;
+}
+
+/**
+ * Cancels a pending transfer of the caller (`app.cancel_wallet_transfer`, as the caller: the row
+ * locked, pending -> cancelled), so its amount and gas are no longer reserved. A confirm locks the
+ * same row before it signs and signs only a pending transfer: of the two racing, exactly one
+ * wins. Another user's: 404; submitted, confirmed, failed or expired: 422 `invalid_transition`;
+ * cancelled already: the transaction as it is.
+ */
+export async function cancelTransfer(tx: Tx, id: string): Promise<TransactionJson> {
+  const [{ json }] = await tx<{ json: TransactionJson }[]>`
+    select app.cancel_wallet_transfer(${id}::uuid) as json`;
+  return json;
 }
 
 // ---------------------------------------------------------------------------------------------

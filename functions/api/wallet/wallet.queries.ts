@@ -41,7 +41,13 @@ export async function myWalletAndTokens(tx: Tx, chainId: number) {
   };
 }
 
-export type TransactionStatus = "pending" | "submitted" | "confirmed" | "failed" | "expired";
+export type TransactionStatus =
+  | "pending"
+  | "submitted"
+  | "confirmed"
+  | "failed"
+  | "expired"
+  | "cancelled";
 
 /**
  * A page of the caller's history, newest first: `status` as shown (a pending transfer past its

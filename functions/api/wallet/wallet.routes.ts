@@ -30,7 +30,7 @@ import { createWallet, walletJson, walletOf } from "./wallets.ts";
 import { readBalances } from "./balances.ts";
 import { platformContracts } from "./chain.ts";
 import { addCustomToken, customTokens, platformTokens } from "./tokens.ts";
-import { confirmTransfer, createTransfer } from "./transfers.ts";
+import { cancelTransfer, confirmTransfer, createTransfer } from "./transfers.ts";
 import { exportKey } from "./export.ts";
 import { assertFreshSignIn } from "../core/middleware/freshness.ts";
 
@@ -69,7 +69,7 @@ const tokenSchema = z.object({
 const transactionSchema = z.object({
   id: z.uuid(),
   direction: z.enum(["out", "in"]),
-  status: z.enum(["pending", "submitted", "confirmed", "failed", "expired"]),
+  status: z.enum(["pending", "submitted", "confirmed", "failed", "expired", "cancelled"]),
   token: tokenSchema,
   from: z.string(),
   to: z.string(),
@@ -255,7 +255,7 @@ wallet.openapi(
   },
 );
 
-const statusEnum = z.enum(["pending", "submitted", "confirmed", "failed", "expired"]);
+const statusEnum = z.enum(["pending", "submitted", "confirmed", "failed", "expired", "cancelled"]);
 
 wallet.openapi(
   createRoute({
@@ -311,7 +311,9 @@ wallet.openapi(
       "gapless under concurrent confirms) and queues the broadcast: answers `submitted` with " +
       "`hash` and `nonce` (or `confirmed` when the chain was quicker). Confirming again answers " +
       "the transaction as it is. 404 for a transaction that is not the caller's; 422 once " +
-      "expired; 503 `chain_unavailable` when the node does not answer (nothing is signed).",
+      "expired, and 422 `invalid_transition` once cancelled (a confirm racing a cancel: " +
+      "exactly one wins); 503 `chain_unavailable` when the node does not answer (nothing is " +
+      "signed).",
     security: signedIn,
     request: { params: idParam },
     responses: {
@@ -322,6 +324,32 @@ wallet.openapi(
   async (c) => {
     const { id } = c.req.valid("param");
     const transaction = await confirmTransfer(c.get("deps"), caller(c).id, id);
+    return c.json({ transaction: transaction as z.infer<typeof transactionSchema> }, 200);
+  },
+);
+
+wallet.openapi(
+  createRoute({
+    method: "post",
+    path: "/transactions/{id}/cancel",
+    operationId: "cancelTransfer",
+    summary: 'Cancel a pending transfer ("Don\'t send")',
+    description: "The owner withdraws a transfer before confirming it: `pending` becomes " +
+      "`cancelled`, nothing is signed or sent, and its amount and gas are no longer held " +
+      "against later transfers. Cancelling again answers the transaction as it is. 404 for a " +
+      "transaction that is not the caller's; 422 `invalid_transition` once it was confirmed " +
+      "(submitted, confirmed, failed) or expired. A cancel racing a confirm: the row is locked " +
+      "by both, exactly one wins and the other is 422.",
+    security: signedIn,
+    request: { params: idParam },
+    responses: {
+      200: json(z.object({ transaction: transactionSchema }), "The cancelled transaction"),
+      ...errors(400, 401, 403, 404, 422),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const transaction = await asUser(c, (tx) => cancelTransfer(tx, id));
     return c.json({ transaction: transaction as z.infer<typeof transactionSchema> }, 200);
   },
 );

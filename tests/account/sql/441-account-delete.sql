@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(55);
+select plan(57);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -27,7 +27,8 @@ select set_eq(
             ('app.orders.buyer_id'), ('app.order_history.actor_id'), ('app.refunds.requested_by'),
             ('app.settlement_runs.started_by'),
             ('app.wallets.user_id'), ('app.wallet_tokens.user_id'), ('app.wallet_transactions.user_id'),
-            ('app.wallet_transactions.to_user_id'), ('app.wallet_nfts.user_id') $$,
+            ('app.wallet_transactions.to_user_id'), ('app.wallet_nfts.user_id'),
+            ('app.reports.reporter_id'), ('app.reports.resolved_by') $$,
   'This test covers every reference to app.users (add a new one''s data below).'
 );
 
@@ -114,6 +115,15 @@ begin
   insert into app.notification_preferences (user_id, types) values (victim, '{}');
   insert into app.notification_batches (created_by, audience, type, title, body, channels)
   values (victim, '{"all":true}', 'SYSTEM', 'Bulk', 'From the victim', array['inApp']);
+  -- Moderation: a report the victim made, and one the victim resolved (as if an ADMIN then).
+  insert into app.report_snapshots (id, subject_type, subject_id, snapshot)
+  values ('de100000-0000-4000-8000-0000000000e1', 'user', friend, '{"type":"user"}');
+  insert into app.reports (reporter_id, subject_type, subject_id, reason, snapshot_id)
+  values (victim, 'user', friend, 'spam', 'de100000-0000-4000-8000-0000000000e1');
+  insert into app.reports (reporter_id, subject_type, subject_id, reason, snapshot_id, status,
+                           resolution_note, resolved_by, resolved_at)
+  values (friend, 'user', third, 'other', 'de100000-0000-4000-8000-0000000000e1', 'dismissed',
+          'Delete 441 resolution', victim, now());
 
   -- The store: the victim's own shop, a shop of the friend's the victim bought from (one order
   -- delivered, one still to ship, one checkout unpaid), a decision and a settlement run the victim
@@ -348,5 +358,10 @@ select throws_ok(
      and content = '' and id in (select m.id from app.messages m join app.conversations c on c.id = m.conversation_id
                                  where c.type = 'direct') $$,
   'AG422', null, 'A tombstone still cannot change, even on a trusted path.');
+select is((select count(*)::int from app.reports where subject_type = 'user' and reason = 'spam'
+            and snapshot_id = 'de100000-0000-4000-8000-0000000000e1'), 0,
+  'The reports the account made are gone with it.');
+select is((select resolved_by from app.reports where resolution_note = 'Delete 441 resolution'),
+  null::uuid, 'A report the account resolved stays, its resolver set to null.');
 select * from finish();
 rollback;

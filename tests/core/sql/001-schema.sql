@@ -4,7 +4,7 @@
  * privileges on server-only state, function execute grants, policies, and the role rank order.
  */
 begin;
-select plan(71);
+select plan(75);
 
 -- ---------------------------------------------------------------------------------------------
 -- Schemas and tables
@@ -27,6 +27,8 @@ select has_table('app_private', 'rate_limits', 'The table app_private.rate_limit
 select has_table('dev', 'mail', 'The table dev.mail exists.');
 select has_table('app', 'message_reactions', 'The table app.message_reactions exists.');
 select has_table('app', 'message_threads', 'The table app.message_threads exists.');
+select has_table('app', 'reports', 'The table app.reports exists (moderation).');
+select has_table('app', 'report_snapshots', 'The table app.report_snapshots exists (moderation).');
 
 -- ---------------------------------------------------------------------------------------------
 -- Key columns
@@ -293,6 +295,10 @@ select policies_are('app', 'message_reactions', array['message_reactions_select_
   'app.message_reactions has exactly the participants'' select policy (app.set_reaction writes).');
 select policies_are('app', 'message_threads', array['message_threads_select_participant'],
   'app.message_threads has exactly the participants'' select policy (the reply triggers write).');
+select policies_are('app', 'reports', array['reports_select_reporter_or_admin'],
+  'app.reports has exactly the select policy for the reporter and ADMINs (written only by app.create_report and app.resolve_report).');
+select policies_are('app', 'report_snapshots', array['report_snapshots_select_admin'],
+  'app.report_snapshots has exactly the admin select policy.');
 select is_empty(
   $$ select format('%I.%I: %s', schemaname, tablename, policyname) from pg_policies where schemaname in ('app_private', 'dev') $$,
   'The app_private tables and dev.mail have no policies at all (RLS on, deny everything).'

@@ -35,7 +35,7 @@ select ok((:'stats'::jsonb -> 'totals' ->> 'wallets')::int >= 1, 'The totals cou
 select ok((:'stats'::jsonb -> 'transactionsByStatus' ->> 'confirmed')::int >= 2, 'Transactions are counted by status.');
 select is(
   (select array_agg(k order by k) from jsonb_object_keys(:'stats'::jsonb -> 'transactionsByStatus') k),
-  array['confirmed', 'expired', 'failed', 'pending', 'submitted'],
+  array['cancelled', 'confirmed', 'expired', 'failed', 'pending', 'submitted'],
   'Every status is present, zero when none.'
 );
 select is(

@@ -16,6 +16,7 @@ import {
   type Transport,
   type TransportKind,
 } from "../../realtime/transport.ts";
+import { createPageToken, type PageTokenAnswer } from "../../realtime/page-token.ts";
 import { api, apiOrigin } from "./api.ts";
 import { config, type PublicConfig, realtimeProjectUrl } from "./config.ts";
 import { createStore } from "./store.ts";
@@ -34,21 +35,14 @@ export const liveStatus = createStore<LiveStatus>({ kind: "off", topics: {}, err
 
 // The access token, in memory only -----------------------------------------------------------
 
-let token: { value: string; expiresAt: number } | null = null;
-let asking: Promise<string> | null = null;
-/** A token with less than this left is not handed out again. */
-const MIN_LEFT_MS = 120_000;
+const pageToken = createPageToken(() => api.post<PageTokenAnswer>("/api/auth/token"));
 
-/** The current access token of the cookie session, fetched when missing or about to expire. */
+/**
+ * The current access token of the cookie session, fetched when missing or about to expire (a
+ * Realtime token lives `AGORA_REALTIME_TOKEN_TTL`, two minutes: web/realtime/page-token.ts).
+ */
 export function accessToken(): Promise<string> {
-  if (token && token.expiresAt - Date.now() > MIN_LEFT_MS) return Promise.resolve(token.value);
-  asking ??= api.post<{ accessToken: string; expiresAt: string }>("/api/auth/token")
-    .then((answer) => {
-      token = { value: answer.accessToken, expiresAt: Date.parse(answer.expiresAt) };
-      return answer.accessToken;
-    })
-    .finally(() => asking = null);
-  return asking;
+  return pageToken.get();
 }
 
 // The transport -------------------------------------------------------------------------------
@@ -135,7 +129,7 @@ export function subscribe(
 export function stopLive(): void {
   transport?.close();
   transport = null;
-  token = null;
+  pageToken.clear();
   mainTopics.clear();
   topicListeners.clear();
   liveStatus.set({ kind: "off", topics: {}, error: null });

@@ -32,10 +32,29 @@ const PROVIDER_BUTTONS: Partial<Record<ProviderId, ComponentType<ProviderButtonP
   wallet: WalletButton,
 };
 
-/** What a provider's failed callback (`?error=`) means, for people. */
+/**
+ * What a failed callback (`?error=`: a magic link's, or Google's or Apple's) means, and what to
+ * do, for people. `suspended` adds the white label's support address.
+ */
 const CALLBACK_ERRORS: Record<string, string> = {
+  link_invalid: "This sign-in link was already used or has expired (links work once, for 15 " +
+    "minutes). Send yourself a new one below.",
+  suspended: "This account is suspended, so it cannot sign in.",
+  signups_closed: "New accounts cannot be created at the moment.",
+  rate_limited: "Too many sign-in attempts from here. Wait a few minutes, then try again.",
+  unavailable: "The service is busy. Try again in a moment.",
+  invalid_state: "The sign-in took too long, was already finished, or was started in another " +
+    "browser. Start again below.",
   access_denied: "You cancelled at the provider.",
   provider_disabled: "That way of signing in is turned off.",
+  provider_error: "The provider refused the sign-in. Try again, or use another way below.",
+  provider_unavailable: "The provider does not answer. Try again later, or use another way.",
+  missing_code: "The provider sent no answer. Start again below.",
+  token_exchange_failed: "The provider did not confirm the sign-in. Start again below.",
+  invalid_id_token: "The provider's answer could not be verified. Start again below.",
+  nonce_mismatch: "The provider's answer could not be verified. Start again below.",
+  identity_in_use: "That account at the provider already signs in to another account here.",
+  link_target_unavailable: "The account to link to cannot be used. Sign in again.",
   forbidden: "This account may not sign in (it may be suspended).",
 };
 
@@ -125,9 +144,26 @@ export function SignInPage() {
           <p class="notice" role="status">Your account was deleted. Thank you for being here.</p>
         )}
         {failed && (
-          <p class="error" role="alert">
-            The sign-in did not complete: {CALLBACK_ERRORS[failed] ?? failed}
-          </p>
+          <div class="error" role="alert" data-testid="signin-error">
+            <p>
+              The sign-in did not complete. {CALLBACK_ERRORS[failed] ??
+                "Something went wrong. Start again below."}
+            </p>
+            {(failed === "suspended" || failed === "forbidden") && (
+              <p>
+                {cfg?.whiteLabel.supportEmail
+                  ? (
+                    <>
+                      If you think this is a mistake, write to{" "}
+                      <a href={`mailto:${cfg.whiteLabel.supportEmail}`}>
+                        {cfg.whiteLabel.supportEmail}
+                      </a>.
+                    </>
+                  )
+                  : "If you think this is a mistake, contact the site's support."}
+              </p>
+            )}
+          </div>
         )}
         {state.step === "sent"
           ? (

@@ -19,9 +19,11 @@ import { AnalyticsSection } from "./Analytics.tsx";
 import { AccessLogSection, SecuritySection } from "./Monitoring.tsx";
 import { VendorsSection } from "./Vendors.tsx";
 import { SettlementsSection } from "./Settlements.tsx";
+import { ModerationSection } from "./Moderation.tsx";
 
 const SECTIONS = [
   { id: "users", label: "Users", view: UsersSection },
+  { id: "moderation", label: "Moderation", view: ModerationSection },
   { id: "vendors", label: "Vendors", view: VendorsSection },
   { id: "settlements", label: "Settlements", view: SettlementsSection },
   { id: "config", label: "Configuration", view: ConfigSection },

@@ -102,7 +102,34 @@ export type ConfigDocument = Record<string, Record<string, unknown>>;
 
 type Filters = Record<string, string | number | undefined | null>;
 
+export type ReportAction = "delete_message" | "suspend_user" | "hide_product";
+
+/** A report in the moderation queue (GET /api/admin/reports). */
+export interface AdminReport {
+  id: string;
+  status: "open" | "dismissed" | "actioned";
+  subject: { type: "message" | "user" | "product" | "vendor"; id: string };
+  reason: "spam" | "abuse" | "fraud" | "other";
+  note: string | null;
+  reporter: { id: string; name: string };
+  reportCount: number;
+  snapshot: Record<string, unknown>;
+  action: ReportAction | null;
+  resolutionNote: string | null;
+  resolvedBy: string | null;
+  createdAt: string;
+  resolvedAt: string | null;
+}
+
 export const adminApi = {
+  reports: (filters: { status?: string; type?: string; cursor?: string; limit?: number }) =>
+    api.get<{ items: AdminReport[]; nextCursor: string | null }>(
+      `/api/admin/reports${query(filters)}`,
+    ),
+  resolveReport: (
+    id: string,
+    body: { status: "dismissed" | "actioned"; action?: ReportAction; note: string },
+  ) => api.put<AdminReport>(`/api/admin/reports/${id}`, body),
   users: (filters: Filters) =>
     api.get<
       {

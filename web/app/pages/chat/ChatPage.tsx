@@ -24,6 +24,7 @@ import { chatApi, type Conversation } from "./api.ts";
 import { ConversationList } from "./ConversationList.tsx";
 import { ConversationView } from "./ConversationView.tsx";
 import { NewConversationDialog } from "./NewConversation.tsx";
+import { MessageSearch, SearchResults } from "./MessageSearch.tsx";
 
 const SIDE_FEEDS = 20;
 const SIDE_FEEDS_DELAY_MS = 800;
@@ -125,6 +126,7 @@ export function ChatPage({ params }: PageProps) {
   const openId = params.conversationId;
   const { items, error, reload, setItems } = useConversations(openId);
   const [creating, setCreating] = useState(false);
+  const [searching, setSearching] = useState("");
   const open = items?.find((c) => c.id === openId) ?? null;
 
   return (
@@ -134,8 +136,13 @@ export function ChatPage({ params }: PageProps) {
           <h1>Chat</h1>
           <button type="button" onClick={() => setCreating(true)}>New conversation</button>
         </div>
-        {error && <p class="error" role="alert">{error}</p>}
-        <ConversationList items={items} me={me.id} openId={openId} />
+        <MessageSearch query={searching} onQuery={setSearching} />
+        {searching.trim() ? <SearchResults query={searching} /> : (
+          <>
+            {error && <p class="error" role="alert">{error}</p>}
+            <ConversationList items={items} me={me.id} openId={openId} />
+          </>
+        )}
       </aside>
       <section class="chat-main" aria-label="Conversation">
         {openId

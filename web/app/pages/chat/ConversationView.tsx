@@ -17,6 +17,7 @@ import { Link } from "../../lib/router.tsx";
 import type { User } from "../../lib/session.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
+import { ReportDialog } from "../../components/ReportDialog.tsx";
 import {
   chatApi,
   type Conversation,
@@ -119,6 +120,7 @@ export function ConversationView(
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
+  const [reporting, setReporting] = useState<Message | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [newBelow, setNewBelow] = useState(false);
   /** The open thread's root, and the cursor to its newer replies (null: all loaded). */
@@ -469,6 +471,7 @@ export function ConversationView(
               onDelete={() => setDeleting(m)}
               onReact={(emoji, present) => void react(m, emoji, present)}
               onOpenThread={() => void openThread(m.id)}
+              onReport={() => setReporting(m)}
             />
           ))}
         </ol>
@@ -593,6 +596,14 @@ export function ConversationView(
           </button>
         </div>
       </Dialog>
+      <ReportDialog
+        subject={reporting ? { type: "message", id: reporting.id } : null}
+        what="this message"
+        onClose={(sent) => {
+          setReporting(null);
+          if (sent) setNotice("Thank you: the message was reported to the moderators.");
+        }}
+      />
     </div>
   );
 }

@@ -24,6 +24,7 @@ export function MessageItem(
     onDelete,
     onReact,
     onOpenThread,
+    onReport,
   }: {
     message: Message;
     mine: boolean;
@@ -42,6 +43,8 @@ export function MessageItem(
     onReact: (emoji: string, present: boolean) => void;
     /** Opens this message's thread; absent inside a thread (a reply has no thread of its own). */
     onOpenThread?: () => void;
+    /** Report the message to the moderators (not offered for one's own). */
+    onReport?: () => void;
   },
 ) {
   const deleted = m.deletedAt !== null;
@@ -177,6 +180,16 @@ export function MessageItem(
               aria-label={mine ? "Delete your message" : `Delete ${sender}'s message`}
             >
               Delete
+            </button>
+          )}
+          {onReport && !mine && (
+            <button
+              type="button"
+              class="link"
+              onClick={onReport}
+              aria-label={`Report ${sender}'s message`}
+            >
+              Report
             </button>
           )}
         </div>

@@ -76,7 +76,20 @@ export interface Person {
   role: Role;
 }
 
+/** A search result (contract "Community": GET /api/messages/search). */
+export interface SearchResult {
+  message: Message;
+  conversation: { id: string; type: "direct" | "group"; title: string | null };
+  /** HTML-escaped text whose only markup is `<mark>` (render with `Highlight`, never as HTML). */
+  highlight: string;
+}
+
 export const chatApi = {
+  search: (q: string, opts: { cursor?: string | null; signal?: AbortSignal } = {}) =>
+    api.get<Page<SearchResult>>(
+      `/api/messages/search${query({ q, limit: 20, cursor: opts.cursor })}`,
+      { signal: opts.signal },
+    ),
   conversations: (opts: { limit?: number; cursor?: string | null; search?: string } = {}) =>
     api.get<Page<Conversation>>(
       `/api/conversations${query({ limit: opts.limit, cursor: opts.cursor, search: opts.search })}`,

@@ -84,7 +84,7 @@ export function CartPage() {
     const key = crypto.randomUUID();
     try {
       const { checkout } = await storeApi.checkOut(body, key);
-      rememberCheckout(checkout, { key, body });
+      rememberCheckout(checkout);
       clearCart();
       navigate(`/store/checkout/${checkout.id}`);
     } catch (err) {

@@ -173,9 +173,9 @@ function PaymentStep(
     return (
       <section class="card payment">
         <h2>Payment</h2>
-        <p>
-          This tab no longer has the payment of this checkout. Cancel it and check out again, or let
-          the reservation run out.
+        <p data-testid="payment-unavailable">
+          This checkout can no longer be paid: its reservation ran out. Cancel it and check out
+          again.
         </p>
         <button type="button" class="secondary" onClick={onCancel}>Cancel the checkout</button>
       </section>

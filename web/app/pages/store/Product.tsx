@@ -1,4 +1,4 @@
-/** One product: pictures, description, price, what is available, and "Add to cart". */
+/** One product: pictures, description, price, what is available, "Add to cart" and "Report". */
 import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
@@ -9,6 +9,9 @@ import type { PageProps } from "../../lib/page.ts";
 import { type Product, storeApi } from "./api.ts";
 import { cartLine } from "./Catalog.tsx";
 import { ProductImage, StoreFrame } from "./common.tsx";
+import { useStore } from "../../lib/store.ts";
+import { session } from "../../lib/session.ts";
+import { ReportDialog } from "../../components/ReportDialog.tsx";
 
 export function ProductPage({ params }: PageProps) {
   const [product, setProduct] = useState<Product | null>(null);
@@ -16,6 +19,9 @@ export function ProductPage({ params }: PageProps) {
   const [quantity, setQuantity] = useState(1);
   const [added, setAdded] = useState<string | null>(null);
   const qtyId = useId();
+  const me = useStore(session).user;
+  const [reporting, setReporting] = useState(false);
+  const [reported, setReported] = useState(false);
   useEffect(() => {
     setProduct(null);
     storeApi.product(params.productId).then((p) => {
@@ -105,6 +111,22 @@ export function ProductPage({ params }: PageProps) {
               {added} <Link href="/store/cart">Go to the cart</Link>
             </p>
           )}
+          {me && me.role !== "VISITOR" && (
+            <p>
+              <button type="button" class="link" onClick={() => setReporting(true)}>
+                Report this product
+              </button>
+            </p>
+          )}
+          {reported && <p class="success" role="status">Thank you: the product was reported.</p>}
+          <ReportDialog
+            subject={reporting ? { type: "product", id: p.id } : null}
+            what="this product"
+            onClose={(sent) => {
+              setReporting(false);
+              if (sent) setReported(true);
+            }}
+          />
         </div>
       </article>
     </StoreFrame>

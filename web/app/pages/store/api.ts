@@ -21,7 +21,7 @@ export interface Product {
   price: Money;
   /** `onHand` and `reserved`: only in the answers to the vendor's owner. */
   stock: { available: number; onHand?: number; reserved?: number };
-  status: "draft" | "active" | "archived";
+  status: "draft" | "active" | "archived" | "hidden";
   createdAt: string;
   updatedAt: string;
 }
@@ -172,6 +172,12 @@ export const storeApi = {
     api.post<{ checkout: Checkout }>("/api/store/orders", body, {
       headers: { "idempotency-key": idempotencyKey },
     }),
+  /**
+   * The payment of one's own unpaid checkout, from any tab or device while it is reserved
+   * (404 another's; 422 paid, cancelled or expired).
+   */
+  resumePayment: (checkoutId: string) =>
+    api.post<{ checkout: Checkout }>(`/api/store/checkouts/${checkoutId}/payment`),
   moveOrder: (
     id: string,
     body: { status: OrderStatus; reason?: string; trackingNumber?: string; carrier?: string },

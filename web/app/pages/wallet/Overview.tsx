@@ -83,7 +83,7 @@ function History({ state }: { state: WalletState }) {
           <label for={statusId}>Status</label>
           <select id={statusId} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             <option value="">Any</option>
-            {["pending", "submitted", "confirmed", "failed", "expired"].map((s) => (
+            {["pending", "submitted", "confirmed", "failed", "expired", "cancelled"].map((s) => (
               <option key={s} value={s}>{s}</option>
             ))}
           </select>

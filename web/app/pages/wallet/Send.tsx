@@ -2,7 +2,9 @@
  * Sending, in two steps the API keeps apart: POST /api/wallet/transfer prepares a `pending`
  * transfer (after the funds check; nothing is signed), the page shows what will happen, and only
  * "Confirm and send" (POST /api/wallet/transactions/:id/confirm) signs and broadcasts it. The
- * transfer then moves live: submitted, confirmed (or failed). An unconfirmed transfer expires.
+ * transfer then moves live: submitted, confirmed (or failed). "Don't send"
+ * (POST /api/wallet/transactions/:id/cancel) cancels it, so its funds are free again at once; an
+ * unconfirmed transfer otherwise expires.
  */
 import { useEffect, useId, useState } from "preact/hooks";
 import { api, ApiError, describeError, query } from "../../lib/api.ts";
@@ -80,6 +82,7 @@ export function Send({ state }: { state: WalletState }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<{ t: Transaction; to: string } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const ids = { address: useId(), token: useId(), amount: useId() };
   const balances = state.balances ?? [];
   const chosen: Balance | undefined = balances.find((b) => tokenRef(b.token) === tokenKey) ??
@@ -90,6 +93,7 @@ export function Send({ state }: { state: WalletState }) {
   async function review(e: Event) {
     e.preventDefault();
     setError(null);
+    setNotice(null);
     if (!chosen) return setError("The balances are not loaded yet.");
     const to = mode === "person" ? (person ? { userId: person.id } : null) : address.trim();
     if (!to) return setError(mode === "person" ? "Choose who to send to." : "Enter an address.");
@@ -126,6 +130,22 @@ export function Send({ state }: { state: WalletState }) {
     setError(null);
     try {
       state.upsert(await walletApi.confirm(pending.t.id));
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function dontSend() {
+    if (!pending) return;
+    setBusy(true);
+    setError(null);
+    try {
+      state.upsert(await walletApi.cancel(pending.t.id));
+      state.reloadBalances();
+      setPending(null);
+      setNotice("Not sent: the transfer is cancelled and its funds are free again.");
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -179,7 +199,7 @@ export function Send({ state }: { state: WalletState }) {
                   type="button"
                   class="secondary"
                   disabled={busy}
-                  onClick={() => setPending(null)}
+                  onClick={dontSend}
                 >
                   Don't send
                 </button>
@@ -201,6 +221,7 @@ export function Send({ state }: { state: WalletState }) {
           {live.status === "expired" && (
             <p class="error" role="alert">It expired before it was confirmed. Nothing was sent.</p>
           )}
+          {live.status === "cancelled" && <p role="status">Cancelled. Nothing was sent.</p>}
           {error && <p class="error" role="alert">{error}</p>}
           {done && (
             <button
@@ -222,6 +243,7 @@ export function Send({ state }: { state: WalletState }) {
   return (
     <section>
       <h1>Send</h1>
+      {notice && <p class="notice" role="status" data-testid="send-notice">{notice}</p>}
       <form class="card send-form" onSubmit={review} noValidate>
         <fieldset class="choice">
           <legend>Send to</legend>

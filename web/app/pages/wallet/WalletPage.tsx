@@ -31,7 +31,7 @@ const SECTIONS = [
 function upsertInto(list: Transaction[] | null, t: Transaction): Transaction[] {
   const current = list ?? [];
   const rank = (s: Transaction["status"]) =>
-    ({ pending: 0, submitted: 1, confirmed: 2, failed: 2, expired: 2 })[s];
+    ({ pending: 0, submitted: 1, confirmed: 2, failed: 2, expired: 2, cancelled: 2 })[s];
   const index = current.findIndex((x) => x.id === t.id);
   if (index < 0) {
     return [t, ...current].sort((a, b) => b.createdAt.localeCompare(a.createdAt));

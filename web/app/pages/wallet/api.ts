@@ -24,7 +24,13 @@ export interface Balance {
   formatted: string | null;
 }
 
-export type TransactionStatus = "pending" | "submitted" | "confirmed" | "failed" | "expired";
+export type TransactionStatus =
+  | "pending"
+  | "submitted"
+  | "confirmed"
+  | "failed"
+  | "expired"
+  | "cancelled";
 
 export interface Transaction {
   id: string;
@@ -83,6 +89,10 @@ export const walletApi = {
   /** 200 `{ transaction }`: submitted (or already confirmed), with its hash and nonce. */
   confirm: async (id: string) =>
     (await api.post<{ transaction: Transaction }>(`/api/wallet/transactions/${id}/confirm`))
+      .transaction,
+  /** 200 `{ transaction }`: cancelled ("Don't send"); its funds are no longer held. */
+  cancel: async (id: string) =>
+    (await api.post<{ transaction: Transaction }>(`/api/wallet/transactions/${id}/cancel`))
       .transaction,
   tokens: () => api.get<{ items: Token[] }>("/api/wallet/tokens", { fresh: true }),
   addToken: (address: string) => api.post<Token>("/api/wallet/tokens/add", { address }),
