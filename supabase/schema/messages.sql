@@ -3,6 +3,7 @@
 --   supabase/migrations/20261121100300_messages.sql
 --   supabase/migrations/20261129170000_messages_search.sql
 --   supabase/migrations/20261130000000_messages_reactions_threads.sql
+--   supabase/migrations/20261130020100_messages_mentions.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -124,7 +125,7 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -138,12 +139,16 @@ CREATE TABLE app.messages (
     edited_at timestamp with time zone,
     deleted_at timestamp with time zone,
     thread_id uuid,
-    CONSTRAINT messages_content_length CHECK ((((deleted_at IS NULL) AND ((char_length(content) >= 1) AND (char_length(content) <= 10000))) OR ((deleted_at IS NOT NULL) AND (content = ''::text))))
+    mention_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    CONSTRAINT messages_content_length CHECK ((((deleted_at IS NULL) AND ((char_length(content) >= 1) AND (char_length(content) <= 10000))) OR ((deleted_at IS NOT NULL) AND (content = ''::text)))),
+    CONSTRAINT messages_mention_ids_check CHECK ((cardinality(mention_ids) <= 50))
 );
 
 COMMENT ON TABLE app.messages IS 'Messages in per-conversation commit order (seq). A deleted message is a tombstone: content empty, attachments gone, place kept. The check''s 10000 is the hard ceiling; limits.messageMaxLength may be lower.';
 
 COMMENT ON COLUMN app.messages.thread_id IS 'The root message of the thread this reply is in; null for a message outside threads (a root included). Listed only by GET /api/messages/{id}/thread.';
+
+COMMENT ON COLUMN app.messages.mention_ids IS 'The participants this message mentions (each once, in the order given; at most 50). Shown as `mentions` while the message is not a tombstone; each was notified once, at the send (trigger messages_mentions).';
 
 ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_conversation_id_seq_key UNIQUE (conversation_id, seq);
@@ -167,9 +172,13 @@ CREATE TRIGGER messages_assign_seq BEFORE INSERT ON app.messages FOR EACH ROW EX
 
 CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.message_events();
 
+CREATE TRIGGER messages_guard_block BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_block();
+
 CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
 
 CREATE TRIGGER messages_mark_digest AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.mark_message_digest();
+
+CREATE TRIGGER messages_mentions AFTER INSERT ON app.messages FOR EACH ROW WHEN ((cardinality(new.mention_ids) > 0)) EXECUTE FUNCTION app_private.notify_mentions();
 
 CREATE TRIGGER messages_thread_reply BEFORE INSERT ON app.messages FOR EACH ROW WHEN ((new.thread_id IS NOT NULL)) EXECUTE FUNCTION app_private.count_thread_reply();
 
@@ -206,6 +215,8 @@ GRANT INSERT(content),UPDATE(content) ON TABLE app.messages TO authenticated;
 GRANT INSERT(reply_to_id) ON TABLE app.messages TO authenticated;
 
 GRANT INSERT(thread_id) ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(mention_ids) ON TABLE app.messages TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.admin_messaging_stats
@@ -416,7 +427,7 @@ GRANT ALL ON FUNCTION app.message_extras(m app.messages, viewer uuid) TO authent
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_object
--- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS jsonb
@@ -435,11 +446,12 @@ CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS js
     'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'threadId', m.thread_id,
     'thread', null,
-    'reactions', '[]'::jsonb
+    'reactions', '[]'::jsonb,
+    'mentions', case when m.deleted_at is null then to_jsonb(m.mention_ids) else '[]'::jsonb end
   )
 $$;
 
-COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'The message object from its row and its attachments'' JSON, with threadId and an empty thread and reactions (right for a message just sent; app.message_json adds the real ones). Inlinable pure SQL with no pinned search_path on purpose (a pin stops inlining; it reads no table and runs with the caller''s rights): inlined it costs nothing per call in lists and is planned once per session inside plpgsql. The send and the event trigger each read the attachments in a statement of their own and call this.';
+COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'The message object from its row and its attachments'' JSON, with threadId, mentions (none on a tombstone) and an empty thread and reactions (right for a message just sent; app.message_json adds the real ones). Inlinable pure SQL with no pinned search_path on purpose (a pin stops inlining; it reads no table and runs with the caller''s rights): inlined it costs nothing per call in lists and is planned once per session inside plpgsql. The send and the event trigger each read the attachments in a statement of their own and call this.';
 
 REVOKE ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) TO authenticated;
@@ -541,10 +553,10 @@ GRANT ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, af
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.send_message
--- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text, thread_root uuid DEFAULT NULL::uuid) RETURNS jsonb
+CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text, thread_root uuid DEFAULT NULL::uuid, mentions uuid[] DEFAULT '{}'::uuid[]) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -556,6 +568,7 @@ declare
   created app.messages;
   files jsonb;
   result jsonb;
+  mentioned uuid[] := '{}';
 begin
   if not app.is_participant(target_conversation_id) then
     raise exception 'conversation not found' using errcode = 'AG404';
@@ -573,14 +586,20 @@ begin
   if char_length(message_content) > max_length then
     raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
   end if;
+  if cardinality(mentions) > 0 then
+    -- Each once, in the order first given; the trigger messages_mentions checks and notifies.
+    select coalesce(array_agg(x.id order by x.first), '{}') into mentioned
+    from (select t.id, min(t.i) as first from unnest(mentions) with ordinality t (id, i)
+          where t.id is not null group by t.id) x;
+  end if;
   -- Two statements, so each keeps one plan (a null thread_root is folded into the other).
   if thread_root is null then
-    insert into app.messages (conversation_id, sender_id, content, reply_to_id)
-    values (target_conversation_id, me, message_content, reply_to)
+    insert into app.messages (conversation_id, sender_id, content, reply_to_id, mention_ids)
+    values (target_conversation_id, me, message_content, reply_to, mentioned)
     returning * into created;
   else
-    insert into app.messages (conversation_id, sender_id, content, reply_to_id, thread_id)
-    values (target_conversation_id, me, message_content, reply_to, thread_root)
+    insert into app.messages (conversation_id, sender_id, content, reply_to_id, thread_id, mention_ids)
+    values (target_conversation_id, me, message_content, reply_to, thread_root, mentioned)
     returning * into created;
   end if;
   if cardinality(attachment_ids) > 0 then
@@ -601,10 +620,10 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) IS 'Sends a message in one call: participation (AG404 otherwise), the idempotency key (the first response again, AG409 for another body), the configured length, the insert (RLS: the sender is the caller; the seq trigger checks the reply, the thread trigger the thread''s root: AG422) and the attachments (the caller''s own, not yet attached, else AG422). Returns the message as the API shows it. security invoker: every write is the caller''s, under RLS.';
+COMMENT ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) IS 'Sends a message in one call: participation (AG404 otherwise), the idempotency key (the first response again, AG409 for another body), the configured length, the insert (RLS: the sender is the caller; the seq trigger checks the reply, the thread trigger the thread''s root: AG422; the block trigger a direct conversation with someone who blocks the caller: AG403 blocked; the mentions trigger that each mentioned user is a participant, AG422, and notifies them) and the attachments (the caller''s own, not yet attached, else AG422). Mentions are kept each once, in the order given. Returns the message as the API shows it. security invoker: every write is the caller''s, under RLS.';
 
-REVOKE ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) TO authenticated;
+REVOKE ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.send_typing
@@ -780,6 +799,34 @@ COMMENT ON FUNCTION app_private.count_thread_reply() IS 'Before a reply in a thr
 REVOKE ALL ON FUNCTION app_private.count_thread_reply() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_message_block
+-- created in 20261130020100_messages_mentions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_message_block() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The first probe is empty for nearly every sender (nobody blocks them): one index lookup.
+  if exists (select 1 from app.user_blocks b where b.blocked_id = new.sender_id)
+     and exists (
+       select 1 from app.conversations c
+       join app.conversation_participants p on p.conversation_id = c.id and p.user_id <> new.sender_id
+       join app.user_blocks b on b.blocker_id = p.user_id and b.blocked_id = new.sender_id
+       where c.id = new.conversation_id and c.type = 'direct'
+     ) then
+    raise exception 'you cannot message this person' using errcode = 'AG403', hint = 'blocked';
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_message_block() IS 'Before a message is inserted: refused with AG403 hint blocked when it goes into a direct conversation whose other participant blocks the sender (every insert path). Group messages are never refused. security definer: the sender cannot read the block.';
+
+REVOKE ALL ON FUNCTION app_private.guard_message_block() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_message_update
 -- created in 20261121100300_messages.sql; last changed in 20261124120000_signin.sql
 -- ---------------------------------------------------------------------------------------------
@@ -917,11 +964,57 @@ COMMENT ON FUNCTION app_private.message_tombstoned() IS 'After a message becomes
 REVOKE ALL ON FUNCTION app_private.message_tombstoned() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
--- function app_private.send_message_as
--- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
+-- function app_private.notify_mentions
+-- created in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) RETURNS jsonb
+CREATE FUNCTION app_private.notify_mentions() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  conversation app.conversations;
+  sender_name text;
+  recipients uuid[];
+begin
+  if exists (
+    select 1 from unnest(new.mention_ids) x
+    where not exists (select 1 from app.conversation_participants p
+                      where p.conversation_id = new.conversation_id and p.user_id = x)
+  ) then
+    raise exception 'only participants of the conversation can be mentioned' using errcode = 'AG422';
+  end if;
+  select array_agg(x) into recipients from unnest(new.mention_ids) x where x is distinct from new.sender_id;
+  if recipients is null then
+    return null;
+  end if;
+  select * into conversation from app.conversations c where c.id = new.conversation_id;
+  select coalesce(nullif(u.name, ''), 'Someone') into sender_name from app.users u where u.id = new.sender_id;
+  sender_name := coalesce(sender_name, 'Someone');
+  perform app_private.notify_many(
+    recipients,
+    'MESSAGE',
+    left(coalesce(conversation.title, sender_name), 200),
+    left(sender_name || ' mentioned you: ' || new.content, 200),
+    jsonb_build_object('kind', 'mention', 'conversationId', new.conversation_id, 'messageId', new.id,
+                       'senderId', new.sender_id, 'threadId', new.thread_id),
+    'normal',
+    null
+  );
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.notify_mentions() IS 'After a message that mentions people is inserted: each mentioned user must be a participant (AG422, the send fails), and each but the sender gets a MESSAGE notification with data { kind: "mention", conversationId, messageId, senderId, threadId } through app_private.notify_many (where mutes and blocks drop it). No collapse key: each mention is its own notification. security definer: it reads every participant and writes other users'' inboxes.';
+
+REVOKE ALL ON FUNCTION app_private.notify_mentions() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.send_message_as
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[] DEFAULT '{}'::uuid[]) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -929,13 +1022,13 @@ begin
   perform set_config('request.jwt.claims', claims, true);
   perform set_config('role', 'authenticated', true);
   return app.send_message(target_conversation_id, message_content, reply_to, attachment_ids,
-                          idempotency_key, request_hash, thread_root);
+                          idempotency_key, request_hash, thread_root, coalesce(mentions, '{}'));
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
+COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
 
-REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.set_reaction_as

@@ -196,6 +196,11 @@ const sendMessageBody = z.object({
     description: "Reply in this thread: a root message of the same conversation that is not " +
       "itself a reply in a thread (422 otherwise)",
   }),
+  mentions: z.array(z.uuid()).max(50).optional().openapi({
+    description: "People this message mentions: participants of the conversation only (422 " +
+      'otherwise). Each gets a MESSAGE notification with `data.kind = "mention"`, unless they ' +
+      "muted the conversation or block the sender",
+  }),
 });
 
 conversations.openapi(
@@ -228,6 +233,7 @@ conversations.openapi(
         attachmentIds,
         // Only when given: a key sent before threads existed keeps its hash.
         ...(body.threadId ? [body.threadId] : []),
+        ...(body.mentions?.length ? [{ mentions: body.mentions }] : []),
       ]))
       : null;
     // The hot path: one statement as the caller (messaging/messages.queries.ts says why).
@@ -240,6 +246,7 @@ conversations.openapi(
       idempotencyKey: key,
       requestHash: hash,
       threadId: body.threadId ?? null,
+      mentions: body.mentions ?? [],
     });
     return c.json(message, 201);
   },

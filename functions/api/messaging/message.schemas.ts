@@ -65,6 +65,13 @@ export const messageSchema = z.object({
     description: "On a root with live replies; null otherwise",
   }),
   reactions: z.array(reactionSchema).openapi({ description: "None on a tombstone" }),
+  mentions: z.array(z.uuid()).openapi({
+    description: "The participants this message mentions; none on a tombstone",
+  }),
+  senderBlocked: z.boolean().optional().openapi({
+    description: "In what the caller reads (lists, threads, search): true when the caller " +
+      "blocks the sender. Absent from the send's answer and live events",
+  }),
 }).openapi("Message");
 
 export type MessageJson = z.infer<typeof messageSchema>;

@@ -70,13 +70,14 @@ export async function sendMessageAs(
     idempotencyKey: string | null;
     requestHash: string | null;
     threadId: string | null;
+    mentions: string[];
   },
 ): Promise<MessageJson> {
   const [{ message }] = await sql<{ message: MessageJson }[]>`
     select app_private.send_message_as(
       ${JSON.stringify(claims)}, ${input.conversationId}, ${input.content},
       ${input.replyToId}, ${input.attachmentIds}::uuid[], ${input.idempotencyKey},
-      ${input.requestHash}, ${input.threadId}) as message`;
+      ${input.requestHash}, ${input.threadId}, ${input.mentions}::uuid[]) as message`;
   return message;
 }
 

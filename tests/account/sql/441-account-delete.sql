@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(57);
+select plan(58);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -28,7 +28,8 @@ select set_eq(
             ('app.settlement_runs.started_by'),
             ('app.wallets.user_id'), ('app.wallet_tokens.user_id'), ('app.wallet_transactions.user_id'),
             ('app.wallet_transactions.to_user_id'), ('app.wallet_nfts.user_id'),
-            ('app.reports.reporter_id'), ('app.reports.resolved_by') $$,
+            ('app.reports.reporter_id'), ('app.reports.resolved_by'),
+            ('app.user_blocks.blocker_id'), ('app.user_blocks.blocked_id') $$,
   'This test covers every reference to app.users (add a new one''s data below).'
 );
 
@@ -170,6 +171,7 @@ begin
   insert into app.wallet_nfts (wallet_id, user_id, chain_id, contract, token_id, standard, balance)
   select w.id, victim, 31337, '0x0000000000000000000000000000000000000442', 1, 'ERC721', 1
   from app.wallets w where w.user_id = victim;
+  insert into app.user_blocks (blocker_id, blocked_id) values (victim, third), (friend, victim);
 end
 $$;
 
@@ -227,6 +229,9 @@ select is_empty($$ select 1 from app.conversation_participants where user_id = (
 select is_empty($$ select 1 from app.attachments where storage_key like 'delete-441/%' $$, 'Their files'' rows are gone.');
 select is_empty($$ select 1 from app.message_reactions where user_id = (select id from victim) $$,
   'Their reactions are gone.');
+select is_empty(
+  $$ select 1 from app.user_blocks b where (select id from victim) in (b.blocker_id, b.blocked_id) $$,
+  'Their blocks, and others'' blocks of them, are gone.');
 select is(
   (select count(*)::int from app_private.jobs where kind = 'storage.delete' and payload ->> 'key' like 'delete-441/%'),
   2, 'Both files are queued for removal.');

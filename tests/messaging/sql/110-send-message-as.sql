@@ -23,9 +23,9 @@ select json_build_object('sub', tests.user_id('sa.sam@example.test'), 'role', 'a
   as sam_claims \gset
 
 select ok(
-  not has_function_privilege('anon', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid)', 'execute')
-  and not has_function_privilege('authenticated', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid)', 'execute')
-  and not has_function_privilege('service_role', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid)', 'execute'),
+  not has_function_privilege('anon', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid, uuid[])', 'execute')
+  and not has_function_privilege('authenticated', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid, uuid[])', 'execute')
+  and not has_function_privilege('service_role', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid, uuid[])', 'execute'),
   'No API role may call app_private.send_message_as (it trusts the claims it is given).'
 );
 

@@ -90,7 +90,7 @@ set constraints all immediate;
 set constraints all deferred;
 select results_eq(
   format($$ select topic, payload from app.events where event = 'message.created' and payload ->> 'id' = %L $$, :'m1'),
-  format($$ select %L, app.message_json(m) from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
+  format($$ select %L, app.message_json(m) - 'senderBlocked' from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
   'At commit exactly one message.created is emitted on the conversation''s topic, carrying the message JSON.'
 );
 select is(
@@ -104,7 +104,7 @@ set constraints all immediate;
 set constraints all deferred;
 select results_eq(
   format($$ select topic, payload from app.events where event = 'message.updated' and payload ->> 'id' = %L $$, :'m1'),
-  format($$ select %L, app.message_json(m) from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
+  format($$ select %L, app.message_json(m) - 'senderBlocked' from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
   'An edit emits exactly one message.updated carrying the edited message JSON.'
 );
 select results_eq(
