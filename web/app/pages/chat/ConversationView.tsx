@@ -3,6 +3,9 @@
  * over `conversation:<id>` (created, updated, deleted, read, typing), presence on the same
  * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments,
  * reactions (`message.reactions`) and threads (a side panel; replies stay out of the main list).
+ * The header's menu mutes the conversation (1 hour, 8 hours, until unmuted) or unmutes it, and
+ * leaves a group; a message offers Block and Report for its sender. Messages of people the
+ * caller blocks are marked (from the caller's own block list, so live ones are too).
  *
  * Order: messages are kept by `seq` (the conversation's commit order), whatever the transport
  * delivered first. Gaps: the page loads the newest page, then follows the topic; when the feed
@@ -13,7 +16,11 @@ import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } fro
 import { ApiError, describeError } from "../../lib/api.ts";
 import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
 import { joinPresence, type Present } from "../../lib/presence.ts";
-import { Link } from "../../lib/router.tsx";
+import { Link, navigate } from "../../lib/router.tsx";
+import { useStore } from "../../lib/store.ts";
+import { clockTime } from "../../lib/format.ts";
+import { blockedIds, loadBlocked, setBlocked } from "../../lib/blocks.ts";
+import { BlockDialog } from "../../components/BlockDialog.tsx";
 import type { User } from "../../lib/session.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
@@ -23,6 +30,7 @@ import {
   type Conversation,
   conversationName,
   type Message,
+  type MuteState,
   type Reaction,
 } from "./api.ts";
 import { MessageItem } from "./MessageItem.tsx";
@@ -121,6 +129,11 @@ export function ConversationView(
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
   const [reporting, setReporting] = useState<Message | null>(null);
+  const [blocking, setBlocking] = useState<{ id: string; name: string } | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const [muteState, setMuteState] = useState<MuteState | null>(null);
+  const blocked = useStore(blockedIds);
   const [notice, setNotice] = useState<string | null>(null);
   const [newBelow, setNewBelow] = useState(false);
   /** The open thread's root, and the cursor to its newer replies (null: all loaded). */
@@ -144,6 +157,50 @@ export function ConversationView(
     () => (threadRoot ? all.filter((m) => m.threadId === threadRoot) : []),
     [all, threadRoot],
   );
+
+  useEffect(() => {
+    void loadBlocked().catch(() => {});
+  }, []);
+  useEffect(() => {
+    setMuteState(null);
+    setMenuOpen(false);
+    chatApi.settings(conversationId).then(setMuteState, () => {});
+  }, [conversationId]);
+
+  /** Mutes for `hours` (null: until unmuted), or unmutes (`hours` false). */
+  async function mute(hours: number | null | false) {
+    setMenuOpen(false);
+    try {
+      setMuteState(
+        await chatApi.mute(
+          conversationId,
+          hours === false
+            ? { muted: false }
+            : hours === null
+            ? { muted: true }
+            : { muted: true, mutedUntil: new Date(Date.now() + hours * 3_600_000).toISOString() },
+        ),
+      );
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
+
+  async function leave() {
+    setLeaving(false);
+    try {
+      await chatApi.leave(conversationId, me.id);
+      onActivity();
+      navigate("/chat");
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
+
+  /** Whether the caller blocks this sender: their own list once loaded, the message's mark before. */
+  const isBlocked = (m: Message) =>
+    !!m.senderId && m.senderId !== me.id &&
+    (blocked ? blocked.has(m.senderId) : !!m.senderBlocked);
 
   /** Reads a root again (its exact reply count and last reply time). */
   function refreshRoot(rootId: string) {
@@ -402,20 +459,84 @@ export function ConversationView(
         <ul class="participant-avatars" aria-label="Participants">
           {conversation?.participants.map((p) => (
             <li key={p.userId} title={`${p.name}${onlineIds.has(p.userId) ? " (online)" : ""}`}>
-              <Avatar
-                name={p.name}
-                image={p.image}
-                id={p.userId}
-                size={28}
-                online={present === null ? undefined : onlineIds.has(p.userId)}
-              />
-              <span class="visually-hidden">
-                {p.name}
-                {onlineIds.has(p.userId) ? ", online" : ""}
-              </span>
+              <Link href={`/people/${p.userId}`}>
+                <Avatar
+                  name={p.name}
+                  image={p.image}
+                  id={p.userId}
+                  size={28}
+                  online={present === null ? undefined : onlineIds.has(p.userId)}
+                />
+                <span class="visually-hidden">
+                  {p.name}
+                  {onlineIds.has(p.userId) ? ", online" : ""}
+                </span>
+              </Link>
             </li>
           ))}
         </ul>
+        <div class="conversation-menu">
+          <button
+            type="button"
+            class="icon"
+            aria-haspopup="menu"
+            aria-expanded={menuOpen}
+            aria-label="Conversation menu"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            ⋯
+          </button>
+          {muteState?.muted && (
+            <span class="muted-tag" data-testid="muted" title="No push or e-mail, no mentions">
+              {muteState.mutedUntil ? `Muted until ${clockTime(muteState.mutedUntil)}` : "Muted"}
+            </span>
+          )}
+          {menuOpen && (
+            <ul class="menu" role="menu" aria-label="Conversation">
+              {muteState?.muted
+                ? (
+                  <li role="none">
+                    <button type="button" role="menuitem" onClick={() => void mute(false)}>
+                      Unmute
+                    </button>
+                  </li>
+                )
+                : (
+                  <>
+                    <li role="none">
+                      <button type="button" role="menuitem" onClick={() => void mute(1)}>
+                        Mute for 1 hour
+                      </button>
+                    </li>
+                    <li role="none">
+                      <button type="button" role="menuitem" onClick={() => void mute(8)}>
+                        Mute for 8 hours
+                      </button>
+                    </li>
+                    <li role="none">
+                      <button type="button" role="menuitem" onClick={() => void mute(null)}>
+                        Mute until I unmute
+                      </button>
+                    </li>
+                  </>
+                )}
+              {conversation?.type === "group" && (
+                <li role="none">
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => {
+                      setMenuOpen(false);
+                      setLeaving(true);
+                    }}
+                  >
+                    Leave conversation
+                  </button>
+                </li>
+              )}
+            </ul>
+          )}
+        </div>
       </header>
       <div
         class="messages"
@@ -472,6 +593,12 @@ export function ConversationView(
               onReact={(emoji, present) => void react(m, emoji, present)}
               onOpenThread={() => void openThread(m.id)}
               onReport={() => setReporting(m)}
+              onBlock={() =>
+                m.senderId &&
+                setBlocking({ id: m.senderId, name: people.get(m.senderId)?.name ?? "Someone" })}
+              meId={me.id}
+              nameOf={(id) => people.get(id)?.name}
+              senderBlocked={isBlocked(m)}
             />
           ))}
         </ol>
@@ -507,6 +634,9 @@ export function ConversationView(
                   onSaveEdit={async () => {}}
                   onDelete={() => setDeleting(m)}
                   onReact={(emoji, present) => void react(m, emoji, present)}
+                  meId={me.id}
+                  nameOf={(id) => people.get(id)?.name}
+                  senderBlocked={isBlocked(m)}
                 />
               ))}
             {threadMore && (
@@ -524,6 +654,8 @@ export function ConversationView(
           <Composer
             conversationId={conversationId}
             threadId={threadRoot}
+            participants={conversation?.participants}
+            me={me.id}
             replyTo={null}
             replyToSender=""
             onCancelReply={() => {}}
@@ -560,6 +692,8 @@ export function ConversationView(
       )}
       <Composer
         conversationId={conversationId}
+        participants={conversation?.participants}
+        me={me.id}
         replyTo={replyTo}
         replyToSender={replyTo?.senderId ? people.get(replyTo.senderId)?.name ?? "Someone" : ""}
         onCancelReply={() => setReplyTo(null)}
@@ -594,6 +728,27 @@ export function ConversationView(
           >
             Delete
           </button>
+        </div>
+      </Dialog>
+      <BlockDialog
+        name={blocking?.name ?? null}
+        onCancel={() => setBlocking(null)}
+        onConfirm={async () => {
+          const who = blocking!;
+          setBlocking(null);
+          try {
+            await setBlocked(who.id, true);
+            setNotice(`You blocked ${who.name}.`);
+          } catch (err) {
+            setNotice(describeError(err));
+          }
+        }}
+      />
+      <Dialog open={leaving} title="Leave this conversation?" onClose={() => setLeaving(false)}>
+        <p>You will no longer see its messages. Someone in it can add you again.</p>
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={() => setLeaving(false)}>Stay</button>
+          <button type="button" class="danger" onClick={() => void leave()}>Leave</button>
         </div>
       </Dialog>
       <ReportDialog

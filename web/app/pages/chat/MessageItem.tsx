@@ -1,7 +1,10 @@
 /**
  * One message: sender, time, reply quote, text or tombstone, attachments, reactions (toggle one's
- * own, add from a small picker), its thread's reply count, actions, read marks.
+ * own, add from a small picker), its thread's reply count, actions, read marks. Mentions are
+ * highlighted in the text (`@Name` of each mentioned participant; the caller's own stand out);
+ * a message from someone the caller blocks is marked, and any other's offers Block and Report.
  */
+import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { apiOrigin } from "../../lib/api.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
@@ -25,6 +28,10 @@ export function MessageItem(
     onReact,
     onOpenThread,
     onReport,
+    onBlock,
+    meId,
+    nameOf,
+    senderBlocked = false,
   }: {
     message: Message;
     mine: boolean;
@@ -45,13 +52,24 @@ export function MessageItem(
     onOpenThread?: () => void;
     /** Report the message to the moderators (not offered for one's own). */
     onReport?: () => void;
+    /** Block the sender (not offered for one's own, nor for someone already blocked). */
+    onBlock?: () => void;
+    /** The caller's id: their own mentions stand out. */
+    meId?: string;
+    /** A participant's name, for the mentions. */
+    nameOf?: (userId: string) => string | undefined;
+    /** The caller blocks the sender. */
+    senderBlocked?: boolean;
   },
 ) {
   const deleted = m.deletedAt !== null;
+  const mentionsMe = !deleted && meId !== undefined && (m.mentions ?? []).includes(meId);
   const [picking, setPicking] = useState(false);
   return (
     <li
-      class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}`}
+      class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}${
+        mentionsMe ? " mentions-me" : ""
+      }${senderBlocked ? " from-blocked" : ""}`}
       id={`msg-${m.id}`}
       data-message-id={m.id}
       data-seq={m.seq}
@@ -59,6 +77,9 @@ export function MessageItem(
       <div class="msg-head">
         <span class="sender">{mine ? "You" : sender}</span>
         <time dateTime={m.createdAt} title={fullTime(m.createdAt)}>{clockTime(m.createdAt)}</time>
+        {senderBlocked && (
+          <span class="blocked-tag" data-testid="sender-blocked">(you blocked this person)</span>
+        )}
         {m.editedAt && !deleted && (
           <span class="edited" title={`Edited ${fullTime(m.editedAt)}`}>(edited)</span>
         )}
@@ -82,7 +103,9 @@ export function MessageItem(
         ? <p class="tombstone">This message was deleted.</p>
         : editing
         ? <EditForm initial={m.content} onSave={onSaveEdit} onCancel={onCancelEdit} />
-        : m.content && <p class="content">{m.content}</p>}
+        : m.content && (
+          <p class="content">{withMentions(m.content, m.mentions ?? [], nameOf, meId)}</p>
+        )}
       {!deleted && m.attachments.length > 0 && (
         <ul class="attachments">
           {m.attachments.map((a) => {
@@ -182,6 +205,16 @@ export function MessageItem(
               Delete
             </button>
           )}
+          {onBlock && !mine && !senderBlocked && m.senderId && (
+            <button
+              type="button"
+              class="link"
+              onClick={onBlock}
+              aria-label={`Block ${sender}`}
+            >
+              Block
+            </button>
+          )}
           {onReport && !mine && (
             <button
               type="button"
@@ -199,6 +232,34 @@ export function MessageItem(
       )}
     </li>
   );
+}
+
+/**
+ * The text with each mentioned participant's `@Name` wrapped in <mark class="mention"> (the
+ * caller's own with `me`): text nodes only, never HTML.
+ */
+function withMentions(
+  content: string,
+  mentions: string[],
+  nameOf: ((userId: string) => string | undefined) | undefined,
+  meId: string | undefined,
+): ComponentChildren {
+  const names = new Map<string, string>();
+  for (const id of mentions) {
+    const name = nameOf?.(id);
+    if (name) names.set(`@${name}`, id);
+  }
+  if (!names.size) return content;
+  const escaped = [...names.keys()].sort((a, b) => b.length - a.length)
+    .map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const parts = content.split(new RegExp(`(${escaped.join("|")})`, "g"));
+  return parts.map((part, i) => {
+    const id = names.get(part);
+    if (i % 2 === 0 || !id) return part;
+    return (
+      <mark key={i} class={`mention${id === meId ? " me" : ""}`} data-user-id={id}>{part}</mark>
+    );
+  });
 }
 
 function EditForm(
