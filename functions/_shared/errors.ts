@@ -24,7 +24,8 @@ export type ErrorCode =
   | "insufficient_funds"
   | "not_erc20"
   | "chain_unavailable"
-  | "payment_provider_unavailable";
+  | "payment_provider_unavailable"
+  | "blocked";
 
 export const STATUS_OF: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -46,6 +47,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_erc20: 422,
   chain_unavailable: 503,
   payment_provider_unavailable: 503,
+  blocked: 403,
 };
 
 export interface ErrorBody {

@@ -22,12 +22,14 @@ import { auth } from "./auth/signin.routes.ts";
 import { admin } from "./admin/admin.routes.ts";
 import { publicConfig } from "./admin/public-config.routes.ts";
 import { conversations } from "./messaging/conversations.routes.ts";
+import { conversationSettings } from "./messaging/conversation-settings.routes.ts";
 import { messages } from "./messaging/messages.routes.ts";
 import { messageSearch } from "./messaging/search.routes.ts";
 import { attachments } from "./messaging/attachments.routes.ts";
 import { realtime } from "./realtime/realtime.routes.ts";
 import { internal } from "./jobs/drain.routes.ts";
 import { users } from "./people/users.routes.ts";
+import { blocks } from "./people/blocks.routes.ts";
 import { profile } from "./people/profile.routes.ts";
 import { sessions } from "./auth/sessions.routes.ts";
 import { identities } from "./auth/identities.routes.ts";
@@ -104,11 +106,14 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/api/admin", admin);
   app.route("/api/config", publicConfig);
   app.route("/api/conversations", conversations);
+  app.route("/api/conversations", conversationSettings);
   // Before /api/messages, whose routes take an id in the same place.
   app.route("/api/messages/search", messageSearch);
   app.route("/api/messages", messages);
   app.route("/api/attachments", attachments);
   app.route("/api/realtime", realtime);
+  // Before the directory, whose `/{id}` would take `/blocked` for an id.
+  app.route("/api/users", blocks);
   app.route("/api/users", users);
   app.route("/api/profile", profile);
   app.route("/api/store", store);

@@ -106,7 +106,7 @@ GRANT ALL ON FUNCTION app.attachment_json(a app.attachments) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.message_json
--- created in 20261121100400_attachments.sql
+-- created in 20261121100400_attachments.sql; last changed in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_json(m app.messages) RETURNS jsonb
@@ -116,10 +116,13 @@ CREATE FUNCTION app.message_json(m app.messages) RETURNS jsonb
   select app.message_object(m, (
     select jsonb_agg(app.attachment_json(a) order by a.created_at, a.id)
     from app.attachments a where a.message_id = m.id
-  ))
+  )) || app.message_extras(m, (select auth.uid()))
+     || jsonb_build_object('senderBlocked', exists (
+          select 1 from app.user_blocks b
+          where b.blocker_id = (select auth.uid()) and b.blocked_id = m.sender_id))
 $$;
 
-COMMENT ON FUNCTION app.message_json(m app.messages) IS 'The message as the API shows it, attachments read here. For list queries, where it is planned once per query. security invoker: a user sees only the attachments RLS shows them.';
+COMMENT ON FUNCTION app.message_json(m app.messages) IS 'The message as the API shows it, attachments, thread counts and reactions (`me` for the caller) read here, and senderBlocked: whether the caller blocks its sender (RLS shows a block to its blocker only, so it is false for everyone else, the blocked person included). For list queries, where it is planned once per query. security invoker: a user sees only what RLS shows them.';
 
 REVOKE ALL ON FUNCTION app.message_json(m app.messages) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.message_json(m app.messages) TO authenticated;

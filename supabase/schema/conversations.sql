@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain conversations: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100200_conversations.sql
+--   supabase/migrations/20261130020000_conversations_mute_block.sql
 --   supabase/migrations/20261130030000_conversations_growth.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
@@ -57,6 +58,8 @@ CREATE INDEX conversation_participants_user_activity_idx ON app.conversation_par
 
 CREATE TRIGGER participants_events AFTER INSERT OR DELETE ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.participant_events();
 
+CREATE TRIGGER participants_guard_block BEFORE INSERT ON app.conversation_participants FOR EACH ROW WHEN (((new.added_by IS NOT NULL) AND (new.added_by <> new.user_id))) EXECUTE FUNCTION app_private.guard_participant_block();
+
 CREATE TRIGGER participants_guard_read_mark BEFORE UPDATE OF conversation_id, user_id, added_by, joined_at, last_read_seq, last_read_message_id, last_read_at ON app.conversation_participants FOR EACH ROW EXECUTE FUNCTION app_private.guard_read_mark();
 
 CREATE TRIGGER participants_notify AFTER INSERT ON app.conversation_participants REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION app_private.conversation_notifications();
@@ -89,6 +92,34 @@ GRANT UPDATE(last_read_seq) ON TABLE app.conversation_participants TO authentica
 GRANT UPDATE(last_read_message_id) ON TABLE app.conversation_participants TO authenticated;
 
 GRANT UPDATE(last_read_at) ON TABLE app.conversation_participants TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.conversation_settings
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.conversation_settings (
+    conversation_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    muted_until timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE app.conversation_settings IS 'A participant''s own settings for one conversation: muted_until (''infinity'' until unmuted; a past time means not muted). While muted, the conversation''s notifications are not pushed or mailed and mentions notify nothing (app_private.notify_rows). Gone with the participant row (leaving).';
+
+ALTER TABLE ONLY app.conversation_settings
+    ADD CONSTRAINT conversation_settings_pkey PRIMARY KEY (user_id, conversation_id);
+
+CREATE INDEX conversation_settings_conversation_id_idx ON app.conversation_settings USING btree (conversation_id, user_id);
+
+ALTER TABLE ONLY app.conversation_settings
+    ADD CONSTRAINT conversation_settings_conversation_id_user_id_fkey FOREIGN KEY (conversation_id, user_id) REFERENCES app.conversation_participants(conversation_id, user_id) ON DELETE CASCADE;
+
+ALTER TABLE app.conversation_settings ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY conversation_settings_select_self ON app.conversation_settings FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.conversation_settings TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.conversations
@@ -124,6 +155,8 @@ CREATE INDEX conversations_title_search_idx ON app.conversations USING gin (lowe
 
 CREATE TRIGGER conversations_copy_activity AFTER UPDATE OF last_activity_at ON app.conversations FOR EACH ROW WHEN (((pg_trigger_depth() = 0) AND (new.last_activity_at IS DISTINCT FROM old.last_activity_at))) EXECUTE FUNCTION app_private.copy_conversation_activity();
 
+CREATE TRIGGER conversations_guard_block BEFORE INSERT ON app.conversations FOR EACH ROW WHEN ((new.type = 'direct'::app.conversation_type)) EXECUTE FUNCTION app_private.guard_direct_block();
+
 ALTER TABLE ONLY app.conversations
     ADD CONSTRAINT conversations_created_by_fkey FOREIGN KEY (created_by) REFERENCES app.users(id) ON DELETE SET NULL;
 
@@ -135,6 +168,39 @@ CREATE POLICY conversations_select_participant ON app.conversations FOR SELECT T
  OFFSET 0))));
 
 GRANT SELECT ON TABLE app.conversations TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.user_blocks
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.user_blocks (
+    blocker_id uuid NOT NULL,
+    blocked_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT user_blocks_check CHECK ((blocker_id <> blocked_id))
+);
+
+COMMENT ON TABLE app.user_blocks IS 'Who blocks whom (written only by app.set_block). The blocked person cannot start a direct conversation with the blocker, send into one, or add them to a group (AG403 blocked, by triggers), and their mentions of the blocker notify nothing; in shared groups their messages arrive marked senderBlocked for the blocker. Visible to the blocker and ADMINs only, never to the blocked person.';
+
+ALTER TABLE ONLY app.user_blocks
+    ADD CONSTRAINT user_blocks_pkey PRIMARY KEY (blocker_id, blocked_id);
+
+CREATE INDEX user_blocks_blocked_id_idx ON app.user_blocks USING btree (blocked_id, blocker_id);
+
+CREATE INDEX user_blocks_blocker_id_created_at_idx ON app.user_blocks USING btree (blocker_id, created_at DESC, blocked_id DESC);
+
+ALTER TABLE ONLY app.user_blocks
+    ADD CONSTRAINT user_blocks_blocked_id_fkey FOREIGN KEY (blocked_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.user_blocks
+    ADD CONSTRAINT user_blocks_blocker_id_fkey FOREIGN KEY (blocker_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.user_blocks ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY user_blocks_select_blocker_or_admin ON app.user_blocks FOR SELECT TO authenticated USING (((blocker_id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
+
+GRANT SELECT ON TABLE app.user_blocks TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.add_participants
@@ -181,6 +247,37 @@ COMMENT ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids u
 
 REVOKE ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.add_participants(target_conversation_id uuid, user_ids uuid[]) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.conversation_mute
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.conversation_mute(target_conversation_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  until timestamptz;
+begin
+  if not app.is_participant(target_conversation_id) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  select s.muted_until into until from app.conversation_settings s
+  where s.user_id = (select auth.uid()) and s.conversation_id = target_conversation_id
+    and s.muted_until > now();
+  return jsonb_build_object(
+    'conversationId', target_conversation_id,
+    'muted', until is not null,
+    'mutedUntil', case when until is not null and until <> 'infinity'
+                       then to_char(until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') end);
+end;
+$$;
+
+COMMENT ON FUNCTION app.conversation_mute(target_conversation_id uuid) IS 'The caller''s mute of one conversation, { conversationId, muted, mutedUntil } (mutedUntil null when muted until unmuted, or not muted; a mute whose time passed is not muted). AG404 for a conversation the caller is not in. security definer: one participant lookup, as app.is_participant; it reads the caller''s own row only.';
+
+REVOKE ALL ON FUNCTION app.conversation_mute(target_conversation_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.conversation_mute(target_conversation_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.conversation_profiles
@@ -293,6 +390,34 @@ COMMENT ON FUNCTION app.is_participant(target_conversation_id uuid) IS 'Whether 
 
 REVOKE ALL ON FUNCTION app.is_participant(target_conversation_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_participant(target_conversation_id uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.list_blocked
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.list_blocked(after_at timestamp with time zone, after_id uuid, max_rows integer) RETURNS TABLE(id uuid, name text, image text, blocked_at text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.has_role('SUBSCRIBER') then
+    raise exception 'blocking needs the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  return query
+    select u.id, u.name, u.image, b.created_at::text
+    from app.user_blocks b join app.users u on u.id = b.blocked_id
+    where b.blocker_id = (select auth.uid())
+      and (after_id is null or (b.created_at, b.blocked_id) < (after_at, after_id))
+    order by b.created_at desc, b.blocked_id desc
+    limit least(greatest(coalesce(max_rows, 50), 1), 201);
+end;
+$$;
+
+COMMENT ON FUNCTION app.list_blocked(after_at timestamp with time zone, after_id uuid, max_rows integer) IS 'GET /api/users/blocked: the people the caller blocks (id, name, image; suspended ones too, so they can be unblocked), newest block first, in keyset pages after (after_at, after_id). security definer: app.users shows a user only their own row; public fields only.';
+
+REVOKE ALL ON FUNCTION app.list_blocked(after_at timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.list_blocked(after_at timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.mark_unread
@@ -523,6 +648,80 @@ REVOKE ALL ON FUNCTION app.search_my_conversations(pattern text, conversation_ty
 GRANT ALL ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.set_block
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.set_block(target uuid, block boolean) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+begin
+  if me is null or not app.has_role('SUBSCRIBER') then
+    raise exception 'blocking needs the SUBSCRIBER role' using errcode = '42501';
+  end if;
+  if target = me then
+    raise exception 'you cannot block yourself' using errcode = 'AG422';
+  end if;
+  if block then
+    if not exists (select 1 from app.users u where u.id = target and u.status = 'active') then
+      raise exception 'user not found' using errcode = 'AG404';
+    end if;
+    insert into app.user_blocks (blocker_id, blocked_id) values (me, target) on conflict do nothing;
+  else
+    delete from app.user_blocks b where b.blocker_id = me and b.blocked_id = target;
+  end if;
+  return jsonb_build_object('userId', target, 'blocked', block);
+end;
+$$;
+
+COMMENT ON FUNCTION app.set_block(target uuid, block boolean) IS 'PUT (block true) and DELETE /api/users/{id}/block: blocks an active user (AG404 for one who is not, as their profile is; AG422 for oneself) or unblocks anyone; idempotent both ways. Nothing is sent to the blocked person. security definer: it checks that the user is active, which app.users shows no one else, and writes app.user_blocks, which has no user write grants (the caller''s own rows only).';
+
+REVOKE ALL ON FUNCTION app.set_block(target uuid, block boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_block(target uuid, block boolean) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.set_conversation_mute
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.set_conversation_mute(target_conversation_id uuid, mute boolean, until timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+begin
+  if not app.is_participant(target_conversation_id) then
+    raise exception 'conversation not found' using errcode = 'AG404';
+  end if;
+  if mute is false then
+    if until is not null then
+      raise exception 'mutedUntil goes with muted: true' using errcode = 'AG400';
+    end if;
+    delete from app.conversation_settings s
+    where s.user_id = me and s.conversation_id = target_conversation_id;
+  elsif mute or until is not null then
+    if until is not null and until <= now() then
+      raise exception 'mutedUntil is a time in the future' using errcode = 'AG422';
+    end if;
+    insert into app.conversation_settings as s (conversation_id, user_id, muted_until)
+    values (target_conversation_id, me, coalesce(until, 'infinity'))
+    on conflict (user_id, conversation_id)
+    do update set muted_until = excluded.muted_until, updated_at = now();
+  end if;
+  return app.conversation_mute(target_conversation_id);
+end;
+$$;
+
+COMMENT ON FUNCTION app.set_conversation_mute(target_conversation_id uuid, mute boolean, until timestamp with time zone) IS 'PUT /api/conversations/{id}/settings: mute true mutes until unmuted, with until (a future time, else AG422) until then, until alone the same; mute false clears both (AG400 with until); neither changes nothing. Returns app.conversation_mute. AG404 for a conversation the caller is not in. security definer: the settings table has no user write grants; the caller writes only their own row.';
+
+REVOKE ALL ON FUNCTION app.set_conversation_mute(target_conversation_id uuid, mute boolean, until timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_conversation_mute(target_conversation_id uuid, mute boolean, until timestamp with time zone) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.copy_conversation_activity
 -- created in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
@@ -574,6 +773,57 @@ $$;
 COMMENT ON FUNCTION app_private.count_unread_message() IS 'After a message is inserted: one more unread for every other participant, and the conversation''s new activity on every participant''s row (one update per participant, under the conversation''s row lock the send already holds). security definer: it writes other people''s rows.';
 
 REVOKE ALL ON FUNCTION app_private.count_unread_message() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_direct_block
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_direct_block() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  other uuid;
+begin
+  other := case when split_part(new.direct_key, ':', 1)::uuid = new.created_by
+                then split_part(new.direct_key, ':', 2)::uuid
+                else split_part(new.direct_key, ':', 1)::uuid end;
+  if exists (select 1 from app.user_blocks b where b.blocker_id = other and b.blocked_id = new.created_by) then
+    raise exception 'you cannot message this person' using errcode = 'AG403', hint = 'blocked';
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_direct_block() IS 'Before a direct conversation is inserted (also when it exists and the insert meets its direct_key: a before trigger runs first): refused with AG403 hint blocked when the other person blocks its creator. security definer: the blocked person cannot read the block.';
+
+REVOKE ALL ON FUNCTION app_private.guard_direct_block() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_participant_block
+-- created in 20261130020000_conversations_mute_block.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_participant_block() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if exists (select 1 from app.user_blocks b where b.blocker_id = new.user_id and b.blocked_id = new.added_by)
+     and not exists (
+       select 1 from app.conversation_participants p
+       where p.conversation_id = new.conversation_id and p.user_id = new.user_id
+     ) then
+    raise exception 'you cannot add this person' using errcode = 'AG403', hint = 'blocked';
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_participant_block() IS 'Before someone is added to a conversation by another: refused with AG403 hint blocked when they block the person adding them (a group''s creation and app.add_participants alike). Someone already in is skipped by the insert as before, so re-adding a member reveals nothing. security definer: the adder cannot read the block.';
+
+REVOKE ALL ON FUNCTION app_private.guard_participant_block() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_read_mark

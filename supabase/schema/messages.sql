@@ -2,6 +2,8 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100300_messages.sql
 --   supabase/migrations/20261129170000_messages_search.sql
+--   supabase/migrations/20261130000000_messages_reactions_threads.sql
+--   supabase/migrations/20261130020100_messages_mentions.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -10,6 +12,76 @@
 -- realtime.messages, pg_cron jobs; by name within each. Above each object: the migration whose
 -- create statement made it and the last one that replaced or altered it (create or replace,
 -- alter, an index, trigger or policy on a table; comments and grants are not counted).
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.message_reactions
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.message_reactions (
+    message_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    emoji text NOT NULL,
+    conversation_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT message_reactions_emoji_check CHECK (((char_length(emoji) >= 1) AND (char_length(emoji) <= 32)))
+);
+
+COMMENT ON TABLE app.message_reactions IS 'Who reacted to which message with which emoji: one row each, so counts are an aggregate and exact under any race (no counter to lose an update). conversation_id is the message''s, for the participants'' policy. Written only by app.set_reaction.';
+
+ALTER TABLE ONLY app.message_reactions
+    ADD CONSTRAINT message_reactions_pkey PRIMARY KEY (message_id, user_id, emoji);
+
+CREATE INDEX message_reactions_conversation_id_idx ON app.message_reactions USING btree (conversation_id);
+
+CREATE INDEX message_reactions_user_id_idx ON app.message_reactions USING btree (user_id);
+
+ALTER TABLE ONLY app.message_reactions
+    ADD CONSTRAINT message_reactions_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.message_reactions
+    ADD CONSTRAINT message_reactions_message_id_fkey FOREIGN KEY (message_id) REFERENCES app.messages(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.message_reactions
+    ADD CONSTRAINT message_reactions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.message_reactions ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY message_reactions_select_participant ON app.message_reactions FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+GRANT SELECT ON TABLE app.message_reactions TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.message_threads
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.message_threads (
+    root_id uuid NOT NULL,
+    conversation_id uuid NOT NULL,
+    reply_count integer DEFAULT 0 NOT NULL,
+    last_reply_at timestamp with time zone,
+    CONSTRAINT message_threads_reply_count_check CHECK ((reply_count >= 0))
+);
+
+COMMENT ON TABLE app.message_threads IS 'A thread root''s reply count (live replies) and the time of its newest live reply: counters kept exact under the row''s lock by the reply triggers, so a list shows them by key instead of counting a long thread per root.';
+
+ALTER TABLE ONLY app.message_threads
+    ADD CONSTRAINT message_threads_pkey PRIMARY KEY (root_id);
+
+CREATE INDEX message_threads_conversation_id_idx ON app.message_threads USING btree (conversation_id);
+
+ALTER TABLE ONLY app.message_threads
+    ADD CONSTRAINT message_threads_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.message_threads
+    ADD CONSTRAINT message_threads_root_id_fkey FOREIGN KEY (root_id) REFERENCES app.messages(id) ON DELETE CASCADE;
+
+ALTER TABLE app.message_threads ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY message_threads_select_participant ON app.message_threads FOR SELECT TO authenticated USING ((conversation_id IN ( SELECT app.my_conversation_ids() AS my_conversation_ids)));
+
+GRANT SELECT ON TABLE app.message_threads TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.message_versions
@@ -66,10 +138,17 @@ CREATE TABLE app.messages (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     edited_at timestamp with time zone,
     deleted_at timestamp with time zone,
-    CONSTRAINT messages_content_length CHECK ((((deleted_at IS NULL) AND ((char_length(content) >= 1) AND (char_length(content) <= 10000))) OR ((deleted_at IS NOT NULL) AND (content = ''::text))))
+    thread_id uuid,
+    mention_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    CONSTRAINT messages_content_length CHECK ((((deleted_at IS NULL) AND ((char_length(content) >= 1) AND (char_length(content) <= 10000))) OR ((deleted_at IS NOT NULL) AND (content = ''::text)))),
+    CONSTRAINT messages_mention_ids_check CHECK ((cardinality(mention_ids) <= 50))
 );
 
 COMMENT ON TABLE app.messages IS 'Messages in per-conversation commit order (seq). A deleted message is a tombstone: content empty, attachments gone, place kept. The check''s 10000 is the hard ceiling; limits.messageMaxLength may be lower.';
+
+COMMENT ON COLUMN app.messages.thread_id IS 'The root message of the thread this reply is in; null for a message outside threads (a root included). Listed only by GET /api/messages/{id}/thread.';
+
+COMMENT ON COLUMN app.messages.mention_ids IS 'The participants this message mentions (each once, in the order given; at most 50). Shown as `mentions` while the message is not a tombstone; each was notified once, at the send (trigger messages_mentions).';
 
 ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_conversation_id_seq_key UNIQUE (conversation_id, seq);
@@ -79,11 +158,15 @@ ALTER TABLE ONLY app.messages
 
 CREATE INDEX messages_content_trgm ON app.messages USING gin (lower(content) extensions.gin_trgm_ops);
 
+CREATE INDEX messages_conversation_id_seq_main_idx ON app.messages USING btree (conversation_id, seq) WHERE (thread_id IS NULL);
+
 CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
 
 CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) WHERE (reply_to_id IS NOT NULL);
 
 CREATE INDEX messages_sender_id_idx ON app.messages USING btree (sender_id);
+
+CREATE INDEX messages_thread_id_seq_idx ON app.messages USING btree (thread_id, seq) WHERE (thread_id IS NOT NULL);
 
 CREATE TRIGGER messages_assign_seq BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.assign_message_seq();
 
@@ -91,9 +174,17 @@ CREATE TRIGGER messages_count_unread AFTER INSERT ON app.messages FOR EACH ROW E
 
 CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.message_events();
 
+CREATE TRIGGER messages_guard_block BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_block();
+
 CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_update();
 
 CREATE TRIGGER messages_mark_digest AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.mark_message_digest();
+
+CREATE TRIGGER messages_mentions AFTER INSERT ON app.messages FOR EACH ROW WHEN ((cardinality(new.mention_ids) > 0)) EXECUTE FUNCTION app_private.notify_mentions();
+
+CREATE TRIGGER messages_thread_reply BEFORE INSERT ON app.messages FOR EACH ROW WHEN ((new.thread_id IS NOT NULL)) EXECUTE FUNCTION app_private.count_thread_reply();
+
+CREATE TRIGGER messages_tombstoned AFTER UPDATE OF deleted_at ON app.messages FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app_private.message_tombstoned();
 
 CREATE TRIGGER messages_uncount_unread AFTER UPDATE OF deleted_at ON app.messages FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app_private.uncount_unread_message();
 
@@ -105,6 +196,9 @@ ALTER TABLE ONLY app.messages
 
 ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES app.users(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY app.messages
+    ADD CONSTRAINT messages_thread_id_fkey FOREIGN KEY (thread_id) REFERENCES app.messages(id) ON DELETE CASCADE;
 
 ALTER TABLE app.messages ENABLE ROW LEVEL SECURITY;
 
@@ -126,6 +220,10 @@ GRANT INSERT(sender_id) ON TABLE app.messages TO authenticated;
 GRANT INSERT(content),UPDATE(content) ON TABLE app.messages TO authenticated;
 
 GRANT INSERT(reply_to_id) ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(thread_id) ON TABLE app.messages TO authenticated;
+
+GRANT INSERT(mention_ids) ON TABLE app.messages TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.admin_messaging_stats
@@ -305,8 +403,34 @@ REVOKE ALL ON FUNCTION app.mark_read(target_message_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.mark_read(target_message_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.message_extras
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.message_extras(m app.messages, viewer uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'thread', (
+      select jsonb_build_object(
+        'replyCount', t.reply_count,
+        'lastReplyAt', to_char(t.last_reply_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+      from app.message_threads t where t.root_id = m.id and t.reply_count > 0
+    ),
+    'reactions', case when m.deleted_at is null then app.message_reactions_json(m.id, viewer)
+                      else '[]'::jsonb end
+  )
+$$;
+
+COMMENT ON FUNCTION app.message_extras(m app.messages, viewer uuid) IS 'The parts of the message JSON read from other tables: thread (replyCount and lastReplyAt of live replies, null without any) and reactions (none on a tombstone), `me` for viewer. Merged over app.message_object by app.message_json and the update event. security invoker: RLS shows participants only.';
+
+REVOKE ALL ON FUNCTION app.message_extras(m app.messages, viewer uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.message_extras(m app.messages, viewer uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.message_object
--- created in 20261121100300_messages.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS jsonb
@@ -322,14 +446,42 @@ CREATE FUNCTION app.message_object(m app.messages, attachments jsonb) RETURNS js
     'attachments', case when m.deleted_at is null then coalesce(attachments, '[]'::jsonb) else '[]'::jsonb end,
     'createdAt', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'editedAt', to_char(m.edited_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+    'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'threadId', m.thread_id,
+    'thread', null,
+    'reactions', '[]'::jsonb,
+    'mentions', case when m.deleted_at is null then to_jsonb(m.mention_ids) else '[]'::jsonb end
   )
 $$;
 
-COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'The message object from its row and its attachments'' JSON. Inlinable pure SQL with no pinned search_path on purpose (a pin stops inlining; it reads no table and runs with the caller''s rights): inlined it costs nothing per call in lists and is planned once per session inside plpgsql. The send and the event trigger each read the attachments in a statement of their own and call this.';
+COMMENT ON FUNCTION app.message_object(m app.messages, attachments jsonb) IS 'The message object from its row and its attachments'' JSON, with threadId, mentions (none on a tombstone) and an empty thread and reactions (right for a message just sent; app.message_json adds the real ones). Inlinable pure SQL with no pinned search_path on purpose (a pin stops inlining; it reads no table and runs with the caller''s rights): inlined it costs nothing per call in lists and is planned once per session inside plpgsql. The send and the event trigger each read the attachments in a statement of their own and call this.';
 
 REVOKE ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.message_object(m app.messages, attachments jsonb) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.message_reactions_json
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.message_reactions_json(target_message_id uuid, viewer uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object('emoji', r.emoji, 'count', r.n, 'me', r.mine)
+                            order by r.first_at, r.emoji), '[]'::jsonb)
+  from (
+    select x.emoji, count(*)::int as n, coalesce(bool_or(x.user_id = viewer), false) as mine,
+           min(x.created_at) as first_at
+    from app.message_reactions x where x.message_id = target_message_id
+    group by x.emoji
+  ) r
+$$;
+
+COMMENT ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer uuid) IS 'A message''s reactions as the API shows them, [{ emoji, count, me }], counted from the rows (exact), in the order each emoji first appeared; `me` is whether viewer is among them (false for everyone when viewer is null, as in events). security invoker: RLS shows participants only.';
+
+REVOKE ALL ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.search_messages
@@ -404,10 +556,10 @@ GRANT ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, af
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.send_message
--- created in 20261121100300_messages.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text) RETURNS jsonb
+CREATE FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid DEFAULT NULL::uuid, attachment_ids uuid[] DEFAULT '{}'::uuid[], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text, thread_root uuid DEFAULT NULL::uuid, mentions uuid[] DEFAULT '{}'::uuid[]) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -419,6 +571,7 @@ declare
   created app.messages;
   files jsonb;
   result jsonb;
+  mentioned uuid[] := '{}';
 begin
   if not app.is_participant(target_conversation_id) then
     raise exception 'conversation not found' using errcode = 'AG404';
@@ -436,9 +589,22 @@ begin
   if char_length(message_content) > max_length then
     raise exception 'a message has at most % characters', max_length using errcode = 'AG400';
   end if;
-  insert into app.messages (conversation_id, sender_id, content, reply_to_id)
-  values (target_conversation_id, me, message_content, reply_to)
-  returning * into created;
+  if cardinality(mentions) > 0 then
+    -- Each once, in the order first given; the trigger messages_mentions checks and notifies.
+    select coalesce(array_agg(x.id order by x.first), '{}') into mentioned
+    from (select t.id, min(t.i) as first from unnest(mentions) with ordinality t (id, i)
+          where t.id is not null group by t.id) x;
+  end if;
+  -- Two statements, so each keeps one plan (a null thread_root is folded into the other).
+  if thread_root is null then
+    insert into app.messages (conversation_id, sender_id, content, reply_to_id, mention_ids)
+    values (target_conversation_id, me, message_content, reply_to, mentioned)
+    returning * into created;
+  else
+    insert into app.messages (conversation_id, sender_id, content, reply_to_id, thread_id, mention_ids)
+    values (target_conversation_id, me, message_content, reply_to, thread_root, mentioned)
+    returning * into created;
+  end if;
   if cardinality(attachment_ids) > 0 then
     update app.attachments a set message_id = created.id, conversation_id = target_conversation_id
     where a.id = any(attachment_ids) and a.uploader_id = me and a.message_id is null;
@@ -457,10 +623,10 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'Sends a message in one call: participation (AG404 otherwise), the idempotency key (the first response again, AG409 for another body), the configured length, the insert (RLS: the sender is the caller; the seq trigger checks the reply) and the attachments (the caller''s own, not yet attached, else AG422). Returns the message as the API shows it. security invoker: every write is the caller''s, under RLS.';
+COMMENT ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) IS 'Sends a message in one call: participation (AG404 otherwise), the idempotency key (the first response again, AG409 for another body), the configured length, the insert (RLS: the sender is the caller; the seq trigger checks the reply, the thread trigger the thread''s root: AG422; the block trigger a direct conversation with someone who blocks the caller: AG403 blocked; the mentions trigger that each mentioned user is a participant, AG422, and notifies them) and the attachments (the caller''s own, not yet attached, else AG422). Mentions are kept each once, in the order given. Returns the message as the API shows it. security invoker: every write is the caller''s, under RLS.';
 
-REVOKE ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) TO authenticated;
+REVOKE ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.send_message(target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.send_typing
@@ -507,6 +673,72 @@ REVOKE ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing bo
 GRANT ALL ON FUNCTION app.send_typing(target_conversation_id uuid, is_typing boolean, throttle_ms integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.set_reaction
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.set_reaction(target_message_id uuid, reaction text, present boolean) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  me uuid := auth.uid();
+  m app.messages;
+  changed integer;
+  summary jsonb;
+begin
+  select * into m from app.messages where id = target_message_id;
+  if not found or not app.has_role('SUBSCRIBER') or not exists (
+    select 1 from app.conversation_participants p
+    where p.conversation_id = m.conversation_id and p.user_id = me
+  ) then
+    raise exception 'message not found' using errcode = 'AG404';
+  end if;
+  -- One writer per message from here to commit, taken before this transaction writes anything
+  -- (its first write, the row lock below, gives it its transaction id): clients read events in
+  -- (xid, id) order, so the ids must be handed out in the order the lock is. Every statement
+  -- below then sees all changes committed before (a fresh snapshot each): the limit holds, and
+  -- each event's counts include all earlier ones.
+  perform pg_advisory_xact_lock(hashtext('app.message_reactions'), hashtext(m.id::text));
+  -- Key share: a deletion in progress (app.delete_message holds the row for update) commits
+  -- first and this reads the tombstone; one that starts later waits for this transaction.
+  select * into m from app.messages where id = target_message_id for key share;
+  if m.deleted_at is not null then
+    if present then
+      raise exception 'a deleted message takes no reactions' using errcode = 'AG422';
+    end if;
+    return jsonb_build_object('messageId', m.id, 'reactions', '[]'::jsonb);
+  end if;
+  if present then
+    insert into app.message_reactions (message_id, user_id, emoji, conversation_id)
+    values (m.id, me, reaction, m.conversation_id)
+    on conflict do nothing;
+  else
+    delete from app.message_reactions r
+    where r.message_id = m.id and r.user_id = me and r.emoji = reaction;
+  end if;
+  get diagnostics changed = row_count;
+  if changed > 0 then
+    if present and (select count(distinct r.emoji) from app.message_reactions r where r.message_id = m.id) > 20 then
+      raise exception 'a message has at most 20 different reactions' using errcode = 'AG422';
+    end if;
+    summary := app.message_reactions_json(m.id, me);
+    perform app_private.emit_event('conversation:' || m.conversation_id, 'message.reactions',
+      jsonb_build_object('messageId', m.id, 'reactions',
+        (select coalesce(jsonb_agg(e - 'me'), '[]'::jsonb) from jsonb_array_elements(summary) e)));
+  else
+    summary := app.message_reactions_json(m.id, me);
+  end if;
+  return jsonb_build_object('messageId', m.id, 'reactions', summary);
+end;
+$$;
+
+COMMENT ON FUNCTION app.set_reaction(target_message_id uuid, reaction text, present boolean) IS 'Adds (present) or removes the caller''s reaction: participants at least SUBSCRIBER (AG404 otherwise, as for other messages), never on a tombstone (AG422; removing answers no reactions), up to 20 distinct emoji (AG422). Idempotent both ways; a change emits message.reactions on the conversation (counts without `me`). Returns { messageId, reactions } for the caller. security definer: it locks the message row, which RLS lets only its author do, and writes the reactions table, which has no user grants; it checks participation itself.';
+
+REVOKE ALL ON FUNCTION app.set_reaction(target_message_id uuid, reaction text, present boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_reaction(target_message_id uuid, reaction text, present boolean) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.assign_message_seq
 -- created in 20261121100300_messages.sql
 -- ---------------------------------------------------------------------------------------------
@@ -538,6 +770,64 @@ $$;
 COMMENT ON FUNCTION app_private.assign_message_seq() IS 'A new message takes the next seq from its conversation; the update holds the conversation row''s lock until commit, so seq order is commit order within the conversation. Also checks a reply points into the same conversation.';
 
 REVOKE ALL ON FUNCTION app_private.assign_message_seq() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_thread_reply
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_thread_reply() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  root app.messages;
+begin
+  select * into root from app.messages m where m.id = new.thread_id;
+  if not found or root.conversation_id <> new.conversation_id or root.thread_id is not null then
+    raise exception 'a thread''s root is a message of the same conversation that is not itself in a thread'
+      using errcode = 'AG422';
+  end if;
+  -- Runs after messages_assign_seq (trigger names in order), under the conversation's row lock:
+  -- this reply is the newest of its thread.
+  insert into app.message_threads as t (root_id, conversation_id, reply_count, last_reply_at)
+  values (root.id, root.conversation_id, 1, new.created_at)
+  on conflict (root_id) do update set reply_count = t.reply_count + 1, last_reply_at = excluded.last_reply_at;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_thread_reply() IS 'Before a reply in a thread is inserted: checks its root (same conversation, not itself in a thread; AG422) and counts it on the root''s app.message_threads row (its lock serializes the counters). security definer: it writes the counters, which no user may.';
+
+REVOKE ALL ON FUNCTION app_private.count_thread_reply() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.guard_message_block
+-- created in 20261130020100_messages_mentions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.guard_message_block() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The first probe is empty for nearly every sender (nobody blocks them): one index lookup.
+  if exists (select 1 from app.user_blocks b where b.blocked_id = new.sender_id)
+     and exists (
+       select 1 from app.conversations c
+       join app.conversation_participants p on p.conversation_id = c.id and p.user_id <> new.sender_id
+       join app.user_blocks b on b.blocker_id = p.user_id and b.blocked_id = new.sender_id
+       where c.id = new.conversation_id and c.type = 'direct'
+     ) then
+    raise exception 'you cannot message this person' using errcode = 'AG403', hint = 'blocked';
+  end if;
+  return new;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.guard_message_block() IS 'Before a message is inserted: refused with AG403 hint blocked when it goes into a direct conversation whose other participant blocks the sender (every insert path). Group messages are never refused. security definer: the sender cannot read the block.';
+
+REVOKE ALL ON FUNCTION app_private.guard_message_block() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_message_update
@@ -605,7 +895,7 @@ REVOKE ALL ON FUNCTION app_private.guard_message_update() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.message_events
--- created in 20261121100300_messages.sql
+-- created in 20261121100300_messages.sql; last changed in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.message_events() RETURNS trigger
@@ -630,25 +920,104 @@ begin
   elsif current.deleted_at is not null and old.deleted_at is null then
     perform app_private.emit_event('conversation:' || current.conversation_id, 'message.deleted',
       jsonb_build_object('id', current.id, 'conversationId', current.conversation_id, 'seq', current.seq,
-                         'deletedAt', to_char(current.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')));
+                         'deletedAt', to_char(current.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                         'threadId', current.thread_id));
   elsif current.content <> old.content then
     perform app_private.emit_event('conversation:' || current.conversation_id, 'message.updated',
-      app.message_object(current, files));
+      app.message_object(current, files) || app.message_extras(current, null));
   end if;
   return null;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner.';
+COMMENT ON FUNCTION app_private.message_events() IS 'Durable message.created, message.updated and message.deleted events, emitted at commit (a deferred constraint trigger) so the payload is complete, attachments included; they are read here as the trigger''s owner. An update''s payload carries the thread counts and reactions with `me` false (it goes to every participant); a deletion''s carries threadId.';
 
 REVOKE ALL ON FUNCTION app_private.message_events() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
--- function app_private.send_message_as
--- created in 20261121100300_messages.sql
+-- function app_private.message_tombstoned
+-- created in 20261130000000_messages_reactions_threads.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) RETURNS jsonb
+CREATE FUNCTION app_private.message_tombstoned() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  delete from app.message_reactions r where r.message_id = new.id;
+  if new.thread_id is not null then
+    -- The lock first, in a statement of its own: the next statement's snapshot then holds every
+    -- reply committed before this one took it.
+    perform 1 from app.message_threads t where t.root_id = new.thread_id for update;
+    update app.message_threads t
+    set reply_count = t.reply_count - 1,
+        last_reply_at = (
+          select r.created_at from app.messages r
+          where r.thread_id = new.thread_id and r.deleted_at is null
+          order by r.seq desc limit 1
+        )
+    where t.root_id = new.thread_id;
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.message_tombstoned() IS 'After a message becomes a tombstone: its reactions go (a tombstone shows none), and a reply is taken off its thread''s counters under the thread row''s lock (the newest live reply read again). Runs once per message: app.delete_message sets deleted_at once, under the message''s row lock. security definer: it writes rows that are not the caller''s.';
+
+REVOKE ALL ON FUNCTION app_private.message_tombstoned() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.notify_mentions
+-- created in 20261130020100_messages_mentions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notify_mentions() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  conversation app.conversations;
+  sender_name text;
+  recipients uuid[];
+begin
+  if exists (
+    select 1 from unnest(new.mention_ids) x
+    where not exists (select 1 from app.conversation_participants p
+                      where p.conversation_id = new.conversation_id and p.user_id = x)
+  ) then
+    raise exception 'only participants of the conversation can be mentioned' using errcode = 'AG422';
+  end if;
+  select array_agg(x) into recipients from unnest(new.mention_ids) x where x is distinct from new.sender_id;
+  if recipients is null then
+    return null;
+  end if;
+  select * into conversation from app.conversations c where c.id = new.conversation_id;
+  select coalesce(nullif(u.name, ''), 'Someone') into sender_name from app.users u where u.id = new.sender_id;
+  sender_name := coalesce(sender_name, 'Someone');
+  perform app_private.notify_many(
+    recipients,
+    'MESSAGE',
+    left(coalesce(conversation.title, sender_name), 200),
+    left(sender_name || ' mentioned you: ' || new.content, 200),
+    jsonb_build_object('kind', 'mention', 'conversationId', new.conversation_id, 'messageId', new.id,
+                       'senderId', new.sender_id, 'threadId', new.thread_id),
+    'normal',
+    null
+  );
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.notify_mentions() IS 'After a message that mentions people is inserted: each mentioned user must be a participant (AG422, the send fails), and each but the sender gets a MESSAGE notification with data { kind: "mention", conversationId, messageId, senderId, threadId } through app_private.notify_many (where mutes and blocks drop it). No collapse key: each mention is its own notification. security definer: it reads every participant and writes other users'' inboxes.';
+
+REVOKE ALL ON FUNCTION app_private.notify_mentions() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.send_message_as
+-- created in 20261121100300_messages.sql; last changed in 20261130020100_messages_mentions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[] DEFAULT '{}'::uuid[]) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -656,10 +1025,30 @@ begin
   perform set_config('request.jwt.claims', claims, true);
   perform set_config('role', 'authenticated', true);
   return app.send_message(target_conversation_id, message_content, reply_to, attachment_ids,
-                          idempotency_key, request_hash);
+                          idempotency_key, request_hash, thread_root, coalesce(mentions, '{}'));
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
+COMMENT ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) IS 'A send in one statement, for the API''s hot path: sets the caller''s role and claims for this statement''s own transaction and runs app.send_message under them (RLS as always), so the commit follows at once on the server and the conversation''s row lock is never held across a round trip to the API. Only the API''s own role may call it: it trusts the claims it is given.';
 
-REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.send_message_as(claims text, target_conversation_id uuid, message_content text, reply_to uuid, attachment_ids uuid[], idempotency_key text, request_hash text, thread_root uuid, mentions uuid[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.set_reaction_as
+-- created in 20261130000000_messages_reactions_threads.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.set_reaction_as(claims text, target_message_id uuid, reaction text, present boolean) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform set_config('request.jwt.claims', claims, true);
+  perform set_config('role', 'authenticated', true);
+  return app.set_reaction(target_message_id, reaction, present);
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.set_reaction_as(claims text, target_message_id uuid, reaction text, present boolean) IS 'A reaction in one statement, for the hot path (as app_private.send_message_as for sends): sets the caller''s role and claims for this statement''s own transaction and runs app.set_reaction, so its per-message lock is held only until the commit that follows at once on the server, never across a round trip. Only the API''s own role may call it: it trusts the claims it is given.';
+
+REVOKE ALL ON FUNCTION app_private.set_reaction_as(claims text, target_message_id uuid, reaction text, present boolean) FROM PUBLIC;

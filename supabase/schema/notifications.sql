@@ -1470,7 +1470,7 @@ REVOKE ALL ON FUNCTION app_private.notify_many(recipients uuid[], notification_t
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notify_rows
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130020000_conversations_mute_block.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS TABLE(recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
@@ -1509,19 +1509,35 @@ begin
                   else coalesce(g.data, '{}') end as data
       from unnest(recipients, titles, bodies, datas) with ordinality as g (uid, title, body, data, i)
       order by g.uid, g.i
+    ), judged as (
+      -- Mutes and blocks, here and nowhere else: a conversation the recipient muted (data names
+      -- it; compared as text, so data that is not a uuid simply matches nothing) and a sender
+      -- the recipient blocks (a mention's data.senderId).
+      select g.*,
+             exists (select 1 from app.conversation_settings s
+                     where s.user_id = g.uid and s.conversation_id::text = g.data ->> 'conversationId'
+                       and s.muted_until > now()) as muted,
+             (g.data ->> 'kind') is not distinct from 'mention' and exists (
+               select 1 from app.user_blocks b
+               where b.blocker_id = g.uid and b.blocked_id::text = g.data ->> 'senderId') as blocks_sender
+      from given g
     ), decided as (
       select u.id as uid, g.title, g.body, g.data,
              critical or app_private.wants(p.types, notification_type, 'inApp', defaults) as want_inbox,
-             critical or app_private.wants(p.types, notification_type, 'push', defaults) as want_push,
+             (critical or not g.muted)
+               and (critical or app_private.wants(p.types, notification_type, 'push', defaults)) as want_push,
              -- No e-mail for people without an address (wallet and some OpenID sign-ins).
-             u.email is not null
+             u.email is not null and (critical or not g.muted)
                and (critical or app_private.wants(p.types, notification_type, 'email', defaults)) as want_email,
              case when not critical
                   then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end
                as quiet_until
-      from given g
+      from judged g
       join app.users u on u.id = g.uid
       left join app.notification_preferences p on p.user_id = u.id
+      -- A mention is not written at all for a muted conversation or a blocked sender.
+      -- (`is not distinct from`: data without a kind is not a mention, never null here.)
+      where not ((g.data ->> 'kind') is not distinct from 'mention' and (g.muted or g.blocks_sender))
     ), written as (
       insert into app.notifications as n (user_id, type, title, body, data, priority, collapse_key, inbox)
       select d.uid, notification_type, d.title, d.body, d.data,
@@ -1572,7 +1588,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) IS 'THE way notifications are written (notify and notify_many call it), for any number of recipients in one statement, each with its own title, body and data. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences and quiet hours. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. Unknown recipients are skipped. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
+COMMENT ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) IS 'THE way notifications are written (notify and notify_many call it), for any number of recipients in one statement, each with its own title, body and data. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences, quiet hours and mutes. Mutes and blocks are decided here: a notification whose data.conversationId the recipient muted (app.conversation_settings) gets no push or e-mail (its inbox row, event and count still move); a mention (data.kind = "mention") of a muted conversation or from a sender the recipient blocks (data.senderId, app.user_blocks) is not written at all. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. Unknown recipients are skipped. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
 
 REVOKE ALL ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) FROM PUBLIC;
 
@@ -1678,7 +1694,7 @@ REVOKE ALL ON FUNCTION app_private.role_change_notification() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.take_deliveries
--- created in 20261124100000_notifications.sql; last changed in 20261128110000_notifications_delivery_slices.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130020000_conversations_mute_block.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) RETURNS TABLE(delivery_id bigint, attempt_token uuid, channel app_private.delivery_channel, device_token text, platform app.push_platform, email text, notification jsonb, collapse_key text)
@@ -1700,7 +1716,8 @@ begin
   where d.notification_id = any(notification_ids) and d.status = 'queued' and d.in_flight_since is not null;
 
   -- Preferences again, at delivery: a channel turned off since, a recipient suspended since, a
-  -- device unregistered since; and quiet hours that began since hold the row back again.
+  -- device unregistered since, the conversation muted since; and quiet hours that began since
+  -- hold the row back again.
   with kinds as (
     -- The defaults of the types at hand only (one call each, not one per row).
     select x.t, app_private.notification_type_defaults(x.t) as defaults
@@ -1713,6 +1730,11 @@ begin
              when d.channel = 'email' and u.email is null then 'no_email_address'
              when n.priority <> 'critical'
                   and not app_private.wants(p.types, n.type, d.channel::text, k.defaults) then 'preference_off'
+             -- The same mute as app_private.notify_rows decides with.
+             when n.priority <> 'critical' and exists (
+                    select 1 from app.conversation_settings s
+                    where s.user_id = n.user_id and s.conversation_id::text = n.data ->> 'conversationId'
+                      and s.muted_until > now()) then 'conversation_muted'
            end as refusal,
            case when n.priority <> 'critical'
                 then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end as quiet
@@ -1772,7 +1794,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) IS 'Claims at most max_rows due deliveries of some notifications (except tried_ids, the rows this attempt already tried and put back for a retry) for one attempt (attempts + 1, in_flight_since, a fresh attempt token) and returns what sending needs (device token and platform, e-mail address, the notification); the caller sends them, records them (record_deliveries) and calls again until none is returned, so a crash costs only the rows in flight. Before that: rows an interrupted attempt left in flight fail as outcome_unknown (never sent twice; the caller records every slice before it takes the next, so its own rows are never in flight here); preferences are checked again (a channel turned off since, a suspended recipient, a device gone: failed with that code); quiet hours that began since hold rows back, with a notifications.deliver job queued for when they end. Server only (the job''s connection).';
+COMMENT ON FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) IS 'Claims at most max_rows due deliveries of some notifications (except tried_ids, the rows this attempt already tried and put back for a retry) for one attempt (attempts + 1, in_flight_since, a fresh attempt token) and returns what sending needs (device token and platform, e-mail address, the notification); the caller sends them, records them (record_deliveries) and calls again until none is returned, so a crash costs only the rows in flight. Before that: rows an interrupted attempt left in flight fail as outcome_unknown (never sent twice; the caller records every slice before it takes the next, so its own rows are never in flight here); preferences are checked again (a channel turned off since, a suspended recipient, a device gone, the notification''s conversation muted since: failed with that code); quiet hours that began since hold rows back, with a notifications.deliver job queued for when they end. Server only (the job''s connection).';
 
 REVOKE ALL ON FUNCTION app_private.take_deliveries(notification_ids uuid[], max_rows integer, tried_ids bigint[]) FROM PUBLIC;
 

@@ -294,6 +294,13 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
     path: `/api/conversations/${(await groupOf(owner)).conversation.id}/typing`,
     body: { isTyping: true },
   }),
+  "GET /api/conversations/{id}/settings": async (owner) => ({
+    path: `/api/conversations/${(await groupOf(owner)).conversation.id}/settings`,
+  }),
+  "PUT /api/conversations/{id}/settings": async (owner) => ({
+    path: `/api/conversations/${(await groupOf(owner)).conversation.id}/settings`,
+    body: { muted: true },
+  }),
   "POST /api/conversations/{id}/participants": async (owner) => {
     const newcomer = await signInAs(t, "SUBSCRIBER");
     return {
@@ -322,6 +329,15 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
       body: { fromMessageId: message.id },
     };
   },
+  "PUT /api/messages/{id}/reactions/{emoji}": async (owner) => ({
+    path: `/api/messages/${(await messageOf(owner)).id}/reactions/${encodeURIComponent("👍")}`,
+  }),
+  "DELETE /api/messages/{id}/reactions/{emoji}": async (owner) => ({
+    path: `/api/messages/${(await messageOf(owner)).id}/reactions/${encodeURIComponent("👍")}`,
+  }),
+  "GET /api/messages/{id}/thread": async (owner) => ({
+    path: `/api/messages/${(await messageOf(owner)).id}/thread`,
+  }),
   "GET /api/attachments/{id}": async (owner) => {
     const form = new FormData();
     form.append(
@@ -337,6 +353,10 @@ const FIXTURES: Record<string, (owner: SignedIn) => Promise<Omit<Fixture, "owner
     return { path: `/api/attachments/${uploaded.id}` };
   },
   "GET /api/users/{id}": (owner) => Promise.resolve({ path: `/api/users/${owner.user.id}` }),
+  "PUT /api/users/{id}/block": (owner) =>
+    Promise.resolve({ path: `/api/users/${owner.user.id}/block` }),
+  "DELETE /api/users/{id}/block": (owner) =>
+    Promise.resolve({ path: `/api/users/${owner.user.id}/block` }),
   "GET /api/users/{id}/image": async (owner) => {
     // A 1x1 PNG, uploaded and made the owner's picture.
     const png = Uint8Array.from(

@@ -297,6 +297,37 @@ test("[lists] GET /api/users pages to the end: every active person once, by name
   );
 });
 
+test("[lists] GET /api/users/blocked pages to the end: every block once, newest first", async () => {
+  const member = await signInAs(t, "MEMBER");
+  const tag = `blocked${crypto.randomUUID().slice(0, 6)}`;
+  // Twelve blocked people: four blocked at one time (the id breaks the tie), the others at times
+  // that run against their ids; one suspended (still listed, so it can be unblocked).
+  await t.deps.sql`
+    insert into app.users (email, name, role, status)
+    select ${tag} || g || '@test.example', ${tag} || ' ' || g, 'SUBSCRIBER',
+           case when g = 12 then 'suspended' else 'active' end::app.user_status
+    from generate_series(1, 12) g`;
+  await t.deps.sql`
+    insert into app.user_blocks (blocker_id, blocked_id, created_at)
+    select ${member.user.id}, u.id,
+           case when u.name in (${tag + " 1"}, ${tag + " 2"}, ${tag + " 3"}, ${tag + " 4"})
+                then now() - interval '1 hour'
+                else now() - (row_number() over (order by u.id desc)) * interval '1 minute' end
+    from app.users u where u.name like ${tag + " %"}`;
+  const expected = ids(
+    await t.deps.sql<{ id: string }[]>`
+      select b.blocked_id::text as id from app.user_blocks b
+      where b.blocker_id = ${member.user.id}
+      order by b.created_at desc, b.blocked_id desc`,
+  );
+  assert.equal(expected.length, 12);
+  assertServedInOrder(
+    await pageThrough("/api/users/blocked", member.accessToken, 5, expected.length),
+    expected,
+    "blocked people",
+  );
+});
+
 test("[lists] GET /api/auth/sessions pages to the end: every live session once, newest first", async () => {
   const me = await signInAs(t, "MEMBER");
   // Twelve sessions opened at one time (the id orders them), six earlier ones, and ended or

@@ -131,6 +131,13 @@ export const routes: RouteDef[] = [
     page: () => import("./pages/profile/ProfilePage.tsx").then((m) => m.ProfilePage),
   },
   {
+    path: "/people/:userId",
+    title: "Person",
+    access: "signed-in",
+    minRole: "SUBSCRIBER",
+    page: () => import("./pages/people/PersonPage.tsx").then((m) => m.PersonPage),
+  },
+  {
     path: "/account",
     title: "Account",
     access: "signed-in",

@@ -164,6 +164,7 @@ export const SERVER_PATHS = [
   "local funding",
   "inbox page",
   "message send",
+  "message reaction",
   "message digests",
   "notification deliveries",
   "notification batches",

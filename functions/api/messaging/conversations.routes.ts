@@ -150,7 +150,8 @@ conversations.openapi(
     summary: "Messages of a conversation",
     description: "Newest first; `nextCursor` pages to older messages. With `after=<messageId>`, " +
       "the messages newer than that one, oldest first (`nextCursor` continues the catch-up). " +
-      "Deleted messages stay as tombstones.",
+      "Deleted messages stay as tombstones. Replies in threads are not listed here (see " +
+      "`GET /api/messages/{id}/thread`).",
     security: signedIn,
     request: {
       params: uuidParam,
@@ -191,6 +192,15 @@ const sendMessageBody = z.object({
   content: messageContent,
   replyToId: z.uuid().optional(),
   attachmentIds: z.array(z.uuid()).max(10).optional(),
+  threadId: z.uuid().optional().openapi({
+    description: "Reply in this thread: a root message of the same conversation that is not " +
+      "itself a reply in a thread (422 otherwise)",
+  }),
+  mentions: z.array(z.uuid()).max(50).optional().openapi({
+    description: "People this message mentions: participants of the conversation only (422 " +
+      'otherwise). Each gets a MESSAGE notification with `data.kind = "mention"`, unless they ' +
+      "muted the conversation or block the sender",
+  }),
 });
 
 conversations.openapi(
@@ -216,7 +226,15 @@ conversations.openapi(
     const key = c.req.valid("header")["idempotency-key"] ?? null;
     const attachmentIds = [...new Set(body.attachmentIds ?? [])];
     const hash = key
-      ? await sha256Hex(JSON.stringify([id, body.content, body.replyToId ?? null, attachmentIds]))
+      ? await sha256Hex(JSON.stringify([
+        id,
+        body.content,
+        body.replyToId ?? null,
+        attachmentIds,
+        // Only when given: a key sent before threads existed keeps its hash.
+        ...(body.threadId ? [body.threadId] : []),
+        ...(body.mentions?.length ? [{ mentions: body.mentions }] : []),
+      ]))
       : null;
     // The hot path: one statement as the caller (messaging/messages.queries.ts says why).
     const sql = serverSql(c.get("deps"), "message send");
@@ -227,6 +245,8 @@ conversations.openapi(
       attachmentIds,
       idempotencyKey: key,
       requestHash: hash,
+      threadId: body.threadId ?? null,
+      mentions: body.mentions ?? [],
     });
     return c.json(message, 201);
   },

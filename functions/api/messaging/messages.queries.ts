@@ -4,7 +4,7 @@
  * (messaging/messages.routes.ts). All run as the caller; the send through its one-statement door.
  */
 import type { DbClaims, Sql, Tx } from "../../_shared/db.ts";
-import { notFound } from "../../_shared/errors.ts";
+import { notFound, unprocessable } from "../../_shared/errors.ts";
 import type { MessageJson } from "./message.schemas.ts";
 import { ifGiven, pageLimit, slicePage, where } from "../core/paging.ts";
 
@@ -37,6 +37,8 @@ export async function listMessages(
     ${
     where(tx, [
       tx`m.conversation_id = ${conversationId}`,
+      // A thread's replies are listed by its root's /thread only.
+      tx`m.thread_id is null`,
       ifGiven(bound, (seq) => forward ? tx`m.seq > ${seq}::bigint` : tx`m.seq < ${seq}::bigint`),
     ])
   }
@@ -67,14 +69,68 @@ export async function sendMessageAs(
     attachmentIds: string[];
     idempotencyKey: string | null;
     requestHash: string | null;
+    threadId: string | null;
+    mentions: string[];
   },
 ): Promise<MessageJson> {
   const [{ message }] = await sql<{ message: MessageJson }[]>`
     select app_private.send_message_as(
       ${JSON.stringify(claims)}, ${input.conversationId}, ${input.content},
       ${input.replyToId}, ${input.attachmentIds}::uuid[], ${input.idempotencyKey},
-      ${input.requestHash}) as message`;
+      ${input.requestHash}, ${input.threadId}, ${input.mentions}::uuid[]) as message`;
   return message;
+}
+
+export interface ReactionsJson {
+  messageId: string;
+  reactions: { emoji: string; count: number; me: boolean }[];
+}
+
+/**
+ * Adds (`present`) or removes the caller's reaction in one statement
+ * (`app_private.set_reaction_as`, see its comment): participation, the 20-emoji limit, the row
+ * and the `message.reactions` event under RLS rules checked by `app.set_reaction`, whose
+ * per-message lock is then held only until the commit that follows at once on the server.
+ */
+export async function setReactionAs(
+  sql: Sql,
+  claims: DbClaims,
+  input: { messageId: string; emoji: string; present: boolean },
+): Promise<ReactionsJson> {
+  const [{ result }] = await sql<{ result: ReactionsJson }[]>`
+    select app_private.set_reaction_as(
+      ${JSON.stringify(claims)}, ${input.messageId}, ${input.emoji}, ${input.present}) as result`;
+  return result;
+}
+
+/**
+ * A thread: its root and a page of its replies, oldest first, keyset on seq (the index on
+ * (thread_id, seq) makes the last page cost what the first does). 404 for a message the caller
+ * cannot see; 422 for a reply in a thread (it has no thread of its own).
+ */
+export async function listThread(
+  tx: Tx,
+  rootId: string,
+  q: { afterSeq: number | null; limit: number },
+) {
+  const [root] = await tx<{ json: MessageJson; thread_id: string | null }[]>`
+    select app.message_json(m) as json, m.thread_id from app.messages m where m.id = ${rootId}`;
+  if (!root) throw notFound("Message not found.");
+  if (root.thread_id) {
+    throw unprocessable("A reply in a thread has no thread of its own; open its root's.");
+  }
+  const rows = await tx<{ json: MessageJson; seq: number }[]>`
+    select app.message_json(m) as json, m.seq::int as seq from app.messages m
+    ${
+    where(tx, [
+      tx`m.thread_id = ${rootId}`,
+      ifGiven(q.afterSeq, (seq) => tx`m.seq > ${seq}::bigint`),
+    ])
+  }
+    order by m.seq asc
+    limit ${pageLimit(q.limit)}`;
+  const { rows: page, nextCursor } = slicePage(rows, q.limit, (last) => [last.seq]);
+  return { root: root.json, items: page.map((r) => r.json), nextCursor };
 }
 
 /** Edits a message (its author, within the edit window and length; `app.edit_message` checks). */

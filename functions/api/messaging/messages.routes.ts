@@ -1,14 +1,28 @@
 /**
  * /api/messages/:id: edit (author, within the edit window), delete (author, group creator or
- * ADMIN; a tombstone stays) and read marks. SUBSCRIBER and above (the gate below). Queries:
- * messaging/messages.queries.ts.
+ * ADMIN; a tombstone stays), read marks, reactions and the thread. SUBSCRIBER and above (the
+ * gate below). Queries: messaging/messages.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";
-import { asUser } from "../core/doors.ts";
+import {
+  decodeCursor,
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  router,
+  signedIn,
+} from "../core/openapi.ts";
+import { asUser, callerClaims, serverSql } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
-import { deleteMessage, editMessage, markRead } from "./messages.queries.ts";
-import { messageContent, messageSchema } from "./message.schemas.ts";
+import {
+  deleteMessage,
+  editMessage,
+  listThread,
+  markRead,
+  setReactionAs,
+} from "./messages.queries.ts";
+import { emojiParam, messageContent, messageSchema, reactionSchema } from "./message.schemas.ts";
 
 export const messages = router();
 
@@ -94,5 +108,83 @@ messages.openapi(
     const { id } = c.req.valid("param");
     const watermark = await asUser(c, (tx) => markRead(tx, id));
     return c.json(watermark, 200);
+  },
+);
+
+// Reactions --------------------------------------------------------------------------------------
+
+const reactionParams = z.object({ id: z.uuid(), emoji: emojiParam });
+const reactionsSchema = z.object({
+  messageId: z.uuid(),
+  reactions: z.array(reactionSchema),
+}).openapi("MessageReactions");
+
+for (const present of [true, false]) {
+  messages.openapi(
+    createRoute({
+      method: present ? "put" : "delete",
+      path: "/{id}/reactions/{emoji}",
+      operationId: present ? "addReaction" : "removeReaction",
+      summary: present ? "React to a message with an emoji" : "Take back one's reaction",
+      description: present
+        ? "Idempotent: adding the same emoji twice counts once. One emoji grapheme, URL-encoded " +
+          "(anything else 400); at most 20 different emoji per message (the 21st: 422); never " +
+          "on a deleted message (422). Participants only (404 otherwise). The conversation gets " +
+          "`message.reactions` with the counts."
+        : "Removing a reaction the caller never added is not an error. Participants only (404).",
+      security: signedIn,
+      request: { params: reactionParams },
+      responses: {
+        200: json(reactionsSchema, "The message's reactions, `me` for the caller"),
+        ...errors(400, 401, 403, 404, ...(present ? [422] as const : [])),
+      },
+    }),
+    async (c) => {
+      const { id, emoji } = c.req.valid("param");
+      // The hot path: one statement as the caller (messaging/messages.queries.ts says why).
+      const sql = serverSql(c.get("deps"), "message reaction");
+      const result = await setReactionAs(sql, callerClaims(c), {
+        messageId: id,
+        emoji,
+        present,
+      });
+      return c.json(result, 200);
+    },
+  );
+}
+
+// The thread -------------------------------------------------------------------------------------
+
+messages.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/thread",
+    operationId: "listThread",
+    summary: "A thread: its root and its replies, oldest first",
+    description: "`nextCursor` pages to newer replies. Deleted replies stay as tombstones. A " +
+      "reply in a thread has no thread of its own (422).",
+    security: signedIn,
+    request: {
+      params: idParam,
+      query: z.object({ limit: limitParam, cursor: z.string().max(200).optional() }),
+    },
+    responses: {
+      200: json(
+        z.object({
+          root: messageSchema,
+          items: z.array(messageSchema),
+          nextCursor: z.string().nullable(),
+        }),
+        "The root and a page of replies",
+      ),
+      ...errors(400, 401, 403, 404, 422),
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const afterSeq = q.cursor ? (decodeCursor(q.cursor, ["number"])[0] as number) : null;
+    const page = await asUser(c, (tx) => listThread(tx, id, { afterSeq, limit: q.limit }));
+    return c.json(page, 200);
   },
 );

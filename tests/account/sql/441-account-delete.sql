@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(56);
+select plan(58);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -17,7 +17,7 @@ select set_eq(
             ('app.role_changes.user_id'), ('app.role_changes.changed_by'), ('app.config_versions.changed_by'),
             ('app_private.idempotency_keys.user_id'), ('app.conversations.created_by'),
             ('app.conversation_participants.user_id'), ('app.conversation_participants.added_by'),
-            ('app.messages.sender_id'), ('app.attachments.uploader_id'),
+            ('app.messages.sender_id'), ('app.attachments.uploader_id'), ('app.message_reactions.user_id'),
             ('app_private.oauth_flows.link_user_id'),
             ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
             ('app.notification_batches.created_by'), ('app.notifications.user_id'),
@@ -28,7 +28,8 @@ select set_eq(
             ('app.settlement_runs.started_by'),
             ('app.wallets.user_id'), ('app.wallet_tokens.user_id'), ('app.wallet_transactions.user_id'),
             ('app.wallet_transactions.to_user_id'), ('app.wallet_nfts.user_id'),
-            ('app.reports.reporter_id'), ('app.reports.resolved_by') $$,
+            ('app.reports.reporter_id'), ('app.reports.resolved_by'),
+            ('app.user_blocks.blocker_id'), ('app.user_blocks.blocked_id') $$,
   'This test covers every reference to app.users (add a new one''s data below).'
 );
 
@@ -92,6 +93,8 @@ begin
   m_fay := tests.insert_message(direct, friend, 'the friend answered');
   update app.messages set reply_to_id = m_vic where id = m_fay;
   update app.messages set content = 'the victim edited this' where id = m_vic;
+  insert into app.message_reactions (message_id, user_id, emoji, conversation_id)
+  values (m_fay, victim, '👍', direct);
   m_solo := tests.insert_message(solo, victim, 'alone');
   m_solo_reply := tests.insert_message(solo, victim, 'alone, again');
   update app.messages set reply_to_id = m_solo where id = m_solo_reply;
@@ -168,6 +171,7 @@ begin
   insert into app.wallet_nfts (wallet_id, user_id, chain_id, contract, token_id, standard, balance)
   select w.id, victim, 31337, '0x0000000000000000000000000000000000000442', 1, 'ERC721', 1
   from app.wallets w where w.user_id = victim;
+  insert into app.user_blocks (blocker_id, blocked_id) values (victim, third), (friend, victim);
 end
 $$;
 
@@ -223,6 +227,11 @@ select is_empty($$ select 1 from app_private.rate_limits where bucket like 'sign
 select is_empty($$ select 1 from app.conversation_participants where user_id = (select id from victim) $$,
   'Their memberships are gone.');
 select is_empty($$ select 1 from app.attachments where storage_key like 'delete-441/%' $$, 'Their files'' rows are gone.');
+select is_empty($$ select 1 from app.message_reactions where user_id = (select id from victim) $$,
+  'Their reactions are gone.');
+select is_empty(
+  $$ select 1 from app.user_blocks b where (select id from victim) in (b.blocker_id, b.blocked_id) $$,
+  'Their blocks, and others'' blocks of them, are gone.');
 select is(
   (select count(*)::int from app_private.jobs where kind = 'storage.delete' and payload ->> 'key' like 'delete-441/%'),
   2, 'Both files are queued for removal.');

@@ -4,7 +4,7 @@
  * privileges on server-only state, function execute grants, policies, and the role rank order.
  */
 begin;
-select plan(71);
+select plan(75);
 
 -- ---------------------------------------------------------------------------------------------
 -- Schemas and tables
@@ -25,6 +25,8 @@ select has_table('app_private', 'refresh_tokens', 'The table app_private.refresh
 select has_table('app_private', 'magic_links', 'The table app_private.magic_links exists.');
 select has_table('app_private', 'rate_limits', 'The table app_private.rate_limits exists.');
 select has_table('dev', 'mail', 'The table dev.mail exists.');
+select has_table('app', 'message_reactions', 'The table app.message_reactions exists.');
+select has_table('app', 'message_threads', 'The table app.message_threads exists.');
 select has_table('app', 'reports', 'The table app.reports exists (moderation).');
 select has_table('app', 'report_snapshots', 'The table app.report_snapshots exists (moderation).');
 
@@ -289,6 +291,10 @@ select policies_are('app', 'role_changes',
 select policies_are('app', 'config_versions',
   array['config_versions_select_admin', 'config_versions_insert_admin'],
   'app.config_versions has exactly the admin select and insert policies.');
+select policies_are('app', 'message_reactions', array['message_reactions_select_participant'],
+  'app.message_reactions has exactly the participants'' select policy (app.set_reaction writes).');
+select policies_are('app', 'message_threads', array['message_threads_select_participant'],
+  'app.message_threads has exactly the participants'' select policy (the reply triggers write).');
 select policies_are('app', 'reports', array['reports_select_reporter_or_admin'],
   'app.reports has exactly the select policy for the reporter and ADMINs (written only by app.create_report and app.resolve_report).');
 select policies_are('app', 'report_snapshots', array['report_snapshots_select_admin'],

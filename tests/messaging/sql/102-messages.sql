@@ -502,8 +502,8 @@ select is(
    from pg_attribute a
    where a.attrelid = 'app.messages'::regclass and a.attnum > 0 and not a.attisdropped
      and has_column_privilege('authenticated', a.attrelid, a.attnum, 'INSERT')),
-  array['content', 'conversation_id', 'reply_to_id', 'sender_id'],
-  'authenticated may insert only conversation_id, sender_id, content and reply_to_id into app.messages.'
+  array['content', 'conversation_id', 'mention_ids', 'reply_to_id', 'sender_id', 'thread_id'],
+  'authenticated may insert only conversation_id, sender_id, content, reply_to_id, thread_id and mention_ids into app.messages.'
 );
 select ok(
   not has_table_privilege('authenticated', 'app.message_versions', 'INSERT')

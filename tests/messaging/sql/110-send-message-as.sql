@@ -23,15 +23,15 @@ select json_build_object('sub', tests.user_id('sa.sam@example.test'), 'role', 'a
   as sam_claims \gset
 
 select ok(
-  not has_function_privilege('anon', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text)', 'execute')
-  and not has_function_privilege('authenticated', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text)', 'execute')
-  and not has_function_privilege('service_role', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text)', 'execute'),
+  not has_function_privilege('anon', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid, uuid[])', 'execute')
+  and not has_function_privilege('authenticated', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid, uuid[])', 'execute')
+  and not has_function_privilege('service_role', 'app_private.send_message_as(text, uuid, text, uuid, uuid[], text, text, uuid, uuid[])', 'execute'),
   'No API role may call app_private.send_message_as (it trusts the claims it is given).'
 );
 
 select tests.authenticate_as(tests.user_id('sa.ann@example.test'));
 select throws_ok(
-  format($$ select app_private.send_message_as(%L, %L::uuid, 'hi', null, '{}', null, null) $$,
+  format($$ select app_private.send_message_as(%L, %L::uuid, 'hi', null, '{}', null, null, null) $$,
          :'ann_claims', :'conversation_id'),
   '42501', null,
   'A signed-in user cannot call it, not even with their own claims.'
@@ -39,7 +39,7 @@ select throws_ok(
 select tests.clear_authentication();
 
 select is(
-  (app_private.send_message_as(:'ann_claims', :'conversation_id'::uuid, 'hello', null, '{}', null, null)) ->> 'senderId',
+  (app_private.send_message_as(:'ann_claims', :'conversation_id'::uuid, 'hello', null, '{}', null, null, null)) ->> 'senderId',
   tests.user_id('sa.ann@example.test')::text,
   'The API role sends as the user its claims name.'
 );
@@ -49,7 +49,7 @@ reset role;
 select is(current_user::text, 'postgres', 'And it goes back with the transaction (here: reset).');
 
 select throws_ok(
-  format($$ select app_private.send_message_as(%L, %L::uuid, 'let me in', null, '{}', null, null) $$,
+  format($$ select app_private.send_message_as(%L, %L::uuid, 'let me in', null, '{}', null, null, null) $$,
          :'sam_claims', :'conversation_id'),
   'AG404', 'conversation not found',
   'A stranger''s claims meet RLS as in app.send_message: 404.'

@@ -90,7 +90,7 @@ set constraints all immediate;
 set constraints all deferred;
 select results_eq(
   format($$ select topic, payload from app.events where event = 'message.created' and payload ->> 'id' = %L $$, :'m1'),
-  format($$ select %L, app.message_json(m) from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
+  format($$ select %L, app.message_json(m) - 'senderBlocked' from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
   'At commit exactly one message.created is emitted on the conversation''s topic, carrying the message JSON.'
 );
 select is(
@@ -104,7 +104,7 @@ set constraints all immediate;
 set constraints all deferred;
 select results_eq(
   format($$ select topic, payload from app.events where event = 'message.updated' and payload ->> 'id' = %L $$, :'m1'),
-  format($$ select %L, app.message_json(m) from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
+  format($$ select %L, app.message_json(m) - 'senderBlocked' from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
   'An edit emits exactly one message.updated carrying the edited message JSON.'
 );
 select results_eq(
@@ -119,9 +119,10 @@ set constraints all deferred;
 select results_eq(
   format($$ select topic, payload from app.events where event = 'message.deleted' and payload ->> 'id' = %L $$, :'m1'),
   format($$ select %L, jsonb_build_object('id', m.id, 'conversationId', m.conversation_id, 'seq', m.seq,
-              'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+              'deletedAt', to_char(m.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+              'threadId', m.thread_id)
             from app.messages m where m.id = %L $$, :'group_topic', :'m1'),
-  'A deletion emits exactly one message.deleted with the id, conversationId, seq and deletedAt only (no content).'
+  'A deletion emits exactly one message.deleted with the id, conversationId, seq, deletedAt and threadId only (no content).'
 );
 select is(
   (select count(*) from app.events where event like 'message.%' and payload ->> 'id' = :'m1'),

@@ -2,12 +2,14 @@
  * Writing a message: text (Enter sends, Shift+Enter is a new line), a reply banner, attachments
  * uploaded at once with their progress (images previewed from the local file), typing signals
  * (POST .../typing: on while typing, off after a pause or on sending; the server throttles too),
- * and an `Idempotency-Key` per message, so a retried send never posts twice.
+ * an `Idempotency-Key` per message, so a retried send never posts twice, and mentions: typing
+ * `@` opens a picker of the conversation's participants (arrows and Enter or Tab, or a click);
+ * the chosen person's name is written as `@Name` and sent in `mentions` while it stays in the text.
  */
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { bytes } from "../../lib/format.ts";
-import { chatApi, type Message } from "./api.ts";
+import { chatApi, type Message, type Participant } from "./api.ts";
 
 interface Upload {
   key: string;
@@ -23,8 +25,22 @@ const TYPING_IDLE_MS = 3_000;
 const TYPING_REPEAT_MS = 2_500;
 
 export function Composer(
-  { conversationId, replyTo, replyToSender, onCancelReply, onSent }: {
+  {
+    conversationId,
+    threadId,
+    replyTo,
+    replyToSender,
+    onCancelReply,
+    onSent,
+    participants = [],
+    me,
+  }: {
     conversationId: string;
+    /** Whom the mention picker offers (the caller is left out). */
+    participants?: Participant[];
+    me?: string;
+    /** Sends into this thread (the thread panel's composer). */
+    threadId?: string;
     replyTo: Message | null;
     replyToSender: string;
     onCancelReply: () => void;
@@ -41,6 +57,39 @@ export function Composer(
   const textarea = useRef<HTMLTextAreaElement>(null);
   const typingSent = useRef(0);
   const typingIdle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pickerId = useId();
+  /** People mentioned so far (id to the name written), kept while `@Name` stays in the text. */
+  const [mentioned, setMentioned] = useState<Map<string, string>>(new Map());
+  /** The open mention picker: what follows the `@`, where the `@` is, the highlighted option. */
+  const [picker, setPicker] = useState<{ query: string; at: number; active: number } | null>(
+    null,
+  );
+  const candidates = picker
+    ? participants.filter((p) =>
+      p.userId !== me && p.name.toLowerCase().includes(picker.query.toLowerCase())
+    ).slice(0, 8)
+    : [];
+
+  /** Opens, narrows or closes the picker from the text before the caret. */
+  function lookForMention(value: string, caret: number) {
+    const found = /(?:^|\s)@([^\s@]{0,30})$/.exec(value.slice(0, caret));
+    setPicker(found ? { query: found[1], at: caret - found[1].length - 1, active: 0 } : null);
+  }
+
+  function choose(p: Participant) {
+    if (!picker) return;
+    const caret = textarea.current?.selectionStart ?? text.length;
+    const inserted = `@${p.name} `;
+    const next = text.slice(0, picker.at) + inserted + text.slice(caret);
+    setText(next);
+    setMentioned((m) => new Map(m).set(p.userId, p.name));
+    setPicker(null);
+    const at = picker.at + inserted.length;
+    requestAnimationFrame(() => {
+      textarea.current?.focus();
+      textarea.current?.setSelectionRange(at, at);
+    });
+  }
 
   useEffect(() => {
     if (replyTo) textarea.current?.focus();
@@ -108,14 +157,20 @@ export function Composer(
     setSending(true);
     setError(null);
     try {
+      const mentions = [...mentioned].filter(([, name]) => text.includes(`@${name}`))
+        .map(([id]) => id);
       const message = await chatApi.send(conversationId, {
         // The API needs some text; an attachment-only message says what it carries.
         content: text.trim() || ready.map((u) => u.file.name).join(", "),
         ...(replyTo ? { replyToId: replyTo.id } : {}),
+        ...(threadId ? { threadId } : {}),
         ...(ready.length ? { attachmentIds: ready.map((u) => u.attachmentId!) } : {}),
+        ...(mentions.length ? { mentions } : {}),
       }, idempotencyKey.current);
       idempotencyKey.current = crypto.randomUUID();
       setText("");
+      setMentioned(new Map());
+      setPicker(null);
       for (const u of uploads) if (u.preview) URL.revokeObjectURL(u.preview);
       setUploads([]);
       stopTyping();
@@ -171,6 +226,26 @@ export function Composer(
         </ul>
       )}
       {error && <p class="error" role="alert">{error}</p>}
+      {candidates.length > 0 && (
+        <ul class="mention-picker" role="listbox" id={pickerId} aria-label="Mention someone">
+          {candidates.map((p, i) => (
+            <li
+              key={p.userId}
+              id={`${pickerId}-${p.userId}`}
+              role="option"
+              aria-selected={i === picker!.active % candidates.length}
+              class={i === picker!.active % candidates.length ? "active" : undefined}
+              // Before the textarea's blur, which closes the picker.
+              onMouseDown={(e) => {
+                e.preventDefault();
+                choose(p);
+              }}
+            >
+              {p.name}
+            </li>
+          ))}
+        </ul>
+      )}
       <div class="composer-row">
         <input
           id={fileId}
@@ -194,17 +269,47 @@ export function Composer(
           </svg>
           <span class="visually-hidden">Attach files</span>
         </label>
-        <label for={textId} class="visually-hidden">Message</label>
+        <label for={textId} class="visually-hidden">{threadId ? "Reply" : "Message"}</label>
         <textarea
           id={textId}
           ref={textarea}
           rows={1}
-          placeholder="Write a message"
+          placeholder={threadId ? "Reply in the thread" : "Write a message"}
           value={text}
           maxLength={10_000}
-          onInput={(e) => typed(e.currentTarget.value)}
-          onBlur={stopTyping}
+          aria-autocomplete="list"
+          aria-controls={candidates.length ? pickerId : undefined}
+          aria-activedescendant={candidates.length
+            ? `${pickerId}-${candidates[picker!.active % candidates.length].userId}`
+            : undefined}
+          onInput={(e) => {
+            typed(e.currentTarget.value);
+            lookForMention(e.currentTarget.value, e.currentTarget.selectionStart ?? 0);
+          }}
+          onBlur={() => {
+            stopTyping();
+            setPicker(null);
+          }}
           onKeyDown={(e) => {
+            if (picker && candidates.length && !e.isComposing) {
+              const n = candidates.length;
+              if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                e.preventDefault();
+                const step = e.key === "ArrowDown" ? 1 : n - 1;
+                setPicker({ ...picker, active: (picker.active + step) % n });
+                return;
+              }
+              if (e.key === "Enter" || e.key === "Tab") {
+                e.preventDefault();
+                choose(candidates[picker.active % n]);
+                return;
+              }
+              if (e.key === "Escape") {
+                e.preventDefault();
+                setPicker(null);
+                return;
+              }
+            }
             if (e.key === "Enter" && !e.shiftKey && !e.isComposing) void send(e);
             if (e.key === "Escape" && replyTo) onCancelReply();
           }}

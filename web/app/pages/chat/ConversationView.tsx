@@ -1,7 +1,11 @@
 /**
  * One conversation: its messages (newest at the bottom, older ones loaded on scrolling up), live
  * over `conversation:<id>` (created, updated, deleted, read, typing), presence on the same
- * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments.
+ * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments,
+ * reactions (`message.reactions`) and threads (a side panel; replies stay out of the main list).
+ * The header's menu mutes the conversation (1 hour, 8 hours, until unmuted) or unmutes it, and
+ * leaves a group; a message offers Block and Report for its sender. Messages of people the
+ * caller blocks are marked (from the caller's own block list, so live ones are too).
  *
  * Order: messages are kept by `seq` (the conversation's commit order), whatever the transport
  * delivered first. Gaps: the page loads the newest page, then follows the topic; when the feed
@@ -12,12 +16,23 @@ import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } fro
 import { ApiError, describeError } from "../../lib/api.ts";
 import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
 import { joinPresence, type Present } from "../../lib/presence.ts";
-import { Link } from "../../lib/router.tsx";
+import { Link, navigate } from "../../lib/router.tsx";
+import { useStore } from "../../lib/store.ts";
+import { clockTime } from "../../lib/format.ts";
+import { blockedIds, loadBlocked, setBlocked } from "../../lib/blocks.ts";
+import { BlockDialog } from "../../components/BlockDialog.tsx";
 import type { User } from "../../lib/session.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
 import { ReportDialog } from "../../components/ReportDialog.tsx";
-import { chatApi, type Conversation, conversationName, type Message } from "./api.ts";
+import {
+  chatApi,
+  type Conversation,
+  conversationName,
+  type Message,
+  type MuteState,
+  type Reaction,
+} from "./api.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";
 
@@ -32,7 +47,8 @@ interface State {
 }
 
 type Action =
-  | { type: "merge"; messages: Message[] }
+  | { type: "merge"; messages: Message[]; fromEvent?: boolean }
+  | { type: "reactions"; id: string; reactions: Reaction[]; withMe: boolean }
   | { type: "deleted"; id: string; deletedAt: string }
   | { type: "older"; cursor: string | null }
   | { type: "loading"; loading: boolean }
@@ -47,7 +63,13 @@ function reducer(state: State, action: Action): State {
         // A tombstone never comes back to life; an older copy never replaces a newer one.
         if (known?.deletedAt && !m.deletedAt) continue;
         if (known?.editedAt && m.editedAt && m.editedAt < known.editedAt) continue;
-        byId.set(m.id, m);
+        // An event goes to everyone, so its reactions carry no `me`: keep the page's own.
+        byId.set(
+          m.id,
+          action.fromEvent && known
+            ? { ...m, reactions: keepMine(known.reactions, m.reactions) }
+            : m,
+        );
       }
       return { ...state, byId };
     }
@@ -58,6 +80,14 @@ function reducer(state: State, action: Action): State {
       byId.set(action.id, { ...known, content: "", attachments: [], deletedAt: action.deletedAt });
       return { ...state, byId };
     }
+    case "reactions": {
+      const known = state.byId.get(action.id);
+      if (!known || known.deletedAt) return state;
+      const reactions = action.withMe
+        ? action.reactions
+        : keepMine(known.reactions, action.reactions);
+      return { ...state, byId: new Map(state.byId).set(action.id, { ...known, reactions }) };
+    }
     case "older":
       return { ...state, older: action.cursor };
     case "loading":
@@ -65,6 +95,11 @@ function reducer(state: State, action: Action): State {
     case "error":
       return { ...state, error: action.error };
   }
+}
+
+function keepMine(known: Reaction[], incoming: Reaction[]): Reaction[] {
+  const mine = new Set(known.filter((r) => r.me).map((r) => r.emoji));
+  return incoming.map((r) => ({ ...r, me: mine.has(r.emoji) }));
 }
 
 interface TypingEntry {
@@ -94,8 +129,16 @@ export function ConversationView(
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
   const [reporting, setReporting] = useState<Message | null>(null);
+  const [blocking, setBlocking] = useState<{ id: string; name: string } | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const [muteState, setMuteState] = useState<MuteState | null>(null);
+  const blocked = useStore(blockedIds);
   const [notice, setNotice] = useState<string | null>(null);
   const [newBelow, setNewBelow] = useState(false);
+  /** The open thread's root, and the cursor to its newer replies (null: all loaded). */
+  const [threadRoot, setThreadRoot] = useState<string | null>(null);
+  const [threadMore, setThreadMore] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLLIElement>(null);
   const stickToBottom = useRef(true);
@@ -104,10 +147,92 @@ export function ConversationView(
   const callbacks = useRef({ onActivity, onRead });
   callbacks.current = { onActivity, onRead };
 
-  const messages = useMemo(
+  const all = useMemo(
     () => [...state.byId.values()].sort((a, b) => a.seq - b.seq),
     [state.byId],
   );
+  // A thread's replies are shown in its panel only.
+  const messages = useMemo(() => all.filter((m) => !m.threadId), [all]);
+  const threadReplies = useMemo(
+    () => (threadRoot ? all.filter((m) => m.threadId === threadRoot) : []),
+    [all, threadRoot],
+  );
+
+  useEffect(() => {
+    void loadBlocked().catch(() => {});
+  }, []);
+  useEffect(() => {
+    setMuteState(null);
+    setMenuOpen(false);
+    chatApi.settings(conversationId).then(setMuteState, () => {});
+  }, [conversationId]);
+
+  /** Mutes for `hours` (null: until unmuted), or unmutes (`hours` false). */
+  async function mute(hours: number | null | false) {
+    setMenuOpen(false);
+    try {
+      setMuteState(
+        await chatApi.mute(
+          conversationId,
+          hours === false
+            ? { muted: false }
+            : hours === null
+            ? { muted: true }
+            : { muted: true, mutedUntil: new Date(Date.now() + hours * 3_600_000).toISOString() },
+        ),
+      );
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
+
+  async function leave() {
+    setLeaving(false);
+    try {
+      await chatApi.leave(conversationId, me.id);
+      onActivity();
+      navigate("/chat");
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
+
+  /** Whether the caller blocks this sender: their own list once loaded, the message's mark before. */
+  const isBlocked = (m: Message) =>
+    !!m.senderId && m.senderId !== me.id &&
+    (blocked ? blocked.has(m.senderId) : !!m.senderBlocked);
+
+  /** Reads a root again (its exact reply count and last reply time). */
+  function refreshRoot(rootId: string) {
+    void chatApi.thread(rootId, { limit: 1 })
+      .then((t) => dispatch({ type: "merge", messages: [t.root] }))
+      .catch(() => {});
+  }
+
+  async function openThread(rootId: string) {
+    setThreadRoot(rootId);
+    setThreadMore(null);
+    await loadThread(rootId, null);
+  }
+
+  async function loadThread(rootId: string, cursor: string | null) {
+    try {
+      const t = await chatApi.thread(rootId, { limit: 50, cursor });
+      dispatch({ type: "merge", messages: [t.root, ...t.items] });
+      setThreadMore(t.nextCursor);
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
+
+  async function react(m: Message, emoji: string, present: boolean) {
+    try {
+      const r = await chatApi.react(m.id, emoji, present);
+      dispatch({ type: "reactions", id: m.id, reactions: r.reactions, withMe: true });
+    } catch (err) {
+      setNotice(describeError(err));
+    }
+  }
 
   // Load the newest page, then follow the topic.
   useEffect(() => {
@@ -130,7 +255,8 @@ export function ConversationView(
         case "message.created":
         case "message.updated": {
           const m = payload as unknown as Message;
-          dispatch({ type: "merge", messages: [m] });
+          dispatch({ type: "merge", messages: [m], fromEvent: true });
+          if (e.event === "message.created" && m.threadId) refreshRoot(m.threadId);
           if (e.event === "message.created" && m.senderId) {
             setTyping((t) => {
               if (!t.has(m.senderId!)) return t;
@@ -148,7 +274,16 @@ export function ConversationView(
             id: String(payload.id),
             deletedAt: String(payload.deletedAt),
           });
+          if (payload.threadId) refreshRoot(String(payload.threadId));
           callbacks.current.onActivity();
+          break;
+        case "message.reactions":
+          dispatch({
+            type: "reactions",
+            id: String(payload.messageId),
+            reactions: payload.reactions as Reaction[],
+            withMe: false,
+          });
           break;
         case "message.read": {
           const userId = String(payload.userId);
@@ -264,7 +399,7 @@ export function ConversationView(
 
   // Read marks: the newest message from someone else, once seen (visible page, at the bottom).
   function markSeen() {
-    const newest = [...messages].reverse().find((m) => m.senderId !== me.id && !m.deletedAt);
+    const newest = [...all].reverse().find((m) => m.senderId !== me.id && !m.deletedAt);
     if (!newest || newest.seq <= markedSeq.current) return;
     if (document.visibilityState !== "visible" || !stickToBottom.current) return;
     markedSeq.current = newest.seq;
@@ -272,7 +407,7 @@ export function ConversationView(
       .then((r) => callbacks.current.onRead(r.unreadCount))
       .catch(() => markedSeq.current = 0);
   }
-  useEffect(markSeen, [messages]);
+  useEffect(markSeen, [all]);
   useEffect(() => {
     const onVisible = () => markSeen();
     document.addEventListener("visibilitychange", onVisible);
@@ -324,20 +459,84 @@ export function ConversationView(
         <ul class="participant-avatars" aria-label="Participants">
           {conversation?.participants.map((p) => (
             <li key={p.userId} title={`${p.name}${onlineIds.has(p.userId) ? " (online)" : ""}`}>
-              <Avatar
-                name={p.name}
-                image={p.image}
-                id={p.userId}
-                size={28}
-                online={present === null ? undefined : onlineIds.has(p.userId)}
-              />
-              <span class="visually-hidden">
-                {p.name}
-                {onlineIds.has(p.userId) ? ", online" : ""}
-              </span>
+              <Link href={`/people/${p.userId}`}>
+                <Avatar
+                  name={p.name}
+                  image={p.image}
+                  id={p.userId}
+                  size={28}
+                  online={present === null ? undefined : onlineIds.has(p.userId)}
+                />
+                <span class="visually-hidden">
+                  {p.name}
+                  {onlineIds.has(p.userId) ? ", online" : ""}
+                </span>
+              </Link>
             </li>
           ))}
         </ul>
+        <div class="conversation-menu">
+          <button
+            type="button"
+            class="icon"
+            aria-haspopup="menu"
+            aria-expanded={menuOpen}
+            aria-label="Conversation menu"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            ⋯
+          </button>
+          {muteState?.muted && (
+            <span class="muted-tag" data-testid="muted" title="No push or e-mail, no mentions">
+              {muteState.mutedUntil ? `Muted until ${clockTime(muteState.mutedUntil)}` : "Muted"}
+            </span>
+          )}
+          {menuOpen && (
+            <ul class="menu" role="menu" aria-label="Conversation">
+              {muteState?.muted
+                ? (
+                  <li role="none">
+                    <button type="button" role="menuitem" onClick={() => void mute(false)}>
+                      Unmute
+                    </button>
+                  </li>
+                )
+                : (
+                  <>
+                    <li role="none">
+                      <button type="button" role="menuitem" onClick={() => void mute(1)}>
+                        Mute for 1 hour
+                      </button>
+                    </li>
+                    <li role="none">
+                      <button type="button" role="menuitem" onClick={() => void mute(8)}>
+                        Mute for 8 hours
+                      </button>
+                    </li>
+                    <li role="none">
+                      <button type="button" role="menuitem" onClick={() => void mute(null)}>
+                        Mute until I unmute
+                      </button>
+                    </li>
+                  </>
+                )}
+              {conversation?.type === "group" && (
+                <li role="none">
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => {
+                      setMenuOpen(false);
+                      setLeaving(true);
+                    }}
+                  >
+                    Leave conversation
+                  </button>
+                </li>
+              )}
+            </ul>
+          )}
+        </div>
       </header>
       <div
         class="messages"
@@ -391,11 +590,82 @@ export function ConversationView(
                 }
               }}
               onDelete={() => setDeleting(m)}
+              onReact={(emoji, present) => void react(m, emoji, present)}
+              onOpenThread={() => void openThread(m.id)}
               onReport={() => setReporting(m)}
+              onBlock={() =>
+                m.senderId &&
+                setBlocking({ id: m.senderId, name: people.get(m.senderId)?.name ?? "Someone" })}
+              meId={me.id}
+              nameOf={(id) => people.get(id)?.name}
+              senderBlocked={isBlocked(m)}
             />
           ))}
         </ol>
       </div>
+      {threadRoot && (
+        <aside class="thread-panel" aria-label="Thread" data-thread-root={threadRoot}>
+          <header class="thread-head">
+            <h3>Thread</h3>
+            <button
+              type="button"
+              class="link"
+              onClick={() => setThreadRoot(null)}
+              aria-label="Close the thread"
+            >
+              Close
+            </button>
+          </header>
+          <ol class="message-list thread-list">
+            {[state.byId.get(threadRoot), ...threadReplies].filter((m): m is Message => !!m)
+              .map((m) => (
+                <MessageItem
+                  key={m.id}
+                  message={m}
+                  mine={m.senderId === me.id}
+                  sender={m.senderId ? people.get(m.senderId)?.name ?? "Someone" : "Deleted user"}
+                  replied={undefined}
+                  repliedSender={(id) => people.get(id)?.name ?? "Someone"}
+                  editing={false}
+                  canDelete={m.senderId === me.id || canModerate}
+                  onReply={() => {}}
+                  onEdit={() => {}}
+                  onCancelEdit={() => {}}
+                  onSaveEdit={async () => {}}
+                  onDelete={() => setDeleting(m)}
+                  onReact={(emoji, present) => void react(m, emoji, present)}
+                  meId={me.id}
+                  nameOf={(id) => people.get(id)?.name}
+                  senderBlocked={isBlocked(m)}
+                />
+              ))}
+            {threadMore && (
+              <li>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => void loadThread(threadRoot, threadMore)}
+                >
+                  Newer replies
+                </button>
+              </li>
+            )}
+          </ol>
+          <Composer
+            conversationId={conversationId}
+            threadId={threadRoot}
+            participants={conversation?.participants}
+            me={me.id}
+            replyTo={null}
+            replyToSender=""
+            onCancelReply={() => {}}
+            onSent={(m) => {
+              dispatch({ type: "merge", messages: [m] });
+              refreshRoot(threadRoot);
+            }}
+          />
+        </aside>
+      )}
       {newBelow && (
         <button
           type="button"
@@ -422,6 +692,8 @@ export function ConversationView(
       )}
       <Composer
         conversationId={conversationId}
+        participants={conversation?.participants}
+        me={me.id}
         replyTo={replyTo}
         replyToSender={replyTo?.senderId ? people.get(replyTo.senderId)?.name ?? "Someone" : ""}
         onCancelReply={() => setReplyTo(null)}
@@ -456,6 +728,27 @@ export function ConversationView(
           >
             Delete
           </button>
+        </div>
+      </Dialog>
+      <BlockDialog
+        name={blocking?.name ?? null}
+        onCancel={() => setBlocking(null)}
+        onConfirm={async () => {
+          const who = blocking!;
+          setBlocking(null);
+          try {
+            await setBlocked(who.id, true);
+            setNotice(`You blocked ${who.name}.`);
+          } catch (err) {
+            setNotice(describeError(err));
+          }
+        }}
+      />
+      <Dialog open={leaving} title="Leave this conversation?" onClose={() => setLeaving(false)}>
+        <p>You will no longer see its messages. Someone in it can add you again.</p>
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={() => setLeaving(false)}>Stay</button>
+          <button type="button" class="danger" onClick={() => void leave()}>Leave</button>
         </div>
       </Dialog>
       <ReportDialog

@@ -1,8 +1,14 @@
-/** One message: sender, time, reply quote, text or tombstone, attachments, actions, read marks. */
+/**
+ * One message: sender, time, reply quote, text or tombstone, attachments, reactions (toggle one's
+ * own, add from a small picker), its thread's reply count, actions, read marks. Mentions are
+ * highlighted in the text (`@Name` of each mentioned participant; the caller's own stand out);
+ * a message from someone the caller blocks is marked, and any other's offers Block and Report.
+ */
+import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { apiOrigin } from "../../lib/api.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
-import type { Message } from "./api.ts";
+import { COMMON_EMOJI, type Message } from "./api.ts";
 
 export function MessageItem(
   {
@@ -19,7 +25,13 @@ export function MessageItem(
     onCancelEdit,
     onSaveEdit,
     onDelete,
+    onReact,
+    onOpenThread,
     onReport,
+    onBlock,
+    meId,
+    nameOf,
+    senderBlocked = false,
   }: {
     message: Message;
     mine: boolean;
@@ -35,14 +47,29 @@ export function MessageItem(
     onCancelEdit: () => void;
     onSaveEdit: (content: string) => Promise<void>;
     onDelete: () => void;
+    onReact: (emoji: string, present: boolean) => void;
+    /** Opens this message's thread; absent inside a thread (a reply has no thread of its own). */
+    onOpenThread?: () => void;
     /** Report the message to the moderators (not offered for one's own). */
     onReport?: () => void;
+    /** Block the sender (not offered for one's own, nor for someone already blocked). */
+    onBlock?: () => void;
+    /** The caller's id: their own mentions stand out. */
+    meId?: string;
+    /** A participant's name, for the mentions. */
+    nameOf?: (userId: string) => string | undefined;
+    /** The caller blocks the sender. */
+    senderBlocked?: boolean;
   },
 ) {
   const deleted = m.deletedAt !== null;
+  const mentionsMe = !deleted && meId !== undefined && (m.mentions ?? []).includes(meId);
+  const [picking, setPicking] = useState(false);
   return (
     <li
-      class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}`}
+      class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}${
+        mentionsMe ? " mentions-me" : ""
+      }${senderBlocked ? " from-blocked" : ""}`}
       id={`msg-${m.id}`}
       data-message-id={m.id}
       data-seq={m.seq}
@@ -50,6 +77,9 @@ export function MessageItem(
       <div class="msg-head">
         <span class="sender">{mine ? "You" : sender}</span>
         <time dateTime={m.createdAt} title={fullTime(m.createdAt)}>{clockTime(m.createdAt)}</time>
+        {senderBlocked && (
+          <span class="blocked-tag" data-testid="sender-blocked">(you blocked this person)</span>
+        )}
         {m.editedAt && !deleted && (
           <span class="edited" title={`Edited ${fullTime(m.editedAt)}`}>(edited)</span>
         )}
@@ -73,7 +103,9 @@ export function MessageItem(
         ? <p class="tombstone">This message was deleted.</p>
         : editing
         ? <EditForm initial={m.content} onSave={onSaveEdit} onCancel={onCancelEdit} />
-        : m.content && <p class="content">{m.content}</p>}
+        : m.content && (
+          <p class="content">{withMentions(m.content, m.mentions ?? [], nameOf, meId)}</p>
+        )}
       {!deleted && m.attachments.length > 0 && (
         <ul class="attachments">
           {m.attachments.map((a) => {
@@ -96,8 +128,65 @@ export function MessageItem(
           })}
         </ul>
       )}
+      {!deleted && (m.reactions.length > 0 || picking) && (
+        <div class="reactions" role="group" aria-label="Reactions">
+          {m.reactions.map((r) => (
+            <button
+              key={r.emoji}
+              type="button"
+              class={`reaction${r.me ? " me" : ""}`}
+              aria-pressed={r.me}
+              aria-label={`${r.emoji} ${r.count}${r.me ? ", yours" : ""}`}
+              data-emoji={r.emoji}
+              onClick={() => onReact(r.emoji, !r.me)}
+            >
+              <span aria-hidden="true">{r.emoji}</span> <span class="count">{r.count}</span>
+            </button>
+          ))}
+          {picking && (
+            <span class="emoji-picker" role="group" aria-label="Pick a reaction">
+              {COMMON_EMOJI.map((e) => (
+                <button
+                  key={e}
+                  type="button"
+                  class="link"
+                  aria-label={`React with ${e}`}
+                  onClick={() => {
+                    setPicking(false);
+                    const mine = m.reactions.find((r) => r.emoji === e)?.me ?? false;
+                    if (!mine) {
+                      onReact(e, true);
+                    }
+                  }}
+                >
+                  {e}
+                </button>
+              ))}
+            </span>
+          )}
+        </div>
+      )}
+      {onOpenThread && m.thread && (
+        <button type="button" class="link thread-count" onClick={onOpenThread}>
+          {m.thread.replyCount} {m.thread.replyCount === 1 ? "reply" : "replies"}
+        </button>
+      )}
       {!deleted && !editing && (
         <div class="msg-actions">
+          <button
+            type="button"
+            class="link"
+            aria-expanded={picking}
+            onClick={() => setPicking(!picking)}
+            aria-label="React with an emoji"
+          >
+            React
+          </button>
+          {onOpenThread && (
+            <button type="button" class="link" onClick={onOpenThread}>
+              Reply in thread
+            </button>
+          )}
           <button type="button" class="link" onClick={onReply} aria-label={`Reply to ${sender}`}>
             Reply
           </button>
@@ -114,6 +203,16 @@ export function MessageItem(
               aria-label={mine ? "Delete your message" : `Delete ${sender}'s message`}
             >
               Delete
+            </button>
+          )}
+          {onBlock && !mine && !senderBlocked && m.senderId && (
+            <button
+              type="button"
+              class="link"
+              onClick={onBlock}
+              aria-label={`Block ${sender}`}
+            >
+              Block
             </button>
           )}
           {onReport && !mine && (
@@ -133,6 +232,34 @@ export function MessageItem(
       )}
     </li>
   );
+}
+
+/**
+ * The text with each mentioned participant's `@Name` wrapped in <mark class="mention"> (the
+ * caller's own with `me`): text nodes only, never HTML.
+ */
+function withMentions(
+  content: string,
+  mentions: string[],
+  nameOf: ((userId: string) => string | undefined) | undefined,
+  meId: string | undefined,
+): ComponentChildren {
+  const names = new Map<string, string>();
+  for (const id of mentions) {
+    const name = nameOf?.(id);
+    if (name) names.set(`@${name}`, id);
+  }
+  if (!names.size) return content;
+  const escaped = [...names.keys()].sort((a, b) => b.length - a.length)
+    .map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const parts = content.split(new RegExp(`(${escaped.join("|")})`, "g"));
+  return parts.map((part, i) => {
+    const id = names.get(part);
+    if (i % 2 === 0 || !id) return part;
+    return (
+      <mark key={i} class={`mention${id === meId ? " me" : ""}`} data-user-id={id}>{part}</mark>
+    );
+  });
 }
 
 function EditForm(

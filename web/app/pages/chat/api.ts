@@ -28,7 +28,34 @@ export interface Message {
   createdAt: string;
   editedAt: string | null;
   deletedAt: string | null;
+  /** The root of the thread this reply is in; null outside threads. */
+  threadId: string | null;
+  /** On a root with live replies. */
+  thread: { replyCount: number; lastReplyAt: string | null } | null;
+  reactions: Reaction[];
+  /** The participants it mentions (none on a tombstone; absent in events of older servers). */
+  mentions?: string[];
+  /** In lists: the caller blocks its sender (the page also marks live ones from its own list). */
+  senderBlocked?: boolean;
 }
+
+/** The caller's mute of a conversation (contract "Community": conversation settings). */
+export interface MuteState {
+  conversationId: string;
+  muted: boolean;
+  /** When the mute ends; null when muted until unmuted, or not muted. */
+  mutedUntil: string | null;
+}
+
+export interface Reaction {
+  emoji: string;
+  count: number;
+  /** Whether the caller is among them (events carry no `me`: the page keeps its own). */
+  me: boolean;
+}
+
+/** The emoji the picker offers. */
+export const COMMON_EMOJI = ["👍", "❤️", "😂", "🎉", "😮", "😢", "🙏", "🔥"];
 
 export interface Conversation {
   id: string;
@@ -94,7 +121,13 @@ export const chatApi = {
     ),
   send: (
     conversationId: string,
-    body: { content: string; replyToId?: string; attachmentIds?: string[] },
+    body: {
+      content: string;
+      replyToId?: string;
+      attachmentIds?: string[];
+      threadId?: string;
+      mentions?: string[];
+    },
     idempotencyKey: string,
   ) =>
     api.post<Message>(`/api/conversations/${conversationId}/messages`, body, {
@@ -106,10 +139,27 @@ export const chatApi = {
     api.put<{ conversationId: string; lastReadMessageId: string; unreadCount: number }>(
       `/api/messages/${id}/read`,
     ),
+  react: (id: string, emoji: string, present: boolean) => {
+    const path = `/api/messages/${id}/reactions/${encodeURIComponent(emoji)}`;
+    type Answer = { messageId: string; reactions: Reaction[] };
+    return present ? api.put<Answer>(path) : api.delete<Answer>(path);
+  },
+  thread: (id: string, opts: { limit?: number; cursor?: string | null } = {}) =>
+    api.get<{ root: Message; items: Message[]; nextCursor: string | null }>(
+      `/api/messages/${id}/thread${query({ limit: opts.limit, cursor: opts.cursor })}`,
+    ),
   typing: (conversationId: string, isTyping: boolean) =>
     api.post<{ expiresAt: string }>(`/api/conversations/${conversationId}/typing`, { isTyping }),
   upload: (file: File, onProgress: (fraction: number) => void, signal?: AbortSignal) =>
     upload<Omit<Attachment, "url">>("/api/attachments", file, onProgress, signal),
+  settings: (conversationId: string) =>
+    api.get<MuteState>(`/api/conversations/${conversationId}/settings`, { fresh: true }),
+  /** `{ muted: true }` until unmuted, `{ mutedUntil }` until then, `{ muted: false }` clears. */
+  mute: (conversationId: string, body: { muted?: boolean; mutedUntil?: string }) =>
+    api.put<MuteState>(`/api/conversations/${conversationId}/settings`, body),
+  /** Leaves a group (DELETE .../participants/<own id>). */
+  leave: (conversationId: string, me: string) =>
+    api.delete<{ removed: true }>(`/api/conversations/${conversationId}/participants/${me}`),
   /** The user directory (contract "People"); SUBSCRIBER and up, the caller left out. */
   people: (search: string, signal?: AbortSignal) =>
     api.get<Page<Person>>(`/api/users${query({ search, limit: 20 })}`, { signal }),

@@ -4,13 +4,14 @@
  * attachment (POST /api/attachments) and then made the profile's (PUT /api/profile `imageId`);
  * "Remove picture" sends `imageId: null`. After each change the header shows the new name and
  * picture at once (the session store is updated; `profile.updated` on `user:<id>` does the same
- * in the person's other tabs).
+ * in the person's other tabs). Below, the people the person blocks, each with Unblock.
  */
 import { useEffect, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { Avatar } from "../../components/Avatar.tsx";
+import { BlockedPeople } from "../people/PersonPage.tsx";
 import { type Profile, profileApi, type ProfileChange } from "./api.ts";
 
 const IMAGE_TYPES = "image/png,image/jpeg,image/gif,image/webp";
@@ -217,6 +218,7 @@ export function ProfilePage() {
           {message.text}
         </p>
       )}
+      <BlockedPeople />
     </div>
   );
 }

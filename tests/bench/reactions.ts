@@ -1,0 +1,221 @@
+/**
+ * Reactions and threads (`npm run bench -- reactions`): the issue's two figures.
+ *
+ * 1. One hot message, 100 people in its group, reacting at a paced 1,000 requests a second for
+ *    `--seconds` (default 10): each person toggles one of five emoji (PUT when they have it not,
+ *    DELETE when they do), one request at a time each, so the final state is known exactly. The
+ *    figures: the rate reached, latency, and whether the counts the API shows at the end equal
+ *    the expected ones (and the last `message.reactions` event's).
+ * 2. A thread of 10,000 replies: GET /api/messages/:id/thread at its start (no cursor) and at its
+ *    end (the cursor of the last page), 200 sequential pages of 50 each; the two p50s should be
+ *    the same (the keyset on (thread_id, seq)).
+ *
+ * Options: --seconds N (default 10), --rate N (default 1000).
+ */
+import {
+  BenchArgs,
+  figuresTable,
+  finish,
+  parseOptions,
+  say,
+  sleep,
+  sourceVersion,
+  waitForQuietMachine,
+  withStack,
+} from "./scaffold.ts";
+import { int, ms, signUpByMagicLink, summarize, UNTHROTTLED_ENV } from "./stats.ts";
+import { encodeCursor } from "../../functions/api/core/openapi.ts";
+
+const EMOJI = ["👍", "❤️", "😂", "🎉", "🔥"];
+const PEOPLE = 100;
+const REPLIES = 10_000;
+
+export async function main(args: string[]): Promise<void> {
+  const options = parseOptions(args, import.meta.url, (a: BenchArgs) => ({
+    seconds: a.whole("--seconds", 10),
+    rate: a.whole("--rate", 1000),
+  }));
+  await withStack(async (stack) => {
+    const bench = await stack.startServer({ pool: 20, env: UNTHROTTLED_ENV });
+    const { base } = bench;
+    const sql = bench.deps.sql;
+    say(`signing up ${PEOPLE} people`);
+    const people: Awaited<ReturnType<typeof signUpByMagicLink>>[] = [];
+    for (let i = 0; i < PEOPLE; i++) {
+      people.push(
+        await signUpByMagicLink(base, sql, `react${i}@bench.test`, `Reactor ${i}`, "MEMBER"),
+      );
+    }
+    const call = async (token: string, method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { "content-type": "application/json" } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const json = await response.json();
+      return { status: response.status, json };
+    };
+    const owner = people[0];
+    const group = await call(owner.accessToken, "POST", "/api/conversations", {
+      type: "group",
+      title: "Hot message",
+      participantIds: people.slice(1).map((p) => p.user.id),
+    });
+    if (group.status !== 201) {
+      throw new Error(`group: ${group.status} ${JSON.stringify(group.json)}`);
+    }
+    const conversationId = group.json.id;
+    const hot = await call(
+      owner.accessToken,
+      "POST",
+      `/api/conversations/${conversationId}/messages`,
+      {
+        content: "react to this",
+      },
+    );
+    const hotId = hot.json.id;
+
+    // 1. Reactions on one hot message ------------------------------------------------------------
+    await waitForQuietMachine();
+    say(`reacting: ${options.rate}/s from ${PEOPLE} people for ${options.seconds} s`);
+    const mine = people.map(() => new Set<string>());
+    const latencies: number[] = [];
+    let errors = 0;
+    const errorSamples: string[] = [];
+    const perPersonGap = (1000 * PEOPLE) / options.rate;
+    const started = performance.now();
+    const endAt = started + options.seconds * 1000;
+    await Promise.all(people.map(async (p, i) => {
+      let next = started + (perPersonGap * i) / PEOPLE;
+      while (next < endAt) {
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+        const emoji = EMOJI[Math.floor(Math.random() * EMOJI.length)];
+        const present = !mine[i].has(emoji);
+        const t0 = performance.now();
+        const answer = await call(
+          p.accessToken,
+          present ? "PUT" : "DELETE",
+          `/api/messages/${hotId}/reactions/${encodeURIComponent(emoji)}`,
+        );
+        latencies.push(performance.now() - t0);
+        if (answer.status === 200) {
+          if (present) mine[i].add(emoji);
+          else mine[i].delete(emoji);
+        } else {
+          errors++;
+          if (errorSamples.length < 3) {
+            errorSamples.push(`${answer.status} ${JSON.stringify(answer.json)}`);
+          }
+        }
+        next += perPersonGap;
+      }
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    const rate = latencies.length / elapsed;
+    const lat = summarize(latencies)!;
+    const expected = EMOJI.map((e) => ({ emoji: e, count: mine.filter((s) => s.has(e)).length }))
+      .filter((r) => r.count > 0);
+    const page = await call(
+      owner.accessToken,
+      "GET",
+      `/api/conversations/${conversationId}/messages`,
+    );
+    const shown = page.json.items.find((m: { id: string }) => m.id === hotId).reactions
+      .map((r: { emoji: string; count: number }) => ({ emoji: r.emoji, count: r.count }));
+    const [event] = await sql<{ payload: { reactions: { emoji: string; count: number }[] } }[]>`
+      select payload from app.events where event = 'message.reactions'
+        and payload ->> 'messageId' = ${hotId} order by xid desc, id desc limit 1`;
+    const sorted = (rs: { emoji: string; count: number }[]) =>
+      JSON.stringify([...rs].sort((a, b) => a.emoji.localeCompare(b.emoji)));
+    const exact = sorted(shown) === sorted(expected);
+    const eventExact = sorted(event?.payload.reactions ?? []) === sorted(expected);
+
+    // 2. A thread of 10,000 replies --------------------------------------------------------------
+    say(`a thread of ${int(REPLIES)} replies`);
+    await sql`
+      insert into app.messages (conversation_id, sender_id, content, thread_id)
+      select ${conversationId}, ${people[1 + (0 % (PEOPLE - 1))].user.id}, 'reply ' || n, ${hotId}
+      from generate_series(1, ${REPLIES}) n`;
+    await sql`analyze app.messages`;
+    const [{ seq }] = await sql<{ seq: number }[]>`
+      select seq::int from app.messages where thread_id = ${hotId} order by seq desc offset 50 limit 1`;
+    const lastCursor = encodeCursor([seq]);
+    await waitForQuietMachine();
+    const pages = async (cursor: string | null) => {
+      const times: number[] = [];
+      let items = 0;
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        const answer = await call(
+          people[2].accessToken,
+          "GET",
+          `/api/messages/${hotId}/thread?limit=50${cursor ? `&cursor=${cursor}` : ""}`,
+        );
+        times.push(performance.now() - t0);
+        if (answer.status !== 200) throw new Error(`thread: ${answer.status}`);
+        items = answer.json.items.length;
+      }
+      return { summary: summarize(times)!, items };
+    };
+    const first = await pages(null);
+    const last = await pages(lastCursor);
+    const [count] = await sql<{ reply_count: number }[]>`
+      select reply_count from app.message_threads where root_id = ${hotId}`;
+
+    console.log(`\nreactions and threads, ${sourceVersion()}\n`);
+    console.log(figuresTable([
+      {
+        label: `reactions on one message, ${PEOPLE} people (req/s)`,
+        value: int(rate),
+        target: `${int(options.rate)}`,
+        ok: rate >= options.rate * 0.97,
+      },
+      {
+        label: "reaction latency p50 / p95 / p99",
+        value: `${ms(lat.p50)} / ${ms(lat.p95)} / ${ms(lat.p99)}`,
+      },
+      { label: "requests, errors", value: `${int(latencies.length)}, ${errors}` },
+      {
+        label: "counts exact at the end (API)",
+        value: exact ? "yes" : "NO",
+        target: "yes",
+        ok: exact,
+      },
+      {
+        label: "counts exact at the end (last event)",
+        value: eventExact ? "yes" : "NO",
+        target: "yes",
+        ok: eventExact,
+      },
+      {
+        label: `thread of ${int(REPLIES)}: first page p50 / p95 (50 items)`,
+        value: `${ms(first.summary.p50)} / ${ms(first.summary.p95)}`,
+      },
+      {
+        label: `thread of ${int(REPLIES)}: last pages p50 / p95 (${last.items} items)`,
+        value: `${ms(last.summary.p50)} / ${ms(last.summary.p95)}`,
+        target: "same as the first",
+        ok: last.summary.p50 <= first.summary.p50 * 1.25 + 1,
+      },
+      {
+        label: "thread reply count",
+        value: int(count.reply_count),
+        target: int(REPLIES),
+        ok: count.reply_count === REPLIES,
+      },
+    ], true));
+    const problems = [
+      ...(errors ? [`${errors} reaction requests failed: ${errorSamples.join("; ")}`] : []),
+      ...(exact ? [] : [`counts ${sorted(shown)}, expected ${sorted(expected)}`]),
+      ...(eventExact ? [] : [`last event ${sorted(event?.payload.reactions ?? [])}`]),
+      ...(bench.errors.count
+        ? [`${bench.errors.count} server errors: ${bench.errors.samples.join("; ")}`]
+        : []),
+    ];
+    finish(problems, "reaction counts exact; thread pages measured");
+  });
+}
