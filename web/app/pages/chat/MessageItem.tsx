@@ -1,11 +1,13 @@
 /**
- * One message: sender, time, reply quote, text or tombstone, attachments, reactions (toggle one's
+ * One message: sender, time, reply quote, text (links, bold, italic and code, rendered
+ * safely: rich-text.ts) or tombstone, attachments, reactions (toggle one's
  * own, add from a small picker), its thread's reply count, actions, read marks.
  */
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { apiOrigin } from "../../lib/api.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
 import { COMMON_EMOJI, type Message } from "./api.ts";
+import { RichText } from "./rich-text.ts";
 
 export function MessageItem(
   {
@@ -82,7 +84,11 @@ export function MessageItem(
         ? <p class="tombstone">This message was deleted.</p>
         : editing
         ? <EditForm initial={m.content} onSave={onSaveEdit} onCancel={onCancelEdit} />
-        : m.content && <p class="content">{m.content}</p>}
+        : m.content && (
+          <p class="content">
+            <RichText text={m.content} />
+          </p>
+        )}
       {!deleted && m.attachments.length > 0 && (
         <ul class="attachments">
           {m.attachments.map((a) => {
