@@ -169,9 +169,9 @@ export async function main(args: string[]): Promise<void> {
     const history = await sql<
       { xid: string; id: string; created_at: Date; payload: { reactions: Counts } }[]
     >`
-      select xid::text, id::text, created_at, payload from app.events
-      where event = 'message.reactions' and payload ->> 'messageId' = ${hotId}
-      order by xid, id`;
+      select e.xid::text as xid, e.id::text as id, e.created_at, e.payload from app.events e
+      where e.event = 'message.reactions' and e.payload ->> 'messageId' = ${hotId}
+      order by e.xid, e.id`; -- the columns, not the text aliases (12467 < 2322 as text)
     const outOfStep: string[] = [];
     for (let i = 1; i < history.length; i++) {
       const d = distance(history[i - 1].payload.reactions, history[i].payload.reactions);
