@@ -171,7 +171,7 @@ export async function main(args: string[]): Promise<void> {
     >`
       select e.xid::text as xid, e.id::text as id, e.created_at, e.payload from app.events e
       where e.event = 'message.reactions' and e.payload ->> 'messageId' = ${hotId}
-      order by e.xid, e.id`; -- the columns, not the text aliases (12467 < 2322 as text)
+      order by e.xid, e.id`; // the columns, not the text aliases (as text, 12467 < 2322)
     const outOfStep: string[] = [];
     for (let i = 1; i < history.length; i++) {
       const d = distance(history[i - 1].payload.reactions, history[i].payload.reactions);
