@@ -289,16 +289,17 @@ begin
     where r.message_id = m.id and r.user_id = me and r.emoji = reaction;
   end if;
   get diagnostics changed = row_count;
+  -- One aggregate under the lock serves the answer, the limit (one entry per distinct emoji)
+  -- and the event: the lock is the hot message's bottleneck, so nothing is read twice in it.
+  summary := app.message_reactions_json(m.id, me);
   if changed > 0 then
-    if present and (select count(distinct r.emoji) from app.message_reactions r where r.message_id = m.id) > 20 then
+    if present and jsonb_array_length(summary) > 20 then
       raise exception 'a message has at most 20 different reactions' using errcode = 'AG422';
     end if;
-    summary := app.message_reactions_json(m.id, me);
     perform app_private.emit_event('conversation:' || m.conversation_id, 'message.reactions',
       jsonb_build_object('messageId', m.id, 'reactions',
-        (select coalesce(jsonb_agg(e - 'me'), '[]'::jsonb) from jsonb_array_elements(summary) e)));
-  else
-    summary := app.message_reactions_json(m.id, me);
+        (select coalesce(jsonb_agg(e.value - 'me' order by e.n), '[]'::jsonb)
+         from jsonb_array_elements(summary) with ordinality e(value, n))));
   end if;
   return jsonb_build_object('messageId', m.id, 'reactions', summary);
 end;

@@ -23,8 +23,29 @@ import {
   waitForQuietMachine,
   withStack,
 } from "./scaffold.ts";
-import { int, ms, signUpByMagicLink, summarize, UNTHROTTLED_ENV } from "./stats.ts";
+import {
+  cpuTable,
+  cpuUse,
+  int,
+  ms,
+  postgresTicks,
+  sampleCpu,
+  signUpByMagicLink,
+  summarize,
+  ticksOf,
+  UNTHROTTLED_ENV,
+} from "./stats.ts";
 import { encodeCursor } from "../../functions/api/core/openapi.ts";
+
+type Counts = { emoji: string; count: number }[];
+
+/** How many single changes lead from one set of counts to another. */
+function distance(a: Counts, b: Counts): number {
+  const counts = new Map<string, number>();
+  for (const r of a) counts.set(r.emoji, r.count);
+  for (const r of b) counts.set(r.emoji, (counts.get(r.emoji) ?? 0) - r.count);
+  return [...counts.values()].reduce((n, d) => n + Math.abs(d), 0);
+}
 
 const EMOJI = ["👍", "❤️", "😂", "🎉", "🔥"];
 const PEOPLE = 100;
@@ -86,6 +107,11 @@ export async function main(args: string[]): Promise<void> {
     let errors = 0;
     const errorSamples: string[] = [];
     const perPersonGap = (1000 * PEOPLE) / options.rate;
+    const consumers = {
+      server: () => ticksOf("self"),
+      postgres: () => postgresTicks(bench.postmasterPid),
+    };
+    const cpuBefore = sampleCpu(consumers);
     const started = performance.now();
     const endAt = started + options.seconds * 1000;
     await Promise.all(people.map(async (p, i) => {
@@ -115,6 +141,7 @@ export async function main(args: string[]): Promise<void> {
       }
     }));
     const elapsed = (performance.now() - started) / 1000;
+    const httpCpu = cpuUse(cpuBefore, sampleCpu(consumers));
     const rate = latencies.length / elapsed;
     const lat = summarize(latencies)!;
     const expected = EMOJI.map((e) => ({ emoji: e, count: mine.filter((s) => s.has(e)).length }))
@@ -129,10 +156,58 @@ export async function main(args: string[]): Promise<void> {
     const [event] = await sql<{ payload: { reactions: { emoji: string; count: number }[] } }[]>`
       select payload from app.events where event = 'message.reactions'
         and payload ->> 'messageId' = ${hotId} order by xid desc, id desc limit 1`;
+    // Compared as { emoji, count } pairs: an event's objects come from jsonb, whose keys are in
+    // jsonb's order (count, emoji), not the order they were written in.
     const sorted = (rs: { emoji: string; count: number }[]) =>
-      JSON.stringify([...rs].sort((a, b) => a.emoji.localeCompare(b.emoji)));
+      JSON.stringify(
+        rs.map((r) => ({ emoji: r.emoji, count: r.count }))
+          .sort((a, b) => a.emoji.localeCompare(b.emoji)),
+      );
     const exact = sorted(shown) === sorted(expected);
     const eventExact = sorted(event?.payload.reactions ?? []) === sorted(expected);
+    // The events in the clients' order: each must be one change after the one before it.
+    const history = await sql<
+      { xid: string; id: string; created_at: Date; payload: { reactions: Counts } }[]
+    >`
+      select e.xid::text as xid, e.id::text as id, e.created_at, e.payload from app.events e
+      where e.event = 'message.reactions' and e.payload ->> 'messageId' = ${hotId}
+      order by e.xid, e.id`; // the columns, not the text aliases (as text, 12467 < 2322)
+    const outOfStep: string[] = [];
+    for (let i = 1; i < history.length; i++) {
+      const d = distance(history[i - 1].payload.reactions, history[i].payload.reactions);
+      if (d !== 1 && outOfStep.length < 5) {
+        outOfStep.push(
+          `event ${i} (${history[i].xid}.${history[i].id}) is ${d} changes after ${
+            history[i - 1].xid
+          }.${history[i - 1].id}`,
+        );
+      }
+    }
+
+    // The ceiling: the same statement the route runs (app_private.set_reaction_as), without HTTP,
+    // from the same people on the server's own pool, as fast as it goes, on a second message.
+    const [{ id: ceilingId }] = await sql<{ id: string }[]>`
+      insert into app.messages (conversation_id, sender_id, content)
+      values (${conversationId}, ${owner.user.id}, 'the ceiling') returning id`;
+    await waitForQuietMachine();
+    const ceilingMine = people.map(() => new Set<string>());
+    let ceilingCalls = 0;
+    const ceilingCpuBefore = sampleCpu(consumers);
+    const ceilingStarted = performance.now();
+    const ceilingEnd = ceilingStarted + Math.min(options.seconds, 5) * 1000;
+    await Promise.all(people.map(async (p, i) => {
+      const claims = JSON.stringify({ sub: p.user.id, role: "authenticated" });
+      while (performance.now() < ceilingEnd) {
+        const emoji = EMOJI[Math.floor(Math.random() * EMOJI.length)];
+        const present = !ceilingMine[i].has(emoji);
+        await sql`select app_private.set_reaction_as(${claims}, ${ceilingId}, ${emoji}, ${present})`;
+        if (present) ceilingMine[i].add(emoji);
+        else ceilingMine[i].delete(emoji);
+        ceilingCalls++;
+      }
+    }));
+    const ceilingRate = ceilingCalls / ((performance.now() - ceilingStarted) / 1000);
+    const ceilingCpu = cpuUse(ceilingCpuBefore, sampleCpu(consumers));
 
     // 2. A thread of 10,000 replies --------------------------------------------------------------
     say(`a thread of ${int(REPLIES)} replies`);
@@ -175,6 +250,10 @@ export async function main(args: string[]): Promise<void> {
         ok: rate >= options.rate * 0.97,
       },
       {
+        label: "ceiling: the same statement without HTTP, 100 people, 20 connections (calls/s)",
+        value: int(ceilingRate),
+      },
+      {
         label: "reaction latency p50 / p95 / p99",
         value: `${ms(lat.p50)} / ${ms(lat.p95)} / ${ms(lat.p99)}`,
       },
@@ -208,10 +287,21 @@ export async function main(args: string[]): Promise<void> {
         ok: count.reply_count === REPLIES,
       },
     ], true));
+    console.log(
+      cpuTable("phase", { "server and clients": "server", Postgres: "postgres" }, [
+        ["reactions over HTTP", httpCpu],
+        ["the ceiling (no HTTP)", ceilingCpu],
+      ]),
+    );
     const problems = [
       ...(errors ? [`${errors} reaction requests failed: ${errorSamples.join("; ")}`] : []),
       ...(exact ? [] : [`counts ${sorted(shown)}, expected ${sorted(expected)}`]),
-      ...(eventExact ? [] : [`last event ${sorted(event?.payload.reactions ?? [])}`]),
+      ...(eventExact
+        ? []
+        : [`last event ${sorted(event?.payload.reactions ?? [])}, expected ${sorted(expected)}`]),
+      ...(outOfStep.length
+        ? [`${history.length} events, not one change apart: ${outOfStep.join("; ")}`]
+        : []),
       ...(bench.errors.count
         ? [`${bench.errors.count} server errors: ${bench.errors.samples.join("; ")}`]
         : []),

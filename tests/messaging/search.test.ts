@@ -32,7 +32,13 @@ async function send(who: SignedIn, conversationId: string, content: string) {
 }
 
 interface Result {
-  message: { id: string; content: string; conversationId: string; deletedAt: string | null };
+  message: {
+    id: string;
+    content: string;
+    conversationId: string;
+    deletedAt: string | null;
+    threadId?: string | null;
+  };
   conversation: { id: string; type: string; title: string | null };
   highlight: string;
 }
@@ -251,6 +257,22 @@ test("[messaging] GET /api/messages/search never finds a tombstone", async () =>
   for (const who of [alice, bob]) {
     assert.deepEqual(contents(await search(who, "platypus")), ["platypus that stays"]);
   }
+});
+
+test("[messaging] GET /api/messages/search finds replies in threads too (a message the caller can read), with their threadId", async () => {
+  const { alice, bob, conversation } = await pair();
+  const root = await send(alice, conversation.id, "wombat thread root");
+  const reply = await expectJson(
+    await t.request("POST", `/api/conversations/${conversation.id}/messages`, {
+      token: bob.accessToken,
+      body: { content: "wombat reply in the thread", threadId: root.id },
+    }),
+    201,
+  );
+  const page = await search(alice, "wombat");
+  assert.deepEqual(contents(page).sort(), ["wombat reply in the thread", "wombat thread root"]);
+  const found = page.items.find((i: Result) => i.message.id === reply.id);
+  assert.equal(found?.message.threadId, root.id);
 });
 
 test("[messaging] GET /api/messages/search pages with a keyset cursor, each result once, stable under inserts", async () => {

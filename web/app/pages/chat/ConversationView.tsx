@@ -33,74 +33,11 @@ import {
   type MuteState,
   type Reaction,
 } from "./api.ts";
+import { initialState, reducer } from "./conversation-state.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";
 
 const PAGE = 30;
-
-interface State {
-  byId: Map<string, Message>;
-  /** Cursor to older messages; null when the start was reached. */
-  older: string | null | undefined;
-  loading: boolean;
-  error: string | null;
-}
-
-type Action =
-  | { type: "merge"; messages: Message[]; fromEvent?: boolean }
-  | { type: "reactions"; id: string; reactions: Reaction[]; withMe: boolean }
-  | { type: "deleted"; id: string; deletedAt: string }
-  | { type: "older"; cursor: string | null }
-  | { type: "loading"; loading: boolean }
-  | { type: "error"; error: string | null };
-
-function reducer(state: State, action: Action): State {
-  switch (action.type) {
-    case "merge": {
-      const byId = new Map(state.byId);
-      for (const m of action.messages) {
-        const known = byId.get(m.id);
-        // A tombstone never comes back to life; an older copy never replaces a newer one.
-        if (known?.deletedAt && !m.deletedAt) continue;
-        if (known?.editedAt && m.editedAt && m.editedAt < known.editedAt) continue;
-        // An event goes to everyone, so its reactions carry no `me`: keep the page's own.
-        byId.set(
-          m.id,
-          action.fromEvent && known
-            ? { ...m, reactions: keepMine(known.reactions, m.reactions) }
-            : m,
-        );
-      }
-      return { ...state, byId };
-    }
-    case "deleted": {
-      const known = state.byId.get(action.id);
-      if (!known) return state;
-      const byId = new Map(state.byId);
-      byId.set(action.id, { ...known, content: "", attachments: [], deletedAt: action.deletedAt });
-      return { ...state, byId };
-    }
-    case "reactions": {
-      const known = state.byId.get(action.id);
-      if (!known || known.deletedAt) return state;
-      const reactions = action.withMe
-        ? action.reactions
-        : keepMine(known.reactions, action.reactions);
-      return { ...state, byId: new Map(state.byId).set(action.id, { ...known, reactions }) };
-    }
-    case "older":
-      return { ...state, older: action.cursor };
-    case "loading":
-      return { ...state, loading: action.loading };
-    case "error":
-      return { ...state, error: action.error };
-  }
-}
-
-function keepMine(known: Reaction[], incoming: Reaction[]): Reaction[] {
-  const mine = new Set(known.filter((r) => r.me).map((r) => r.emoji));
-  return incoming.map((r) => ({ ...r, me: mine.has(r.emoji) }));
-}
 
 interface TypingEntry {
   expiresAt: number;
@@ -116,12 +53,10 @@ export function ConversationView(
     onRead: (unread: number) => void;
   },
 ) {
-  const [state, dispatch] = useReducer(reducer, {
-    byId: new Map(),
-    older: undefined,
-    loading: true,
-    error: null,
-  });
+  const [state, dispatch] = useReducer(reducer, undefined, initialState);
+  // The reactions tick as of the last render: a read started now is older than any event after it.
+  const tick = useRef(0);
+  tick.current = state.tick;
   const [readers, setReaders] = useState<Map<string, number>>(new Map());
   const [typing, setTyping] = useState<Map<string, TypingEntry>>(new Map());
   const [present, setPresent] = useState<Present[] | null>(null);
@@ -204,8 +139,9 @@ export function ConversationView(
 
   /** Reads a root again (its exact reply count and last reply time). */
   function refreshRoot(rootId: string) {
+    const readFrom = tick.current;
     void chatApi.thread(rootId, { limit: 1 })
-      .then((t) => dispatch({ type: "merge", messages: [t.root] }))
+      .then((t) => dispatch({ type: "merge", messages: [t.root], readFrom }))
       .catch(() => {});
   }
 
@@ -217,8 +153,9 @@ export function ConversationView(
 
   async function loadThread(rootId: string, cursor: string | null) {
     try {
+      const readFrom = tick.current;
       const t = await chatApi.thread(rootId, { limit: 50, cursor });
-      dispatch({ type: "merge", messages: [t.root, ...t.items] });
+      dispatch({ type: "merge", messages: [t.root, ...t.items], readFrom });
       setThreadMore(t.nextCursor);
     } catch (err) {
       setNotice(describeError(err));
@@ -227,8 +164,9 @@ export function ConversationView(
 
   async function react(m: Message, emoji: string, present: boolean) {
     try {
+      const readFrom = tick.current;
       const r = await chatApi.react(m.id, emoji, present);
-      dispatch({ type: "reactions", id: m.id, reactions: r.reactions, withMe: true });
+      dispatch({ type: "own reactions", id: m.id, reactions: r.reactions, readFrom });
     } catch (err) {
       setNotice(describeError(err));
     }
@@ -237,12 +175,14 @@ export function ConversationView(
   // Load the newest page, then follow the topic.
   useEffect(() => {
     let live = true;
-    const newest = () =>
-      chatApi.messages(conversationId, { limit: PAGE }).then((page) => {
+    const newest = () => {
+      const readFrom = tick.current;
+      return chatApi.messages(conversationId, { limit: PAGE }).then((page) => {
         if (!live) return;
-        dispatch({ type: "merge", messages: page.items });
+        dispatch({ type: "merge", messages: page.items, readFrom });
         return page;
       });
+    };
     newest()
       .then((page) => page && dispatch({ type: "older", cursor: page.nextCursor }))
       .catch((err) => live && dispatch({ type: "error", error: describeError(err) }))
@@ -282,7 +222,6 @@ export function ConversationView(
             type: "reactions",
             id: String(payload.messageId),
             reactions: payload.reactions as Reaction[],
-            withMe: false,
           });
           break;
         case "message.read": {
@@ -385,10 +324,11 @@ export function ConversationView(
     if (!state.older || state.loading) return;
     dispatch({ type: "loading", loading: true });
     try {
+      const readFrom = tick.current;
       const page = await chatApi.messages(conversationId, { limit: PAGE, cursor: state.older });
       const el = scroller.current;
       if (el) keepOffset.current = el.scrollHeight - el.scrollTop;
-      dispatch({ type: "merge", messages: page.items });
+      dispatch({ type: "merge", messages: page.items, readFrom });
       dispatch({ type: "older", cursor: page.nextCursor });
     } catch (err) {
       dispatch({ type: "error", error: describeError(err) });

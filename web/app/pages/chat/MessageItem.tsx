@@ -1,14 +1,16 @@
 /**
- * One message: sender, time, reply quote, text or tombstone, attachments, reactions (toggle one's
- * own, add from a small picker), its thread's reply count, actions, read marks. Mentions are
- * highlighted in the text (`@Name` of each mentioned participant; the caller's own stand out);
- * a message from someone the caller blocks is marked, and any other's offers Block and Report.
+ * One message: sender, time, reply quote, text (links, bold, italic and code, rendered safely:
+ * rich-text.ts) or tombstone, attachments, reactions (toggle one's own, add from a small picker),
+ * its thread's reply count, actions, read marks. Mentions are highlighted in the text (`@Name` of
+ * each mentioned participant; the caller's own stand out); a message from someone the caller
+ * blocks is marked, and any other's offers Block and Report.
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { apiOrigin } from "../../lib/api.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
 import { COMMON_EMOJI, type Message } from "./api.ts";
+import { RichText } from "./rich-text.ts";
 
 export function MessageItem(
   {
@@ -104,7 +106,12 @@ export function MessageItem(
         : editing
         ? <EditForm initial={m.content} onSave={onSaveEdit} onCancel={onCancelEdit} />
         : m.content && (
-          <p class="content">{withMentions(m.content, m.mentions ?? [], nameOf, meId)}</p>
+          <p class="content">
+            <RichText
+              text={m.content}
+              plain={(text) => withMentions(text, m.mentions ?? [], nameOf, meId)}
+            />
+          </p>
         )}
       {!deleted && m.attachments.length > 0 && (
         <ul class="attachments">
