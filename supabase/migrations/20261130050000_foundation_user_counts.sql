@@ -4,9 +4,11 @@
  * matched nobody walked the whole created_at index looking for a first row.
  *
  * - app_private.user_counts: one row per (role, status), kept exact by statement-level triggers
- *   on app.users (insert, update, delete, truncate). Concurrent writers serialize on the rows
- *   they change (each transaction adds its own delta to the row as it is when its lock is
- *   granted), in (role, status) order, so two writers never wait on each other in a cycle.
+ *   on app.users (insert, update, delete, truncate). The triggers only append their deltas to
+ *   app_private.user_count_deltas (no row is updated, so concurrent writers never wait on each
+ *   other, and two multi-statement transactions cannot deadlock on the counters); pg_cron job
+ *   agora-compact-counters folds the deltas into the counts every minute. A count is the row
+ *   plus its deltas, read in one statement: exact at any moment.
  * - app.user_counts(): the counts, for an ADMIN (42501 otherwise).
  * - app_private.recount_users(): recomputes them from the table (operators, and seeds that
  *   write users with triggers off).
@@ -17,41 +19,35 @@
 create table app_private.user_counts (
   role app.user_role not null,
   status app.user_status not null,
-  n bigint not null default 0 check (n >= 0),
+  n bigint not null default 0,
   primary key (role, status)
 );
 comment on table app_private.user_counts is
-  'How many users hold each (role, status), kept exact by the triggers on app.users (app_private.count_users_*): what the admin users list and the analytics show instead of counting the table. Server only: read through app.user_counts().';
+  'How many users hold each (role, status) as of the last compaction; the count now adds the rows of app_private.user_count_deltas (app.user_counts() does). Kept exact by the triggers on app.users (app_private.count_users_*): what the admin users list and the analytics show instead of counting the table. Server only.';
 alter table app_private.user_counts enable row level security;
 
+create table app_private.user_count_deltas (
+  id bigint generated always as identity primary key,
+  role app.user_role not null,
+  status app.user_status not null,
+  delta bigint not null
+);
+comment on table app_private.user_count_deltas is
+  'Changes to app_private.user_counts not folded in yet: appended by the triggers on app.users (one row per role and status a statement changed), folded in and deleted by app_private.compact_counters (pg_cron, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+alter table app_private.user_count_deltas enable row level security;
+
 create function app_private.apply_user_count_deltas(deltas jsonb) returns void
-language plpgsql
+language sql
 set search_path = ''
 as $$
-declare
-  d record;
-begin
-  -- In (role, status) order: every writer locks the counter rows in the same order.
-  for d in
-    select x.role, x.status, sum(x.delta)::bigint as delta
-    from jsonb_to_recordset(deltas) as x(role app.user_role, status app.user_status, delta bigint)
-    group by x.role, x.status
-    having sum(x.delta) <> 0
-    order by x.role, x.status
-  loop
-    -- An update, not insert ... on conflict: an insert checks its proposed row (a negative
-    -- delta breaks n >= 0) before it finds the conflict.
-    update app_private.user_counts c set n = c.n + d.delta
-    where c.role = d.role and c.status = d.status;
-    if not found then
-      insert into app_private.user_counts as c (role, status, n) values (d.role, d.status, d.delta)
-      on conflict (role, status) do update set n = c.n + excluded.n;
-    end if;
-  end loop;
-end;
+  insert into app_private.user_count_deltas (role, status, delta)
+  select x.role, x.status, sum(x.delta)::bigint
+  from jsonb_to_recordset(deltas) as x(role app.user_role, status app.user_status, delta bigint)
+  group by x.role, x.status
+  having sum(x.delta) <> 0
 $$;
 comment on function app_private.apply_user_count_deltas(jsonb) is
-  'Adds [{role, status, delta}] to app_private.user_counts, one row at a time in (role, status) order so concurrent writers lock the rows in one order (no deadlock) and each adds to the latest value (exact).';
+  'Appends [{role, status, delta}] (summed per role and status) to app_private.user_count_deltas: an insert, never an update of a shared row, so concurrent writers neither wait nor deadlock.';
 revoke all on function app_private.apply_user_count_deltas(jsonb) from public;
 
 create function app_private.count_users_inserted() returns trigger
@@ -116,6 +112,7 @@ security definer
 set search_path = ''
 as $$
 begin
+  delete from app_private.user_count_deltas;
   update app_private.user_counts set n = 0 where n <> 0;
   return null;
 end;
@@ -144,6 +141,8 @@ begin
   -- Writers wait while the counters are rebuilt, so none of their deltas is lost.
   lock table app.users in share row exclusive mode;
   lock table app_private.user_counts in exclusive mode;
+  lock table app_private.user_count_deltas in exclusive mode;
+  delete from app_private.user_count_deltas;
   delete from app_private.user_counts;
   insert into app_private.user_counts (role, status, n)
   select r.role, s.status, count(u.id)
@@ -169,11 +168,19 @@ begin
   if not app.is_admin() then
     raise exception 'only an ADMIN reads the user counts' using errcode = '42501';
   end if;
-  return query select c.role, c.status, c.n from app_private.user_counts c;
+  -- One statement: a compaction moves deltas into the rows atomically, so this sees either.
+  return query
+    select x.role, x.status, sum(x.n)::bigint
+    from (
+      select c.role, c.status, c.n from app_private.user_counts c
+      union all
+      select d.role, d.status, d.delta from app_private.user_count_deltas d
+    ) x
+    group by x.role, x.status;
 end;
 $$;
 comment on function app.user_counts() is
-  'How many users hold each role and status, from the maintained counters (app_private.user_counts): GET /api/admin/users and the analytics. ADMIN only (42501). security definer: the counters are server-only; it returns counts, no person.';
+  'How many users hold each role and status, from the maintained counters (app_private.user_counts plus the deltas not folded in yet): GET /api/admin/users and the analytics. ADMIN only (42501). security definer: the counters are server-only; it returns counts, no person.';
 revoke all on function app.user_counts() from public;
 grant execute on function app.user_counts() to authenticated;
 
@@ -181,3 +188,51 @@ grant execute on function app.user_counts() to authenticated;
 create index users_role_created_at_idx on app.users (role, created_at desc, id desc);
 create index users_status_created_at_idx on app.users (status, created_at desc, id desc);
 drop index app.users_role_idx;
+
+create function app_private.compact_user_counts() returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  folded integer;
+begin
+  with gone as (
+    delete from app_private.user_count_deltas d returning d.role, d.status, d.delta
+  ), sums as (
+    select g.role, g.status, sum(g.delta)::bigint as delta, count(*)::integer as rows
+    from gone g group by g.role, g.status
+  ), added as (
+    -- A data-modifying CTE runs to its end whether or not it is read.
+    insert into app_private.user_counts as c (role, status, n)
+    select s.role, s.status, s.delta from sums s order by s.role, s.status
+    on conflict (role, status) do update set n = c.n + excluded.n
+  )
+  select coalesce(sum(s.rows), 0)::integer into folded from sums s;
+  return folded;
+end;
+$$;
+comment on function app_private.compact_user_counts() is
+  'Folds app_private.user_count_deltas into app_private.user_counts in one transaction (the deltas it deleted, nothing written meanwhile), so readers see the same sums before and after. Run by app_private.compact_counters (pg_cron agora-compact-counters, every minute). Returns how many delta rows it folded.';
+revoke all on function app_private.compact_user_counts() from public;
+
+create function app.admin_user_matches(pattern text, only_status app.user_status default null)
+returns table (id uuid, role app.user_role, created_at timestamptz)
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN searches users' using errcode = '42501';
+  end if;
+  return query
+    select u.id, u.role, u.created_at from app.users u
+    where coalesce(lower(u.email), '') || ' ' || lower(u.name) like pattern
+      and (only_status is null or u.status = only_status);
+end;
+$$;
+comment on function app.admin_user_matches(text, app.user_status) is
+  'GET /api/admin/users?search=: the users whose e-mail or name matches a LIKE pattern (lower case), found through users_search_idx (trigram). Under the caller''s RLS the pattern could not use the index: LIKE is not leakproof, so Postgres tests it only after the users policy, on every row. ADMIN only (42501), who may read every user anyway. security definer for that reason; it returns ids, roles and creation times only.';
+revoke all on function app.admin_user_matches(text, app.user_status) from public;
+grant execute on function app.admin_user_matches(text, app.user_status) to authenticated;

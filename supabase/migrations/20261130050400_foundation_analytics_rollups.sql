@@ -7,7 +7,10 @@
  *   `signups` (a user row inserted), `signins` (a security event auth.signin) and `active` (a
  *   user with a session made or refreshed, or a request in the access log, in the bucket), per
  *   UTC day, ISO week and month. Statement-level triggers on app.users, app.security_events,
- *   app.sessions and app.access_logs add to them in the writer's transaction.
+ *   app.sessions and app.access_logs append their deltas to app_private.analytics_count_deltas
+ *   in the writer's transaction (inserts only: writers never wait for a counter row, so
+ *   sign-ins do not queue behind each other and cannot deadlock on it); pg_cron job
+ *   agora-compact-counters folds them in every minute, and a figure is its row plus its deltas.
  * - app_private.activity_members: which users were active in each open bucket, so a user counts
  *   once per bucket (insert ... on conflict do nothing: of two transactions adding the same user
  *   the second waits for the first and adds nothing if it commits). Members of buckets closed two
@@ -31,6 +34,19 @@ comment on table app_private.analytics_counts is
   'The admin analytics'' user figures per UTC day, ISO week and month (sign-ups, sign-ins, active users), kept by the writes (statement triggers on app.users, app.security_events, app.sessions, app.access_logs), so the page reads a row per bucket instead of counting the tables. Server only: read through app.analytics_series().';
 alter table app_private.analytics_counts enable row level security;
 
+create table app_private.analytics_count_deltas (
+  id bigint generated always as identity primary key,
+  metric text not null check (metric in ('signups', 'signins', 'active')),
+  bucket_interval text not null check (bucket_interval in ('day', 'week', 'month')),
+  bucket timestamptz not null,
+  delta bigint not null
+);
+create index analytics_count_deltas_bucket_idx
+  on app_private.analytics_count_deltas (metric, bucket_interval, bucket);
+comment on table app_private.analytics_count_deltas is
+  'Additions to app_private.analytics_counts not folded in yet: appended by the rollup triggers, folded in and deleted by app_private.compact_counters (pg_cron, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+alter table app_private.analytics_count_deltas enable row level security;
+
 create table app_private.activity_members (
   bucket_interval text not null check (bucket_interval in ('day', 'week', 'month')),
   bucket timestamptz not null,
@@ -46,17 +62,15 @@ create function app_private.add_analytics_counts(metric text, ats timestamptz[])
 language sql
 set search_path = ''
 as $$
-  insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+  insert into app_private.analytics_count_deltas (metric, bucket_interval, bucket, delta)
   select add_analytics_counts.metric, i.name, date_trunc(i.name, a.at, 'UTC'), count(*)
   from unnest(ats) a(at)
   cross join (values ('day'), ('month'), ('week')) i(name)
   where a.at is not null
   group by 1, 2, 3
-  order by 1, 2, 3
-  on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
 $$;
 comment on function app_private.add_analytics_counts(text, timestamptz[]) is
-  'Adds one to a metric''s day, week and month bucket for each time given, in one statement, the rows in key order (concurrent writers lock them in the same order: no deadlock; each adds to the latest value: exact).';
+  'Adds one to a metric''s day, week and month bucket for each time given: appends a delta per bucket (an insert, never an update of a shared row).';
 revoke all on function app_private.add_analytics_counts(text, timestamptz[]) from public;
 
 create function app_private.record_activity(users uuid[], ats timestamptz[]) returns void
@@ -74,14 +88,12 @@ as $$
     on conflict do nothing
     returning bucket_interval, bucket
   )
-  insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+  insert into app_private.analytics_count_deltas (metric, bucket_interval, bucket, delta)
   select 'active', bucket_interval, bucket, count(*) from added
   group by 2, 3
-  order by 2, 3
-  on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
 $$;
 comment on function app_private.record_activity(uuid[], timestamptz[]) is
-  'Records that users were active at times (pairs of the two arrays): each user new to a day, week or month bucket becomes its member and adds one to its active count. Rows in key order, so concurrent writers never deadlock; a user added by two transactions at once counts once.';
+  'Records that users were active at times (pairs of the two arrays): each user new to a day, week or month bucket becomes its member and adds one to its active count (a delta). Members are inserted in key order, so concurrent writers never deadlock; a user added by two transactions at once counts once (the second waits for the first and adds nothing if it commits).';
 revoke all on function app_private.record_activity(uuid[], timestamptz[]) from public;
 
 create function app_private.count_signups() returns trigger
@@ -244,16 +256,50 @@ begin
     raise exception 'unknown metric % or interval %', metric, bucket_interval using errcode = '22023';
   end if;
   return query
-    select b.t, coalesce(c.value, 0)::bigint
+    select b.t,
+      coalesce((select c.value from app_private.analytics_counts c
+                where c.metric = analytics_series.metric
+                  and c.bucket_interval = analytics_series.bucket_interval and c.bucket = b.t), 0)
+      + coalesce((select sum(d.delta) from app_private.analytics_count_deltas d
+                  where d.metric = analytics_series.metric
+                    and d.bucket_interval = analytics_series.bucket_interval and d.bucket = b.t), 0)::bigint
     from generate_series(date_trunc(bucket_interval, range_from, 'UTC'), range_to,
                          ('1 ' || bucket_interval)::interval) b(t)
-    left join app_private.analytics_counts c
-      on c.metric = analytics_series.metric and c.bucket_interval = analytics_series.bucket_interval
-     and c.bucket = b.t
     order by b.t;
 end;
 $$;
 comment on function app.analytics_series(text, text, timestamptz, timestamptz) is
-  'GET /api/admin/analytics: a metric (signups, signins, active) per UTC day, ISO week or month from the bucket holding range_from to range_to, zero where nothing happened, from the rollups (app_private.analytics_counts): a row per bucket, whatever the size of the tables. ADMIN only (42501). security definer: the rollups are server-only; it returns counts, no person.';
+  'GET /api/admin/analytics: a metric (signups, signins, active) per UTC day, ISO week or month from the bucket holding range_from to range_to, zero where nothing happened, from the rollups (app_private.analytics_counts and the deltas not folded in yet): a row per bucket, whatever the size of the tables. ADMIN only (42501). security definer: the rollups are server-only; it returns counts, no person.';
 revoke all on function app.analytics_series(text, text, timestamptz, timestamptz) from public;
 grant execute on function app.analytics_series(text, text, timestamptz, timestamptz) to authenticated;
+
+create function app_private.compact_counters() returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  folded integer;
+  more integer;
+begin
+  folded := app_private.compact_user_counts();
+  with gone as (
+    delete from app_private.analytics_count_deltas d
+    returning d.metric, d.bucket_interval, d.bucket, d.delta
+  ), sums as (
+    select g.metric, g.bucket_interval, g.bucket, sum(g.delta)::bigint as delta, count(*)::integer as rows
+    from gone g group by 1, 2, 3
+  ), added as (
+    insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+    select s.metric, s.bucket_interval, s.bucket, s.delta from sums s order by 1, 2, 3
+    on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
+  )
+  select coalesce(sum(s.rows), 0)::integer into more from sums s;
+  return folded + more;
+end;
+$$;
+comment on function app_private.compact_counters() is
+  'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts and of the analytics rollups into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after. Returns how many delta rows it folded.';
+revoke all on function app_private.compact_counters() from public;
+
+select cron.schedule('agora-compact-counters', '* * * * *', 'select app_private.compact_counters()');
+select app_private.compact_counters();

@@ -499,6 +499,39 @@ CREATE INDEX activity_members_user_id_idx ON app_private.activity_members USING 
 ALTER TABLE app_private.activity_members ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_count_deltas
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_count_deltas (
+    id bigint NOT NULL,
+    metric text NOT NULL,
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    delta bigint NOT NULL,
+    CONSTRAINT analytics_count_deltas_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text]))),
+    CONSTRAINT analytics_count_deltas_metric_check CHECK ((metric = ANY (ARRAY['signups'::text, 'signins'::text, 'active'::text])))
+);
+
+COMMENT ON TABLE app_private.analytics_count_deltas IS 'Additions to app_private.analytics_counts not folded in yet: appended by the rollup triggers, folded in and deleted by app_private.compact_counters (pg_cron, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+
+ALTER TABLE app_private.analytics_count_deltas ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.analytics_count_deltas_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.analytics_count_deltas
+    ADD CONSTRAINT analytics_count_deltas_pkey PRIMARY KEY (id);
+
+CREATE INDEX analytics_count_deltas_bucket_idx ON app_private.analytics_count_deltas USING btree (metric, bucket_interval, bucket);
+
+ALTER TABLE app_private.analytics_count_deltas ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
 -- table app_private.analytics_counts
 -- created in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
@@ -612,6 +645,34 @@ ALTER TABLE ONLY app_private.refresh_tokens
 ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
+-- table app_private.user_count_deltas
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.user_count_deltas (
+    id bigint NOT NULL,
+    role app.user_role NOT NULL,
+    status app.user_status NOT NULL,
+    delta bigint NOT NULL
+);
+
+COMMENT ON TABLE app_private.user_count_deltas IS 'Changes to app_private.user_counts not folded in yet: appended by the triggers on app.users (one row per role and status a statement changed), folded in and deleted by app_private.compact_counters (pg_cron, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+
+ALTER TABLE app_private.user_count_deltas ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.user_count_deltas_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.user_count_deltas
+    ADD CONSTRAINT user_count_deltas_pkey PRIMARY KEY (id);
+
+ALTER TABLE app_private.user_count_deltas ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
 -- table app_private.user_counts
 -- created in 20261130050000_foundation_user_counts.sql
 -- ---------------------------------------------------------------------------------------------
@@ -619,16 +680,40 @@ ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
 CREATE TABLE app_private.user_counts (
     role app.user_role NOT NULL,
     status app.user_status NOT NULL,
-    n bigint DEFAULT 0 NOT NULL,
-    CONSTRAINT user_counts_n_check CHECK ((n >= 0))
+    n bigint DEFAULT 0 NOT NULL
 );
 
-COMMENT ON TABLE app_private.user_counts IS 'How many users hold each (role, status), kept exact by the triggers on app.users (app_private.count_users_*): what the admin users list and the analytics show instead of counting the table. Server only: read through app.user_counts().';
+COMMENT ON TABLE app_private.user_counts IS 'How many users hold each (role, status) as of the last compaction; the count now adds the rows of app_private.user_count_deltas (app.user_counts() does). Kept exact by the triggers on app.users (app_private.count_users_*): what the admin users list and the analytics show instead of counting the table. Server only.';
 
 ALTER TABLE ONLY app_private.user_counts
     ADD CONSTRAINT user_counts_pkey PRIMARY KEY (role, status);
 
 ALTER TABLE app_private.user_counts ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.admin_user_matches
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.admin_user_matches(pattern text, only_status app.user_status DEFAULT NULL::app.user_status) RETURNS TABLE(id uuid, role app.user_role, created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN searches users' using errcode = '42501';
+  end if;
+  return query
+    select u.id, u.role, u.created_at from app.users u
+    where coalesce(lower(u.email), '') || ' ' || lower(u.name) like pattern
+      and (only_status is null or u.status = only_status);
+end;
+$$;
+
+COMMENT ON FUNCTION app.admin_user_matches(pattern text, only_status app.user_status) IS 'GET /api/admin/users?search=: the users whose e-mail or name matches a LIKE pattern (lower case), found through users_search_idx (trigram). Under the caller''s RLS the pattern could not use the index: LIKE is not leakproof, so Postgres tests it only after the users policy, on every row. ADMIN only (42501), who may read every user anyway. security definer for that reason; it returns ids, roles and creation times only.';
+
+REVOKE ALL ON FUNCTION app.admin_user_matches(pattern text, only_status app.user_status) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.admin_user_matches(pattern text, only_status app.user_status) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.analytics_series
@@ -648,17 +733,20 @@ begin
     raise exception 'unknown metric % or interval %', metric, bucket_interval using errcode = '22023';
   end if;
   return query
-    select b.t, coalesce(c.value, 0)::bigint
+    select b.t,
+      coalesce((select c.value from app_private.analytics_counts c
+                where c.metric = analytics_series.metric
+                  and c.bucket_interval = analytics_series.bucket_interval and c.bucket = b.t), 0)
+      + coalesce((select sum(d.delta) from app_private.analytics_count_deltas d
+                  where d.metric = analytics_series.metric
+                    and d.bucket_interval = analytics_series.bucket_interval and d.bucket = b.t), 0)::bigint
     from generate_series(date_trunc(bucket_interval, range_from, 'UTC'), range_to,
                          ('1 ' || bucket_interval)::interval) b(t)
-    left join app_private.analytics_counts c
-      on c.metric = analytics_series.metric and c.bucket_interval = analytics_series.bucket_interval
-     and c.bucket = b.t
     order by b.t;
 end;
 $$;
 
-COMMENT ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'GET /api/admin/analytics: a metric (signups, signins, active) per UTC day, ISO week or month from the bucket holding range_from to range_to, zero where nothing happened, from the rollups (app_private.analytics_counts): a row per bucket, whatever the size of the tables. ADMIN only (42501). security definer: the rollups are server-only; it returns counts, no person.';
+COMMENT ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'GET /api/admin/analytics: a metric (signups, signins, active) per UTC day, ISO week or month from the bucket holding range_from to range_to, zero where nothing happened, from the rollups (app_private.analytics_counts and the deltas not folded in yet): a row per bucket, whatever the size of the tables. ADMIN only (42501). security definer: the rollups are server-only; it returns counts, no person.';
 
 REVOKE ALL ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
@@ -936,11 +1024,19 @@ begin
   if not app.is_admin() then
     raise exception 'only an ADMIN reads the user counts' using errcode = '42501';
   end if;
-  return query select c.role, c.status, c.n from app_private.user_counts c;
+  -- One statement: a compaction moves deltas into the rows atomically, so this sees either.
+  return query
+    select x.role, x.status, sum(x.n)::bigint
+    from (
+      select c.role, c.status, c.n from app_private.user_counts c
+      union all
+      select d.role, d.status, d.delta from app_private.user_count_deltas d
+    ) x
+    group by x.role, x.status;
 end;
 $$;
 
-COMMENT ON FUNCTION app.user_counts() IS 'How many users hold each role and status, from the maintained counters (app_private.user_counts): GET /api/admin/users and the analytics. ADMIN only (42501). security definer: the counters are server-only; it returns counts, no person.';
+COMMENT ON FUNCTION app.user_counts() IS 'How many users hold each role and status, from the maintained counters (app_private.user_counts plus the deltas not folded in yet): GET /api/admin/users and the analytics. ADMIN only (42501). security definer: the counters are server-only; it returns counts, no person.';
 
 REVOKE ALL ON FUNCTION app.user_counts() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_counts() TO authenticated;
@@ -979,17 +1075,15 @@ CREATE FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with
     LANGUAGE sql
     SET search_path TO ''
     AS $$
-  insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+  insert into app_private.analytics_count_deltas (metric, bucket_interval, bucket, delta)
   select add_analytics_counts.metric, i.name, date_trunc(i.name, a.at, 'UTC'), count(*)
   from unnest(ats) a(at)
   cross join (values ('day'), ('month'), ('week')) i(name)
   where a.at is not null
   group by 1, 2, 3
-  order by 1, 2, 3
-  on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
 $$;
 
-COMMENT ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) IS 'Adds one to a metric''s day, week and month bucket for each time given, in one statement, the rows in key order (concurrent writers lock them in the same order: no deadlock; each adds to the latest value: exact).';
+COMMENT ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) IS 'Adds one to a metric''s day, week and month bucket for each time given: appends a delta per bucket (an insert, never an update of a shared row).';
 
 REVOKE ALL ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) FROM PUBLIC;
 
@@ -999,33 +1093,17 @@ REVOKE ALL ON FUNCTION app_private.add_analytics_counts(metric text, ats timesta
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.apply_user_count_deltas(deltas jsonb) RETURNS void
-    LANGUAGE plpgsql
+    LANGUAGE sql
     SET search_path TO ''
     AS $$
-declare
-  d record;
-begin
-  -- In (role, status) order: every writer locks the counter rows in the same order.
-  for d in
-    select x.role, x.status, sum(x.delta)::bigint as delta
-    from jsonb_to_recordset(deltas) as x(role app.user_role, status app.user_status, delta bigint)
-    group by x.role, x.status
-    having sum(x.delta) <> 0
-    order by x.role, x.status
-  loop
-    -- An update, not insert ... on conflict: an insert checks its proposed row (a negative
-    -- delta breaks n >= 0) before it finds the conflict.
-    update app_private.user_counts c set n = c.n + d.delta
-    where c.role = d.role and c.status = d.status;
-    if not found then
-      insert into app_private.user_counts as c (role, status, n) values (d.role, d.status, d.delta)
-      on conflict (role, status) do update set n = c.n + excluded.n;
-    end if;
-  end loop;
-end;
+  insert into app_private.user_count_deltas (role, status, delta)
+  select x.role, x.status, sum(x.delta)::bigint
+  from jsonb_to_recordset(deltas) as x(role app.user_role, status app.user_status, delta bigint)
+  group by x.role, x.status
+  having sum(x.delta) <> 0
 $$;
 
-COMMENT ON FUNCTION app_private.apply_user_count_deltas(deltas jsonb) IS 'Adds [{role, status, delta}] to app_private.user_counts, one row at a time in (role, status) order so concurrent writers lock the rows in one order (no deadlock) and each adds to the latest value (exact).';
+COMMENT ON FUNCTION app_private.apply_user_count_deltas(deltas jsonb) IS 'Appends [{role, status, delta}] (summed per role and status) to app_private.user_count_deltas: an insert, never an update of a shared row, so concurrent writers neither wait nor deadlock.';
 
 REVOKE ALL ON FUNCTION app_private.apply_user_count_deltas(deltas jsonb) FROM PUBLIC;
 
@@ -1057,6 +1135,72 @@ $$;
 COMMENT ON FUNCTION app_private.audit_config_version() IS 'Writes admin.config_changed (the version, the changed keys, the reason) in the transaction that saves a configuration version, so the change and its record commit together or not at all. security definer: an ADMIN saves versions under RLS, and security events are written by the server only.';
 
 REVOKE ALL ON FUNCTION app_private.audit_config_version() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.compact_counters
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.compact_counters() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  folded integer;
+  more integer;
+begin
+  folded := app_private.compact_user_counts();
+  with gone as (
+    delete from app_private.analytics_count_deltas d
+    returning d.metric, d.bucket_interval, d.bucket, d.delta
+  ), sums as (
+    select g.metric, g.bucket_interval, g.bucket, sum(g.delta)::bigint as delta, count(*)::integer as rows
+    from gone g group by 1, 2, 3
+  ), added as (
+    insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+    select s.metric, s.bucket_interval, s.bucket, s.delta from sums s order by 1, 2, 3
+    on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
+  )
+  select coalesce(sum(s.rows), 0)::integer into more from sums s;
+  return folded + more;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.compact_counters() IS 'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts and of the analytics rollups into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after. Returns how many delta rows it folded.';
+
+REVOKE ALL ON FUNCTION app_private.compact_counters() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.compact_user_counts
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.compact_user_counts() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  folded integer;
+begin
+  with gone as (
+    delete from app_private.user_count_deltas d returning d.role, d.status, d.delta
+  ), sums as (
+    select g.role, g.status, sum(g.delta)::bigint as delta, count(*)::integer as rows
+    from gone g group by g.role, g.status
+  ), added as (
+    -- A data-modifying CTE runs to its end whether or not it is read.
+    insert into app_private.user_counts as c (role, status, n)
+    select s.role, s.status, s.delta from sums s order by s.role, s.status
+    on conflict (role, status) do update set n = c.n + excluded.n
+  )
+  select coalesce(sum(s.rows), 0)::integer into folded from sums s;
+  return folded;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.compact_user_counts() IS 'Folds app_private.user_count_deltas into app_private.user_counts in one transaction (the deltas it deleted, nothing written meanwhile), so readers see the same sums before and after. Run by app_private.compact_counters (pg_cron agora-compact-counters, every minute). Returns how many delta rows it folded.';
+
+REVOKE ALL ON FUNCTION app_private.compact_user_counts() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.config_defaults
@@ -1209,6 +1353,7 @@ CREATE FUNCTION app_private.count_users_truncated() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
+  delete from app_private.user_count_deltas;
   update app_private.user_counts set n = 0 where n <> 0;
   return null;
 end;
@@ -1726,14 +1871,12 @@ CREATE FUNCTION app_private.record_activity(users uuid[], ats timestamp with tim
     on conflict do nothing
     returning bucket_interval, bucket
   )
-  insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+  insert into app_private.analytics_count_deltas (metric, bucket_interval, bucket, delta)
   select 'active', bucket_interval, bucket, count(*) from added
   group by 2, 3
-  order by 2, 3
-  on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
 $$;
 
-COMMENT ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) IS 'Records that users were active at times (pairs of the two arrays): each user new to a day, week or month bucket becomes its member and adds one to its active count. Rows in key order, so concurrent writers never deadlock; a user added by two transactions at once counts once.';
+COMMENT ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) IS 'Records that users were active at times (pairs of the two arrays): each user new to a day, week or month bucket becomes its member and adds one to its active count (a delta). Members are inserted in key order, so concurrent writers never deadlock; a user added by two transactions at once counts once (the second waits for the first and adds nothing if it commits).';
 
 REVOKE ALL ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) FROM PUBLIC;
 
@@ -1842,6 +1985,8 @@ begin
   -- Writers wait while the counters are rebuilt, so none of their deltas is lost.
   lock table app.users in share row exclusive mode;
   lock table app_private.user_counts in exclusive mode;
+  lock table app_private.user_count_deltas in exclusive mode;
+  delete from app_private.user_count_deltas;
   delete from app_private.user_counts;
   insert into app_private.user_counts (role, status, n)
   select r.role, s.status, count(u.id)
@@ -1874,6 +2019,15 @@ $$;
 COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest without trusting callers.';
 
 REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-compact-counters
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: * * * * *
+-- command:
+--   select app_private.compact_counters()
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-maintain-partitions

@@ -74,17 +74,16 @@ export async function listUsers(
       group by c.role`;
     for (const row of counts) byRole[row.role] = row.count;
   } else {
-    // `materialized`: the matches are read through the trigram index before anything is sorted;
-    // inlined, the planner may walk users_created_at_id_idx and test every user against the
-    // pattern (its estimate of a pattern's matches cannot tell "none" from "a few").
+    // The matches come from app.admin_user_matches, which reads them through the trigram index
+    // (under the caller's RLS, LIKE is not leakproof and was tested on every user after the
+    // policy); `materialized`: they are found before anything is sorted or counted.
     const matched = await tx<
       (UserRow & { ord: number; count: number | null; role_total: Role | null })[]
     >`
       with matching as materialized (
-        select id, email, name, role, status, created_at, last_sign_in_at
-        from app.users
-        where coalesce(lower(email), '') || ' ' || lower(name) like ${pattern}
-          ${q.status ? tx`and status = ${q.status}::app.user_status` : tx``}
+        select u.id, u.email, u.name, u.role, u.status, u.created_at, u.last_sign_in_at
+        from app.admin_user_matches(${pattern}, ${q.status ?? null}::app.user_status) m
+        join app.users u on u.id = m.id
       ), page as (
         select m.*, m.created_at::text as created_at_key,
                row_number() over (order by m.created_at desc, m.id desc)::int as ord,

@@ -5,7 +5,7 @@
  * its day when that partition is made, whole days dropped by retention.
  */
 begin;
-select plan(25);
+select plan(31);
 
 do $$
 begin
@@ -24,6 +24,8 @@ create function pg_temp.drift() returns bigint language sql as $$
   where (select count(*) from app.users u where u.role = r.role and u.status = s.status)
         <> coalesce((select c.n from app_private.user_counts c
                      where c.role = r.role and c.status = s.status), 0)
+         + coalesce((select sum(d.delta) from app_private.user_count_deltas d
+                     where d.role = r.role and d.status = s.status), 0)
 $$;
 
 select is(pg_temp.drift(), 0::bigint, 'After the setup every counter equals its users.');
@@ -36,6 +38,9 @@ update app.users set name = 'Renamed' where email = 'counts.bulk1@example.test';
 select is(pg_temp.drift(), 0::bigint, 'A change of neither role nor status moves nothing.');
 delete from app.users where email like 'counts.bulk%' and email <> 'counts.bulk1@example.test';
 select is(pg_temp.drift(), 0::bigint, 'A delete of 6 takes 6 off.');
+select cmp_ok(app_private.compact_counters(), '>', 0, 'The deltas are folded into the counts...');
+select is(pg_temp.drift(), 0::bigint, '... to the same figures...');
+select is((select count(*)::int from app_private.user_count_deltas), 0, '... and none is left.');
 select lives_ok($$ select app_private.recount_users() $$, 'The counters can be rebuilt...');
 select is(pg_temp.drift(), 0::bigint, '... to the same figures.');
 
@@ -53,6 +58,8 @@ select throws_ok($$ select * from app.user_counts() $$, '42501', 'only an ADMIN 
   'A user cannot read the user counts.');
 select throws_ok($$ select * from app_private.user_counts $$, '42501', null,
   'A user cannot read the counter table.');
+select throws_ok($$ select * from app.admin_user_matches('%counts%') $$, '42501', 'only an ADMIN searches users',
+  'A user cannot search users.');
 select throws_ok($$ select * from app_partitions.access_logs_default $$, '42501', null,
   'A user cannot read a partition of the access log directly.');
 select tests.clear_authentication();
@@ -66,6 +73,13 @@ select is(
   (select n from app.user_counts() where role = 'CONFIDENTIAL' and status = 'suspended'),
   (select count(*) from app.users where role = 'CONFIDENTIAL' and status = 'suspended'),
   'An ADMIN reads the count of one role and status.');
+select is(
+  (select array_agg(m.role::text) from app.admin_user_matches('%counts.kim@%') m),
+  array['SUBSCRIBER'], 'An ADMIN finds a user by a part of the address...');
+select is(
+  (select count(*)::int from app.admin_user_matches('%counts%', 'suspended')),
+  (select count(*)::int from app.users where email like '%counts%' and status = 'suspended'),
+  '... and only those of a status when asked.');
 select throws_ok($$ select * from app_partitions.events_default $$, '42501', null,
   'Not even an ADMIN reads a partition directly: the parent''s policies apply to reads through it.');
 select throws_ok($$ update app_private.user_counts set n = 0 $$, '42501', null,

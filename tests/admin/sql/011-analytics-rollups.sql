@@ -4,13 +4,16 @@
  * bucket however often, read by an ADMIN only through app.analytics_series().
  */
 begin;
-select plan(14);
+select plan(16);
 
 create function pg_temp.figure(metric text, bucket_interval text, at timestamptz) returns bigint
 language sql as $$
   select coalesce((select c.value from app_private.analytics_counts c
     where c.metric = figure.metric and c.bucket_interval = figure.bucket_interval
       and c.bucket = date_trunc(figure.bucket_interval, figure.at, 'UTC')), 0)
+   + coalesce((select sum(d.delta) from app_private.analytics_count_deltas d
+    where d.metric = figure.metric and d.bucket_interval = figure.bucket_interval
+      and d.bucket = date_trunc(figure.bucket_interval, figure.at, 'UTC')), 0)::bigint
 $$;
 create temporary table before_figures as
 select m.metric, i.name as bucket_interval, pg_temp.figure(m.metric, i.name, now()) as value
@@ -62,11 +65,17 @@ select is(
      and user_id in (tests.user_id('rollups.kim@example.test'), tests.user_id('rollups.lee@example.test'))),
   2, '... both are members of today''s bucket once...');
 select is(
+  pg_temp.figure('active', 'day', now()),
+  (select count(*) from app_private.activity_members
+   where bucket_interval = 'day' and bucket = date_trunc('day', now(), 'UTC')),
+  '... and today''s count is its members.');
+select lives_ok($$ select app_private.compact_counters() $$, 'Folding the deltas in...');
+select is(
   (select value from app_private.analytics_counts
    where metric = 'active' and bucket_interval = 'day' and bucket = date_trunc('day', now(), 'UTC')),
   (select count(*) from app_private.activity_members
    where bucket_interval = 'day' and bucket = date_trunc('day', now(), 'UTC')),
-  '... and today''s count is its members.');
+  '... leaves the same figure in the row.');
 
 update app.sessions set refreshed_at = now() + interval '40 days'
 where user_id = tests.user_id('rollups.kim@example.test');
