@@ -219,6 +219,9 @@ create function app.admin_user_matches(pattern text, only_status app.user_status
 returns table (id uuid, role app.user_role, created_at timestamptz)
 language plpgsql
 stable
+-- A search matches few users: without this the planner assumes 1,000 and hashes every user to
+-- join them (347 ms for one match at 100,000 users) instead of looking each up by id.
+rows 20
 security definer
 set search_path = ''
 as $$

@@ -696,7 +696,7 @@ ALTER TABLE app_private.user_counts ENABLE ROW LEVEL SECURITY;
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.admin_user_matches(pattern text, only_status app.user_status DEFAULT NULL::app.user_status) RETURNS TABLE(id uuid, role app.user_role, created_at timestamp with time zone)
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
     SET search_path TO ''
     AS $$
 begin
