@@ -101,6 +101,26 @@ export const configDocument = z.strictObject({
       WALLET: channels,
     }),
   }),
+  /**
+   * How long each append-only table keeps its rows (docs/retention.md); the prune jobs read
+   * these when they run. Tables partitioned by day keep whole days (up to a day more).
+   */
+  retention: z.strictObject({
+    /** app.access_logs (partitions dropped). */
+    accessLogDays: z.number().int().min(1).max(3_650),
+    /** app.security_events: the security record admins investigate with. */
+    securityEventDays: z.number().int().min(7).max(3_650),
+    /** app.events (partitions dropped): how far back a client can resume. */
+    eventDays: z.number().int().min(1).max(30),
+    /** Done jobs of the queue (app_private.jobs); also how long a dedupe key holds. */
+    doneJobDays: z.number().int().min(1).max(365),
+    /** Dead jobs, kept for operators. */
+    deadJobDays: z.number().int().min(1).max(3_650),
+    /** Finished notification deliveries (the notifications analytics cover this many days). */
+    deliveryDays: z.number().int().min(1).max(3_650),
+    /** The local stack's realtime.messages (hosted Supabase Realtime prunes its own). */
+    realtimeMessageHours: z.number().int().min(1).max(720),
+  }),
 });
 export type ConfigDocument = z.infer<typeof configDocument>;
 

@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain events: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100000_events.sql
+--   supabase/migrations/20261130050200_events_partitions.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -12,7 +13,7 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.events
--- created in 20261121100000_events.sql
+-- created in 20261121100000_events.sql; last changed in 20261130050200_events_partitions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.events (
@@ -24,9 +25,10 @@ CREATE TABLE app.events (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT events_event_check CHECK ((event ~ '^[a-z_]+(\.[a-z_]+)*$'::text)),
     CONSTRAINT events_topic_check CHECK (((char_length(topic) >= 1) AND (char_length(topic) <= 200)))
-);
+)
+PARTITION BY RANGE (created_at);
 
-COMMENT ON TABLE app.events IS 'Durable realtime events, read in (xid, id) order below the running-transaction horizon so a cursor never skips or repeats, whatever order concurrent writers commit in.';
+COMMENT ON TABLE app.events IS 'Durable realtime events, read in (xid, id) order below the running-transaction horizon so a cursor never skips or repeats, whatever order concurrent writers commit in. Partitioned by day on created_at (partitions in app_partitions, made ahead by agora-maintain-partitions); retention (retention.eventDays) drops whole days.';
 
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.events_id_seq
@@ -38,13 +40,11 @@ ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 );
 
 ALTER TABLE ONLY app.events
-    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id, created_at);
 
-CREATE INDEX events_created_at_brin ON app.events USING brin (created_at);
+CREATE INDEX events_order_idx ON ONLY app.events USING btree (xid, id);
 
-CREATE INDEX events_order_idx ON app.events USING btree (xid, id);
-
-CREATE INDEX events_topic_order_idx ON app.events USING btree (topic, xid, id);
+CREATE INDEX events_topic_order_idx ON ONLY app.events USING btree (topic, xid, id);
 
 ALTER TABLE app.events ENABLE ROW LEVEL SECURITY;
 
@@ -196,19 +196,49 @@ REVOKE ALL ON FUNCTION app_private.emit_event(topic text, event text, payload js
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_events
--- created in 20261121100000_events.sql
+-- created in 20261121100000_events.sql; last changed in 20261130050200_events_partitions.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.prune_events(keep_days integer DEFAULT 3) RETURNS void
-    LANGUAGE sql
+CREATE FUNCTION app_private.prune_events(keep_days integer DEFAULT NULL::integer) RETURNS void
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
-  delete from app.events where created_at < now() - make_interval(days => keep_days);
+begin
+  perform app_private.drop_daily_partitions('app.events',
+    pg_catalog.now() - pg_catalog.make_interval(days => coalesce(keep_days, app.config_int('retention', 'eventDays'))));
+end;
 $$;
 
-COMMENT ON FUNCTION app_private.prune_events(keep_days integer) IS 'The event log keeps keep_days (default 3): long enough for any client to resume, short enough to stay small. Run by pg_cron.';
+COMMENT ON FUNCTION app_private.prune_events(keep_days integer) IS 'The event log keeps retention.eventDays (default 3; keep_days when given) and at most a day more: long enough for any client to resume, short enough to stay small. Drops whole daily partitions. Run by pg_cron (agora-prune-events).';
 
 REVOKE ALL ON FUNCTION app_private.prune_events(keep_days integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_realtime_messages
+-- created in 20261130050200_events_partitions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_realtime_messages() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $_$
+declare
+  gone integer := 0;
+begin
+  if pg_catalog.to_regclass('realtime.messages') is null
+     or (select c.relkind from pg_catalog.pg_class c where c.oid = 'realtime.messages'::regclass) <> 'r' then
+    return 0;  -- Hosted: Supabase Realtime partitions and prunes its own table.
+  end if;
+  execute 'delete from realtime.messages where inserted_at < now()::timestamp - $1'
+    using pg_catalog.make_interval(hours => app.config_int('retention', 'realtimeMessageHours'));
+  get diagnostics gone = row_count;
+  return gone;
+end;
+$_$;
+
+COMMENT ON FUNCTION app_private.prune_realtime_messages() IS 'pg_cron (agora-prune-realtime-messages): on the local stack, where realtime.messages is a plain table of our own (sql/local/20_realtime.sql), deletes its rows older than retention.realtimeMessageHours (default 72). Hosted, realtime.messages is Supabase Realtime''s table, partitioned by day and pruned by Realtime itself: nothing is done. Returns how many rows went.';
+
+REVOKE ALL ON FUNCTION app_private.prune_realtime_messages() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- policy realtime.messages.realtime_messages_insert_topic
@@ -228,9 +258,18 @@ CREATE POLICY realtime_messages_select_topic ON realtime.messages AS PERMISSIVE 
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-prune-events
--- created in 20261121100000_events.sql
+-- created in 20261121100000_events.sql; last changed in 20261130050200_events_partitions.sql
 -- ---------------------------------------------------------------------------------------------
 
 -- schedule: */10 * * * *
 -- command:
---   select app_private.prune_events(3)
+--   select app_private.prune_events()
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-realtime-messages
+-- created in 20261130050200_events_partitions.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: */10 * * * *
+-- command:
+--   select app_private.prune_realtime_messages()

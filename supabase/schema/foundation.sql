@@ -4,6 +4,9 @@
 --   supabase/migrations/20261128090200_foundation_config_audit.sql
 --   supabase/migrations/20261129100100_foundation_one_policy_per_operation.sql
 --   supabase/migrations/20261129160000_foundation_profiles.sql
+--   supabase/migrations/20261130050000_foundation_user_counts.sql
+--   supabase/migrations/20261130050100_foundation_retention_access_log_partitions.sql
+--   supabase/migrations/20261130050400_foundation_analytics_rollups.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -86,7 +89,7 @@ GRANT ALL ON TYPE app.user_status TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.access_logs
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.access_logs (
@@ -99,9 +102,10 @@ CREATE TABLE app.access_logs (
     duration_ms real NOT NULL,
     ip inet,
     created_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (created_at);
 
-COMMENT ON TABLE app.access_logs IS 'One row per /api request, written in batches off the request path by the server only. No foreign key on user_id: checking it cost a row lock per logged request, and a log keeps the id it saw.';
+COMMENT ON TABLE app.access_logs IS 'One row per /api request, written in batches off the request path by the server only. No foreign key on user_id: checking it cost a row lock per logged request, and a log keeps the id it saw. Partitioned by day on created_at (partitions in app_partitions, made ahead by agora-maintain-partitions); retention (retention.accessLogDays) drops whole days.';
 
 ALTER TABLE app.access_logs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.access_logs_id_seq
@@ -113,11 +117,15 @@ ALTER TABLE app.access_logs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 );
 
 ALTER TABLE ONLY app.access_logs
-    ADD CONSTRAINT access_logs_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT access_logs_pkey PRIMARY KEY (id, created_at);
 
-CREATE INDEX access_logs_created_at_brin ON app.access_logs USING brin (created_at);
+CREATE INDEX access_logs_created_at_idx ON ONLY app.access_logs USING btree (created_at DESC, id DESC);
 
-CREATE INDEX access_logs_user_id_idx ON app.access_logs USING btree (user_id, id);
+CREATE INDEX access_logs_route_idx ON ONLY app.access_logs USING btree (route, created_at DESC, id DESC);
+
+CREATE INDEX access_logs_user_id_idx ON ONLY app.access_logs USING btree (user_id, created_at DESC, id DESC);
+
+CREATE TRIGGER access_logs_record_activity AFTER INSERT ON app.access_logs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.record_request_activity();
 
 ALTER TABLE app.access_logs ENABLE ROW LEVEL SECURITY;
 
@@ -257,7 +265,7 @@ GRANT SELECT ON TABLE app.role_changes TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.security_events
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.security_events (
@@ -292,6 +300,8 @@ CREATE INDEX security_events_type_idx ON app.security_events USING btree (type, 
 
 CREATE INDEX security_events_user_id_idx ON app.security_events USING btree (user_id);
 
+CREATE TRIGGER security_events_count_signins AFTER INSERT ON app.security_events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_signins();
+
 ALTER TABLE ONLY app.security_events
     ADD CONSTRAINT security_events_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE SET NULL;
 
@@ -303,7 +313,7 @@ GRANT SELECT ON TABLE app.security_events TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.sessions
--- created in 20261121090000_foundation.sql; last changed in 20261129100100_foundation_one_policy_per_operation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.sessions (
@@ -337,6 +347,10 @@ CREATE INDEX sessions_user_id_idx ON app.sessions USING btree (user_id);
 
 CREATE TRIGGER sessions_guard_update BEFORE UPDATE ON app.sessions FOR EACH ROW EXECUTE FUNCTION app_private.guard_session_update();
 
+CREATE TRIGGER sessions_record_created AFTER INSERT ON app.sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.record_session_activity();
+
+CREATE TRIGGER sessions_record_refreshed AFTER UPDATE ON app.sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.record_session_activity();
+
 ALTER TABLE ONLY app.sessions
     ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 
@@ -354,7 +368,7 @@ GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.users
--- created in 20261121090000_foundation.sql; last changed in 20261129160000_foundation_profiles.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.users (
@@ -406,9 +420,23 @@ CREATE INDEX users_image_attachment_id_idx ON app.users USING btree (image_attac
 
 CREATE INDEX users_name_search_idx ON app.users USING gin (lower(name) extensions.gin_trgm_ops);
 
-CREATE INDEX users_role_idx ON app.users USING btree (role);
+CREATE INDEX users_role_created_at_idx ON app.users USING btree (role, created_at DESC, id DESC);
 
 CREATE INDEX users_search_idx ON app.users USING gin ((((COALESCE(lower(email), ''::text) || ' '::text) || lower(name))) extensions.gin_trgm_ops);
+
+CREATE INDEX users_status_created_at_idx ON app.users USING btree (status, created_at DESC, id DESC);
+
+CREATE TRIGGER users_count_deleted AFTER DELETE ON app.users REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_users_deleted();
+
+CREATE TRIGGER users_count_inserted AFTER INSERT ON app.users REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_users_inserted();
+
+CREATE TRIGGER users_count_signups AFTER INSERT ON app.users REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_signups();
+
+CREATE TRIGGER users_count_truncated AFTER TRUNCATE ON app.users FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_users_truncated();
+
+CREATE TRIGGER users_count_updated AFTER UPDATE ON app.users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_users_updated();
+
+CREATE TRIGGER users_forget_activity AFTER DELETE ON app.users REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.forget_activity();
 
 CREATE TRIGGER users_guard_delete BEFORE DELETE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_delete();
 
@@ -448,6 +476,82 @@ GRANT UPDATE(time_zone) ON TABLE app.users TO authenticated;
 GRANT UPDATE(locale) ON TABLE app.users TO authenticated;
 
 GRANT UPDATE(image_attachment_id) ON TABLE app.users TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.activity_members
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.activity_members (
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    user_id uuid NOT NULL,
+    CONSTRAINT activity_members_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text])))
+);
+
+COMMENT ON TABLE app_private.activity_members IS 'Which users were active in each open analytics bucket, so a user counts once per bucket in app_private.analytics_counts (metric active). Kept until two days after the bucket closes (app_private.prune_activity_members); a deleted account''s rows go with it. Server only.';
+
+ALTER TABLE ONLY app_private.activity_members
+    ADD CONSTRAINT activity_members_pkey PRIMARY KEY (bucket_interval, bucket, user_id);
+
+CREATE INDEX activity_members_user_id_idx ON app_private.activity_members USING btree (user_id);
+
+ALTER TABLE app_private.activity_members ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_count_deltas
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_count_deltas (
+    id bigint NOT NULL,
+    metric text NOT NULL,
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    delta bigint NOT NULL,
+    CONSTRAINT analytics_count_deltas_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text]))),
+    CONSTRAINT analytics_count_deltas_metric_check CHECK ((metric = ANY (ARRAY['signups'::text, 'signins'::text, 'active'::text])))
+);
+
+COMMENT ON TABLE app_private.analytics_count_deltas IS 'Additions to app_private.analytics_counts not folded in yet: appended by the rollup triggers, folded in and deleted by app_private.compact_counters (pg_cron, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+
+ALTER TABLE app_private.analytics_count_deltas ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.analytics_count_deltas_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.analytics_count_deltas
+    ADD CONSTRAINT analytics_count_deltas_pkey PRIMARY KEY (id);
+
+CREATE INDEX analytics_count_deltas_bucket_idx ON app_private.analytics_count_deltas USING btree (metric, bucket_interval, bucket);
+
+ALTER TABLE app_private.analytics_count_deltas ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_counts
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_counts (
+    metric text NOT NULL,
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    value bigint DEFAULT 0 NOT NULL,
+    CONSTRAINT analytics_counts_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text]))),
+    CONSTRAINT analytics_counts_metric_check CHECK ((metric = ANY (ARRAY['signups'::text, 'signins'::text, 'active'::text]))),
+    CONSTRAINT analytics_counts_value_check CHECK ((value >= 0))
+);
+
+COMMENT ON TABLE app_private.analytics_counts IS 'The admin analytics'' user figures per UTC day, ISO week and month (sign-ups, sign-ins, active users), kept by the writes (statement triggers on app.users, app.security_events, app.sessions, app.access_logs), so the page reads a row per bucket instead of counting the tables. Server only: read through app.analytics_series().';
+
+ALTER TABLE ONLY app_private.analytics_counts
+    ADD CONSTRAINT analytics_counts_pkey PRIMARY KEY (metric, bucket_interval, bucket);
+
+ALTER TABLE app_private.analytics_counts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.magic_links
@@ -539,6 +643,113 @@ ALTER TABLE ONLY app_private.refresh_tokens
     ADD CONSTRAINT refresh_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.sessions(id) ON DELETE CASCADE;
 
 ALTER TABLE app_private.refresh_tokens ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.user_count_deltas
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.user_count_deltas (
+    id bigint NOT NULL,
+    role app.user_role NOT NULL,
+    status app.user_status NOT NULL,
+    delta bigint NOT NULL
+);
+
+COMMENT ON TABLE app_private.user_count_deltas IS 'Changes to app_private.user_counts not folded in yet: appended by the triggers on app.users (one row per role and status a statement changed), folded in and deleted by app_private.compact_counters (pg_cron, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+
+ALTER TABLE app_private.user_count_deltas ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.user_count_deltas_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.user_count_deltas
+    ADD CONSTRAINT user_count_deltas_pkey PRIMARY KEY (id);
+
+ALTER TABLE app_private.user_count_deltas ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.user_counts
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.user_counts (
+    role app.user_role NOT NULL,
+    status app.user_status NOT NULL,
+    n bigint DEFAULT 0 NOT NULL
+);
+
+COMMENT ON TABLE app_private.user_counts IS 'How many users hold each (role, status) as of the last compaction; the count now adds the rows of app_private.user_count_deltas (app.user_counts() does). Kept exact by the triggers on app.users (app_private.count_users_*): what the admin users list and the analytics show instead of counting the table. Server only.';
+
+ALTER TABLE ONLY app_private.user_counts
+    ADD CONSTRAINT user_counts_pkey PRIMARY KEY (role, status);
+
+ALTER TABLE app_private.user_counts ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.admin_user_matches
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.admin_user_matches(pattern text, only_status app.user_status DEFAULT NULL::app.user_status) RETURNS TABLE(id uuid, role app.user_role, created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN searches users' using errcode = '42501';
+  end if;
+  return query
+    select u.id, u.role, u.created_at from app.users u
+    where coalesce(lower(u.email), '') || ' ' || lower(u.name) like pattern
+      and (only_status is null or u.status = only_status);
+end;
+$$;
+
+COMMENT ON FUNCTION app.admin_user_matches(pattern text, only_status app.user_status) IS 'GET /api/admin/users?search=: the users whose e-mail or name matches a LIKE pattern (lower case), found through users_search_idx (trigram). Under the caller''s RLS the pattern could not use the index: LIKE is not leakproof, so Postgres tests it only after the users policy, on every row. ADMIN only (42501), who may read every user anyway. security definer for that reason; it returns ids, roles and creation times only.';
+
+REVOKE ALL ON FUNCTION app.admin_user_matches(pattern text, only_status app.user_status) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.admin_user_matches(pattern text, only_status app.user_status) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.analytics_series
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS TABLE(t timestamp with time zone, value bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
+    AS $$
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN reads the analytics' using errcode = '42501';
+  end if;
+  if metric not in ('signups', 'signins', 'active') or bucket_interval not in ('day', 'week', 'month') then
+    raise exception 'unknown metric % or interval %', metric, bucket_interval using errcode = '22023';
+  end if;
+  return query
+    select b.t,
+      coalesce((select c.value from app_private.analytics_counts c
+                where c.metric = analytics_series.metric
+                  and c.bucket_interval = analytics_series.bucket_interval and c.bucket = b.t), 0)
+      + coalesce((select sum(d.delta) from app_private.analytics_count_deltas d
+                  where d.metric = analytics_series.metric
+                    and d.bucket_interval = analytics_series.bucket_interval and d.bucket = b.t), 0)::bigint
+    from generate_series(date_trunc(bucket_interval, range_from, 'UTC'), range_to,
+                         ('1 ' || bucket_interval)::interval) b(t)
+    order by b.t;
+end;
+$$;
+
+COMMENT ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'GET /api/admin/analytics: a metric (signups, signins, active) per UTC day, ISO week or month from the bucket holding range_from to range_to, zero where nothing happened, from the rollups (app_private.analytics_counts and the deltas not folded in yet): a row per bucket, whatever the size of the tables. ADMIN only (42501). security definer: the rollups are server-only; it returns counts, no person.';
+
+REVOKE ALL ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.analytics_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.change_user_role
@@ -801,6 +1012,36 @@ GRANT ALL ON FUNCTION app.public_config() TO anon;
 GRANT ALL ON FUNCTION app.public_config() TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.user_counts
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.user_counts() RETURNS TABLE(role app.user_role, status app.user_status, n bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN reads the user counts' using errcode = '42501';
+  end if;
+  -- One statement: a compaction moves deltas into the rows atomically, so this sees either.
+  return query
+    select x.role, x.status, sum(x.n)::bigint
+    from (
+      select c.role, c.status, c.n from app_private.user_counts c
+      union all
+      select d.role, d.status, d.delta from app_private.user_count_deltas d
+    ) x
+    group by x.role, x.status;
+end;
+$$;
+
+COMMENT ON FUNCTION app.user_counts() IS 'How many users hold each role and status, from the maintained counters (app_private.user_counts plus the deltas not folded in yet): GET /api/admin/users and the analytics. ADMIN only (42501). security definer: the counters are server-only; it returns counts, no person.';
+
+REVOKE ALL ON FUNCTION app.user_counts() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.user_counts() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.user_profile
 -- created in 20261129160000_foundation_profiles.sql
 -- ---------------------------------------------------------------------------------------------
@@ -824,6 +1065,47 @@ COMMENT ON FUNCTION app.user_profile(target uuid) IS 'GET /api/users/{id}: an ac
 
 REVOKE ALL ON FUNCTION app.user_profile(target uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_profile(target uuid) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.add_analytics_counts
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  insert into app_private.analytics_count_deltas (metric, bucket_interval, bucket, delta)
+  select add_analytics_counts.metric, i.name, date_trunc(i.name, a.at, 'UTC'), count(*)
+  from unnest(ats) a(at)
+  cross join (values ('day'), ('month'), ('week')) i(name)
+  where a.at is not null
+  group by 1, 2, 3
+$$;
+
+COMMENT ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) IS 'Adds one to a metric''s day, week and month bucket for each time given: appends a delta per bucket (an insert, never an update of a shared row).';
+
+REVOKE ALL ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.apply_user_count_deltas
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.apply_user_count_deltas(deltas jsonb) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  insert into app_private.user_count_deltas (role, status, delta)
+  select x.role, x.status, sum(x.delta)::bigint
+  from jsonb_to_recordset(deltas) as x(role app.user_role, status app.user_status, delta bigint)
+  group by x.role, x.status
+  having sum(x.delta) <> 0
+$$;
+
+COMMENT ON FUNCTION app_private.apply_user_count_deltas(deltas jsonb) IS 'Appends [{role, status, delta}] (summed per role and status) to app_private.user_count_deltas: an insert, never an update of a shared row, so concurrent writers neither wait nor deadlock.';
+
+REVOKE ALL ON FUNCTION app_private.apply_user_count_deltas(deltas jsonb) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.audit_config_version
@@ -855,8 +1137,74 @@ COMMENT ON FUNCTION app_private.audit_config_version() IS 'Writes admin.config_c
 REVOKE ALL ON FUNCTION app_private.audit_config_version() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.compact_counters
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.compact_counters() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  folded integer;
+  more integer;
+begin
+  folded := app_private.compact_user_counts();
+  with gone as (
+    delete from app_private.analytics_count_deltas d
+    returning d.metric, d.bucket_interval, d.bucket, d.delta
+  ), sums as (
+    select g.metric, g.bucket_interval, g.bucket, sum(g.delta)::bigint as delta, count(*)::integer as rows
+    from gone g group by 1, 2, 3
+  ), added as (
+    insert into app_private.analytics_counts as c (metric, bucket_interval, bucket, value)
+    select s.metric, s.bucket_interval, s.bucket, s.delta from sums s order by 1, 2, 3
+    on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
+  )
+  select coalesce(sum(s.rows), 0)::integer into more from sums s;
+  return folded + more;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.compact_counters() IS 'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts and of the analytics rollups into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after. Returns how many delta rows it folded.';
+
+REVOKE ALL ON FUNCTION app_private.compact_counters() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.compact_user_counts
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.compact_user_counts() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  folded integer;
+begin
+  with gone as (
+    delete from app_private.user_count_deltas d returning d.role, d.status, d.delta
+  ), sums as (
+    select g.role, g.status, sum(g.delta)::bigint as delta, count(*)::integer as rows
+    from gone g group by g.role, g.status
+  ), added as (
+    -- A data-modifying CTE runs to its end whether or not it is read.
+    insert into app_private.user_counts as c (role, status, n)
+    select s.role, s.status, s.delta from sums s order by s.role, s.status
+    on conflict (role, status) do update set n = c.n + excluded.n
+  )
+  select coalesce(sum(s.rows), 0)::integer into folded from sums s;
+  return folded;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.compact_user_counts() IS 'Folds app_private.user_count_deltas into app_private.user_counts in one transaction (the deltas it deleted, nothing written meanwhile), so readers see the same sums before and after. Run by app_private.compact_counters (pg_cron agora-compact-counters, every minute). Returns how many delta rows it folded.';
+
+REVOKE ALL ON FUNCTION app_private.compact_user_counts() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.config_defaults
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050100_foundation_retention_access_log_partitions.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.config_defaults() RETURNS jsonb
@@ -901,13 +1249,281 @@ CREATE FUNCTION app_private.config_defaults() RETURNS jsonb
         "SYSTEM": { "inApp": true, "push": true, "email": true },
         "WALLET": { "inApp": true, "push": true, "email": false }
       }
+    },
+    "retention": {
+      "accessLogDays": 90, "securityEventDays": 365, "eventDays": 3, "doneJobDays": 3,
+      "deadJobDays": 30, "deliveryDays": 90, "realtimeMessageHours": 72
     }
   }'::jsonb
+
 $$;
 
 COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
 
 REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_signins
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_signins() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.add_analytics_counts('signins',
+    (select array_agg(n.created_at) from new_rows n where n.type = 'auth.signin'));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_signins() IS 'After insert on app.security_events, per statement: each auth.signin event is a sign-in of its buckets. security definer: the server''s writers may not write the rollups directly.';
+
+REVOKE ALL ON FUNCTION app_private.count_signins() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_signups
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_signups() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.add_analytics_counts('signups', (select array_agg(n.created_at) from new_rows n));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_signups() IS 'After insert on app.users, per statement: the new users are sign-ups of their created_at''s buckets. security definer: whoever creates a user may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.count_signups() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_users_deleted
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_users_deleted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.apply_user_count_deltas(coalesce((
+    select jsonb_agg(jsonb_build_object('role', o.role, 'status', o.status, 'delta', -1))
+    from old_rows o), '[]'));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_users_deleted() IS 'After delete on app.users, once per statement: takes the deleted rows off app_private.user_counts. security definer: an account deletes its own row and may not write the counters.';
+
+REVOKE ALL ON FUNCTION app_private.count_users_deleted() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_users_inserted
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_users_inserted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.apply_user_count_deltas(coalesce((
+    select jsonb_agg(jsonb_build_object('role', n.role, 'status', n.status, 'delta', 1))
+    from new_rows n), '[]'));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_users_inserted() IS 'After insert on app.users, once per statement: adds the new rows to app_private.user_counts. security definer: whoever inserts a user (sign-up runs as the server) cannot write the counters directly.';
+
+REVOKE ALL ON FUNCTION app_private.count_users_inserted() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_users_truncated
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_users_truncated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  delete from app_private.user_count_deltas;
+  update app_private.user_counts set n = 0 where n <> 0;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_users_truncated() IS 'After truncate of app.users (tests, never the app): every counter is zero.';
+
+REVOKE ALL ON FUNCTION app_private.count_users_truncated() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_users_updated
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_users_updated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.apply_user_count_deltas(coalesce((
+    select jsonb_agg(d)
+    from (
+      select jsonb_build_object('role', o.role, 'status', o.status, 'delta', -1) as d
+      from old_rows o join new_rows n on n.id = o.id
+      where (o.role, o.status) is distinct from (n.role, n.status)
+      union all
+      select jsonb_build_object('role', n.role, 'status', n.status, 'delta', 1)
+      from old_rows o join new_rows n on n.id = o.id
+      where (o.role, o.status) is distinct from (n.role, n.status)
+    ) changes), '[]'));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_users_updated() IS 'After update on app.users, once per statement: moves each user whose role or status changed from its old (role, status) counter to its new one. security definer: admins change roles and statuses and may not write the counters.';
+
+REVOKE ALL ON FUNCTION app_private.count_users_updated() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.drop_daily_partitions
+-- created in 20261130050100_foundation_retention_access_log_partitions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.drop_daily_partitions(parent regclass, before timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  part record;
+  dropped integer := 0;
+  key text;
+begin
+  perform pg_catalog.set_config('lock_timeout', '5s', true);
+  for part in
+    select c.oid::regclass as rel,
+           pg_catalog.substring(pg_catalog.pg_get_expr(c.relpartbound, c.oid), 'TO \(''([^'']+)''\)')::timestamptz as high
+    from pg_catalog.pg_inherits i
+    join pg_catalog.pg_class c on c.oid = i.inhrelid
+    where i.inhparent = parent and pg_catalog.pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'
+    order by 2
+  loop
+    exit when part.high is null or part.high > before;
+    execute pg_catalog.format('drop table %s', part.rel);
+    dropped := dropped + 1;
+  end loop;
+  -- Old rows that landed in the default partition go row by row (normally there are none).
+  select a.attname into key
+  from pg_catalog.pg_partitioned_table p
+  join pg_catalog.pg_attribute a on a.attrelid = p.partrelid and a.attnum = p.partattrs[0]
+  where p.partrelid = parent;
+  for part in
+    select c.oid::regclass as rel from pg_catalog.pg_inherits i
+    join pg_catalog.pg_class c on c.oid = i.inhrelid
+    where i.inhparent = parent and pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'
+  loop
+    execute pg_catalog.format('delete from %s where %I < %L', part.rel, key, before);
+  end loop;
+  return dropped;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.drop_daily_partitions(parent regclass, before timestamp with time zone) IS 'Retention by partition: drops every daily partition of parent whose whole day ends at or before `before` (so rows are kept at least until then, at most a day longer), and deletes older rows from its default partition. Waits at most 5 s for the lock a drop needs; a run that gives up is repeated by the next. Returns how many partitions it dropped.';
+
+REVOKE ALL ON FUNCTION app_private.drop_daily_partitions(parent regclass, before timestamp with time zone) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.ensure_daily_partitions
+-- created in 20261130050100_foundation_retention_access_log_partitions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.ensure_daily_partitions(parent regclass, from_day date, to_day date) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $_$
+declare
+  part_schema text := 'app_partitions';
+  base text := (select c.relname from pg_catalog.pg_class c where c.oid = parent);
+  key text;
+  day date;
+  name text;
+  low timestamptz;
+  high timestamptz;
+  default_part text := base || '_default';
+  created integer := 0;
+  moved bigint;
+begin
+  -- The partition key's column (one column, range by day).
+  select a.attname into key
+  from pg_catalog.pg_partitioned_table p
+  join pg_catalog.pg_attribute a on a.attrelid = p.partrelid and a.attnum = p.partattrs[0]
+  where p.partrelid = parent;
+  if key is null then
+    raise exception '% is not a partitioned table', parent using errcode = '22023';
+  end if;
+  -- Waits for running readers at most this long, then gives up until the next run (partitions
+  -- are made days ahead): queued behind a long query, the lock would block every writer.
+  perform pg_catalog.set_config('lock_timeout', '5s', true);
+  if pg_catalog.to_regclass(part_schema || '.' || default_part) is null then
+    execute pg_catalog.format('create table %I.%I partition of %s default',
+      part_schema, default_part, parent);
+    execute pg_catalog.format('alter table %I.%I enable row level security', part_schema, default_part);
+  end if;
+  day := from_day;
+  while day <= to_day loop
+    name := base || '_p' || pg_catalog.to_char(day, 'YYYYMMDD');
+    if pg_catalog.to_regclass(part_schema || '.' || name) is null then
+      low := day::timestamp at time zone 'UTC';
+      high := (day + 1)::timestamp at time zone 'UTC';
+      -- Rows of that day that fell into the default partition move into the new one first
+      -- (attaching a range the default partition still holds rows of fails).
+      execute pg_catalog.format('create table %I.%I (like %s including defaults including constraints)',
+        part_schema, name, parent);
+      execute pg_catalog.format(
+        'with gone as (delete from %1$I.%2$I where %3$I >= %4$L and %3$I < %5$L returning *) '
+        'insert into %1$I.%6$I select * from gone',
+        part_schema, default_part, key, low, high, name);
+      get diagnostics moved = row_count;
+      execute pg_catalog.format('alter table %s attach partition %I.%I for values from (%L) to (%L)',
+        parent, part_schema, name, low, high);
+      execute pg_catalog.format('alter table %I.%I enable row level security', part_schema, name);
+      created := created + 1;
+    end if;
+    day := day + 1;
+  end loop;
+  return created;
+end;
+$_$;
+
+COMMENT ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from_day date, to_day date) IS 'Creates the missing daily partitions (UTC days) of a table partitioned by range on a timestamp, from from_day to to_day, in schema app_partitions as <table>_pYYYYMMDD, and its default partition <table>_default; rows of a new day found in the default partition move into it. RLS is on for each (no policies: read them through the parent). Waits at most 5 s for a lock. Returns how many it created. Run by app_private.maintain_partitions (pg_cron).';
+
+REVOKE ALL ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from_day date, to_day date) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.forget_activity
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.forget_activity() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  delete from app_private.activity_members m where m.user_id in (select o.id from old_rows o);
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.forget_activity() IS 'After delete on app.users, per statement: a deleted account''s memberships of open activity buckets go with it (the counts, which name nobody, stay).';
+
+REVOKE ALL ON FUNCTION app_private.forget_activity() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_profile
@@ -1081,6 +1697,39 @@ COMMENT ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) IS 'Ob
 REVOKE ALL ON FUNCTION app_private.jsonb_merge_deep(base jsonb, patch jsonb) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.maintain_partitions
+-- created in 20261130050100_foundation_retention_access_log_partitions.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.maintain_partitions() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  parent regclass;
+  created integer := 0;
+begin
+  for parent in
+    -- The tables whose partitions are made here (theirs are in app_partitions; their indexes'
+    -- partitions are there too, and inherit from the parents' indexes).
+    select distinct i.inhparent::regclass from pg_catalog.pg_inherits i
+    join pg_catalog.pg_class c on c.oid = i.inhrelid
+    where c.relnamespace = 'app_partitions'::regnamespace and c.relkind in ('r', 'p')
+    order by 1
+  loop
+    created := created + app_private.ensure_daily_partitions(parent,
+      (pg_catalog.now() at time zone 'UTC')::date - 1,
+      (pg_catalog.now() at time zone 'UTC')::date + 7);
+  end loop;
+  return created;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.maintain_partitions() IS 'pg_cron (agora-maintain-partitions, hourly): makes sure every table partitioned by day into app_partitions (app.access_logs, app.events) has its partitions from yesterday to a week ahead, so a write never lands in the default partition while the job runs. Returns how many partitions it created.';
+
+REVOKE ALL ON FUNCTION app_private.maintain_partitions() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.new_account_name
 -- created in 20261129160000_foundation_profiles.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1095,6 +1744,27 @@ $$;
 COMMENT ON FUNCTION app_private.new_account_name() IS 'The name a new account starts with when its provider gives none ("Member 4821"), until the person sets their own: never the e-mail''s local part, which would show part of the address to everyone who sees the name. Not unique; ids tell people apart.';
 
 REVOKE ALL ON FUNCTION app_private.new_account_name() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_activity_members
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_activity_members() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with gone as (
+    delete from app_private.activity_members m
+    where m.bucket < date_trunc(m.bucket_interval, now() - interval '2 days', 'UTC')
+    returning 1
+  )
+  select count(*)::integer from gone
+$$;
+
+COMMENT ON FUNCTION app_private.prune_activity_members() IS 'pg_cron (agora-prune-activity, hourly): deletes the members of activity buckets that closed more than two days ago (a late access-log batch can still land in yesterday''s); their counts stay in app_private.analytics_counts. Returns how many rows went.';
+
+REVOKE ALL ON FUNCTION app_private.prune_activity_members() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_auth_state
@@ -1125,18 +1795,22 @@ REVOKE ALL ON FUNCTION app_private.prune_auth_state() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_logs
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050100_foundation_retention_access_log_partitions.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.prune_logs(keep_days integer DEFAULT 90) RETURNS void
-    LANGUAGE sql
+CREATE FUNCTION app_private.prune_logs(keep_days integer DEFAULT NULL::integer) RETURNS void
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
-  delete from app.access_logs where created_at < now() - make_interval(days => keep_days);
-  delete from app.security_events where created_at < now() - make_interval(days => keep_days);
+begin
+  perform app_private.drop_daily_partitions('app.access_logs',
+    pg_catalog.now() - pg_catalog.make_interval(days => coalesce(keep_days, app.config_int('retention', 'accessLogDays'))));
+  delete from app.security_events
+  where created_at < pg_catalog.now() - pg_catalog.make_interval(days => coalesce(keep_days, app.config_int('retention', 'securityEventDays')));
+end;
 $$;
 
-COMMENT ON FUNCTION app_private.prune_logs(keep_days integer) IS 'Keeps access logs and security events for a number of days (90 by default), run by pg_cron daily.';
+COMMENT ON FUNCTION app_private.prune_logs(keep_days integer) IS 'pg_cron (agora-prune-logs, daily): drops the access log''s daily partitions older than retention.accessLogDays (default 90) and deletes security events older than retention.securityEventDays (default 365); keep_days, when given, replaces both.';
 
 REVOKE ALL ON FUNCTION app_private.prune_logs(keep_days integer) FROM PUBLIC;
 
@@ -1176,6 +1850,56 @@ $$;
 COMMENT ON FUNCTION app_private.publish_profile() IS 'Emits profile.updated on user:<id> with the public profile when the name, image, bio or role changed, so the person''s other tabs and devices show it at once. security definer: app_private.emit_event is not the writer''s to call.';
 
 REVOKE ALL ON FUNCTION app_private.publish_profile() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.record_activity
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with facts as (
+    select distinct i.name as bucket_interval, date_trunc(i.name, a.at, 'UTC') as bucket, a.user_id
+    from unnest(users, ats) a(user_id, at)
+    cross join (values ('day'), ('month'), ('week')) i(name)
+    where a.user_id is not null and a.at is not null
+  ), added as (
+    insert into app_private.activity_members (bucket_interval, bucket, user_id)
+    select bucket_interval, bucket, user_id from facts order by 1, 2, 3
+    on conflict do nothing
+    returning bucket_interval, bucket
+  )
+  insert into app_private.analytics_count_deltas (metric, bucket_interval, bucket, delta)
+  select 'active', bucket_interval, bucket, count(*) from added
+  group by 2, 3
+$$;
+
+COMMENT ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) IS 'Records that users were active at times (pairs of the two arrays): each user new to a day, week or month bucket becomes its member and adds one to its active count (a delta). Members are inserted in key order, so concurrent writers never deadlock; a user added by two transactions at once counts once (the second waits for the first and adds nothing if it commits).';
+
+REVOKE ALL ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.record_request_activity
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.record_request_activity() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform app_private.record_activity(
+    (select array_agg(n.user_id order by n.id) from new_rows n where n.user_id is not null),
+    (select array_agg(n.created_at order by n.id) from new_rows n where n.user_id is not null));
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.record_request_activity() IS 'After insert on app.access_logs, per statement (one per batch of the log writer): each signed-in request makes its user active in the buckets of its time. security definer for the same reason as the other rollup triggers.';
+
+REVOKE ALL ON FUNCTION app_private.record_request_activity() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.record_role_change
@@ -1220,6 +1944,64 @@ COMMENT ON FUNCTION app_private.record_role_change() IS 'Writes the audit row of
 REVOKE ALL ON FUNCTION app_private.record_role_change() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.record_session_activity
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.record_session_activity() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op = 'INSERT' then
+    perform app_private.record_activity(
+      (select array_agg(n.user_id order by n.id) from new_rows n),
+      (select array_agg(n.created_at order by n.id) from new_rows n));
+  else
+    perform app_private.record_activity(
+      (select array_agg(n.user_id order by n.id) from new_rows n join old_rows o on o.id = n.id
+       where n.refreshed_at is distinct from o.refreshed_at),
+      (select array_agg(n.refreshed_at order by n.id) from new_rows n join old_rows o on o.id = n.id
+       where n.refreshed_at is distinct from o.refreshed_at));
+  end if;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.record_session_activity() IS 'After insert or update on app.sessions, per statement: a session made or refreshed makes its user active in the buckets of that time. security definer: sessions are written by users and the server, the rollups by neither.';
+
+REVOKE ALL ON FUNCTION app_private.record_session_activity() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.recount_users
+-- created in 20261130050000_foundation_user_counts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.recount_users() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- Writers wait while the counters are rebuilt, so none of their deltas is lost.
+  lock table app.users in share row exclusive mode;
+  lock table app_private.user_counts in exclusive mode;
+  lock table app_private.user_count_deltas in exclusive mode;
+  delete from app_private.user_count_deltas;
+  delete from app_private.user_counts;
+  insert into app_private.user_counts (role, status, n)
+  select r.role, s.status, count(u.id)
+  from unnest(enum_range(null::app.user_role)) r(role)
+  cross join unnest(enum_range(null::app.user_status)) s(status)
+  left join app.users u on u.role = r.role and u.status = s.status
+  group by r.role, s.status;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.recount_users() IS 'Rebuilds app_private.user_counts from app.users (a full count, writers of users wait meanwhile): after rows were written with triggers off (a bulk load with session_replication_role = replica), or should an operator doubt the counters.';
+
+REVOKE ALL ON FUNCTION app_private.recount_users() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.touch_updated_at
 -- created in 20261121090000_foundation.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1239,6 +2021,33 @@ COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest w
 REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- cron job agora-compact-counters
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: * * * * *
+-- command:
+--   select app_private.compact_counters()
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-maintain-partitions
+-- created in 20261130050100_foundation_retention_access_log_partitions.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 7 * * * *
+-- command:
+--   select app_private.maintain_partitions()
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-activity
+-- created in 20261130050400_foundation_analytics_rollups.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 13 * * * *
+-- command:
+--   select app_private.prune_activity_members()
+
+-- ---------------------------------------------------------------------------------------------
 -- cron job agora-prune-auth-state
 -- created in 20261121090000_foundation.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1249,9 +2058,9 @@ REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-prune-logs
--- created in 20261121090000_foundation.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261130050100_foundation_retention_access_log_partitions.sql
 -- ---------------------------------------------------------------------------------------------
 
 -- schedule: 17 3 * * *
 -- command:
---   select app_private.prune_logs(90)
+--   select app_private.prune_logs()

@@ -5,6 +5,7 @@
 --   supabase/migrations/20261128100100_jobs_release_gone_workers.sql
 --   supabase/migrations/20261129100700_jobs_drain_schedule.sql
 --   supabase/migrations/20261129110000_jobs_prune_cron_runs.sql
+--   supabase/migrations/20261130050300_jobs_retention.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -304,25 +305,48 @@ REVOKE ALL ON FUNCTION app_private.prune_cron_runs(keep interval) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_jobs
--- created in 20261121090100_jobs.sql
+-- created in 20261121090100_jobs.sql; last changed in 20261130050300_jobs_retention.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.prune_jobs(done_for interval DEFAULT '3 days'::interval, dead_for interval DEFAULT '30 days'::interval) RETURNS integer
+CREATE FUNCTION app_private.prune_jobs(done_for interval DEFAULT NULL::interval, dead_for interval DEFAULT NULL::interval) RETURNS integer
     LANGUAGE sql
     SET search_path TO ''
     AS $$
   with gone as (
     delete from app_private.jobs j
-    where (j.state = 'done' and j.finished_at < now() - done_for)
-       or (j.state = 'dead' and j.finished_at < now() - dead_for)
+    where (j.state = 'done' and j.finished_at < now()
+             - coalesce(done_for, make_interval(days => app.config_int('retention', 'doneJobDays'))))
+       or (j.state = 'dead' and j.finished_at < now()
+             - coalesce(dead_for, make_interval(days => app.config_int('retention', 'deadJobDays'))))
     returning 1
   )
   select count(*)::integer from gone
 $$;
 
-COMMENT ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) IS 'pg_cron (agora-prune-jobs): deletes done jobs older than done_for and dead ones older than dead_for; returns how many.';
+COMMENT ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) IS 'pg_cron (agora-prune-jobs): deletes done jobs older than done_for and dead ones older than dead_for (by default retention.doneJobDays, 3, and retention.deadJobDays, 30, of the configuration); returns how many.';
 
 REVOKE ALL ON FUNCTION app_private.prune_jobs(done_for interval, dead_for interval) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.prune_notification_deliveries
+-- created in 20261130050300_jobs_retention.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.prune_notification_deliveries() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  with gone as (
+    delete from app_private.notification_deliveries d
+    where d.finished_at < now() - make_interval(days => app.config_int('retention', 'deliveryDays'))
+    returning 1
+  )
+  select count(*)::integer from gone
+$$;
+
+COMMENT ON FUNCTION app_private.prune_notification_deliveries() IS 'pg_cron (agora-prune-deliveries, hourly): deletes finished notification deliveries (sent, failed, pruned) older than retention.deliveryDays (default 90); queued ones stay whatever their age. Returns how many.';
+
+REVOKE ALL ON FUNCTION app_private.prune_notification_deliveries() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.release_jobs_of
@@ -464,6 +488,15 @@ REVOKE ALL ON FUNCTION app_private.schedule_job_drain(url_secret text, key_secre
 -- schedule: 53 * * * *
 -- command:
 --   select app_private.prune_cron_runs()
+
+-- ---------------------------------------------------------------------------------------------
+-- cron job agora-prune-deliveries
+-- created in 20261130050300_jobs_retention.sql
+-- ---------------------------------------------------------------------------------------------
+
+-- schedule: 47 * * * *
+-- command:
+--   select app_private.prune_notification_deliveries()
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-prune-jobs

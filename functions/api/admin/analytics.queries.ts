@@ -9,7 +9,11 @@ import { ROLES } from "../core/context.ts";
 export type Interval = "day" | "week" | "month";
 type Point = { t: string; value: number };
 
-/** A gap-free series: one point per bucket from `from` to `to`, zero where nothing happened. */
+/**
+ * A gap-free series: one point per bucket from the one holding `from` to `to`, zero where nothing
+ * happened, from the rollups the writes keep (`app.analytics_series`): a row per bucket, however
+ * many users, sessions, sign-ins and requests there are.
+ */
 async function bucketed(
   tx: Tx,
   interval: Interval,
@@ -18,33 +22,7 @@ async function bucketed(
   source: "signups" | "active" | "signins",
 ): Promise<Point[]> {
   const rows = await tx<{ t: Date; value: number }[]>`
-    with buckets as (
-      select generate_series(date_trunc(${interval}, ${from}::timestamptz, 'UTC'),
-                             ${to}::timestamptz, ('1 ' || ${interval})::interval) as t
-    ), facts as (
-      select date_trunc(${interval}, created_at, 'UTC') as t, count(*)::int as value
-        from app.users where ${source} = 'signups' and created_at >= ${from} and created_at < ${to}
-        group by 1
-      union all
-      select date_trunc(${interval}, created_at, 'UTC'), count(*)::int
-        from app.security_events
-        where ${source} = 'signins' and type = 'auth.signin' and created_at >= ${from} and created_at < ${to}
-        group by 1
-      union all
-      select t, count(distinct user_id)::int from (
-        select date_trunc(${interval}, created_at, 'UTC') as t, user_id from app.sessions
-          where created_at >= ${from} and created_at < ${to}
-        union all
-        select date_trunc(${interval}, refreshed_at, 'UTC'), user_id from app.sessions
-          where refreshed_at >= ${from} and refreshed_at < ${to}
-        union all
-        select date_trunc(${interval}, created_at, 'UTC'), user_id from app.access_logs
-          where user_id is not null and created_at >= ${from} and created_at < ${to}
-      ) activity where ${source} = 'active' group by t
-    )
-    select b.t, coalesce(sum(f.value), 0)::int as value
-    from buckets b left join facts f on f.t = b.t
-    group by b.t order by b.t`;
+    select t, value::int as value from app.analytics_series(${source}, ${interval}, ${from}, ${to})`;
   return rows.map((r) => ({ t: r.t.toISOString(), value: r.value }));
 }
 
@@ -104,16 +82,19 @@ export async function walletStats(tx: Tx, interval: Interval, from: Date, to: Da
   };
 }
 
-/** Users by role and status, every role and status present (zero when none). */
+/**
+ * Users by role and status, every role and status present (zero when none), from the maintained
+ * counters (`app.user_counts()`), not a count of every user.
+ */
 async function userCounts(tx: Tx) {
-  const byRoleRows = await tx<{ key: string; value: number }[]>`
-    select role::text as key, count(*)::int as value from app.users group by role`;
-  const byStatusRows = await tx<{ key: string; value: number }[]>`
-    select status::text as key, count(*)::int as value from app.users group by status`;
+  const rows = await tx<{ role: string; status: string; n: number }[]>`
+    select role::text, status::text, n::int as n from app.user_counts()`;
   const byRole: Record<string, number> = Object.fromEntries(ROLES.map((r) => [r, 0]));
-  for (const r of byRoleRows) byRole[r.key] = r.value;
   const byStatus: Record<string, number> = { active: 0, suspended: 0 };
-  for (const r of byStatusRows) byStatus[r.key] = r.value;
+  for (const r of rows) {
+    byRole[r.role] += r.n;
+    byStatus[r.status] += r.n;
+  }
   return { byRole, byStatus };
 }
 

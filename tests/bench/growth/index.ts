@@ -3,7 +3,8 @@
  * earlier one made: the store's orders use the people, the notifications may name orders).
  */
 import type { GrowthDomain } from "./types.ts";
+import { growth as admin } from "./admin.ts";
 import { growth as messaging } from "./messaging.ts";
 import { growth as store } from "./store.ts";
 
-export const DOMAINS: GrowthDomain[] = [messaging, store];
+export const DOMAINS: GrowthDomain[] = [admin, messaging, store];
