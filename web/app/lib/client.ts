@@ -138,3 +138,24 @@ export function describeError(err: unknown): string {
   if (err instanceof TypeError) return "The server cannot be reached. Check your connection.";
   return String(err instanceof Error ? err.message : err);
 }
+
+type Operation<P extends keyof paths, M extends keyof paths[P]> = NonNullable<paths[P][M]>;
+
+/** The JSON body an operation takes: `RequestBody<"/api/profile", "put">`. */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = Operation<P, M> extends
+  { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+
+/** The JSON answer of an operation's success (200, 201 or 202). */
+export type Answer<P extends keyof paths, M extends keyof paths[P]> = Operation<P, M> extends
+  { responses: infer R } ? R extends { 200: { content: { "application/json": infer A } } } ? A
+  : R extends { 201: { content: { "application/json": infer A } } } ? A
+  : R extends { 202: { content: { "application/json": infer A } } } ? A
+  : never
+  : never;
+
+/**
+ * The query parameters of an operation. A page's filter form keeps "" for "any", which the
+ * client leaves out of the query string: `form as Query<...>` says so.
+ */
+export type Query<P extends keyof paths, M extends keyof paths[P]> = Operation<P, M> extends
+  { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
