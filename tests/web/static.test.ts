@@ -21,7 +21,6 @@ const server = Deno.serve(
     await serveWebClient(request, new URL(request.url), build.dir) ??
       new Response("not the client's", { status: 404 }),
 );
-const base = `http://127.0.0.1:${port}`;
 
 async function get(path: string, acceptEncoding: string): Promise<Response> {
   // Deno's fetch would add its own Accept-Encoding and decode the body: a raw request keeps both

@@ -159,8 +159,11 @@ export function Inbox() {
     queryFn: ({ pageParam }) => readPage(q, pageParam),
     initialPageParam: null as string | null,
     getNextPageParam: (last: InboxPage) => last.nextCursor,
-    // Live events keep it current; a new filter reads at once.
+    // Live events keep it current; a new filter reads at once. A list left for another filter
+    // is dropped (gcTime 0): coming back to a filter reads its first page again, not every page
+    // it had grown to.
     staleTime: 0,
+    gcTime: 0,
   });
   // Every notification once, in the order of the pages (a later page may repeat one that moved).
   const listed = inbox.data
