@@ -2,6 +2,9 @@
  * The web client's static files (web/dist, built by web/build.ts) at `/` on the local stack.
  *
  * - `/assets/*` are content-hashed: cached for a year, immutable.
+ * - A text file is sent compressed when the browser accepts it: the brotli (`.br`) or gzip (`.gz`)
+ *   copy the build wrote beside it, with `Content-Encoding` and `Vary: Accept-Encoding` (on every
+ *   answer for a compressible file, compressed or not, so a cache keeps one per encoding).
  * - Any other GET of a path without a file extension is a page of the app: index.html (the app
  *   routes in the browser), never cached, with a Content-Security-Policy that allows only the
  *   page's own origin (scripts, styles, the API, the Realtime socket on the same host) plus
@@ -10,7 +13,7 @@
  *   server hands them on before asking it.
  */
 import { extname, join, normalize } from "node:path";
-import { WEB_DIST } from "../web/build.ts";
+import { COMPRESSIBLE, WEB_DIST } from "../web/build.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -73,6 +76,49 @@ async function file(path: string): Promise<Deno.FsFile | null> {
   }
 }
 
+/** The encodings a request accepts (`Accept-Encoding`, those with q=0 left out). */
+function accepted(request: Request): Set<string> {
+  const out = new Set<string>();
+  for (const part of (request.headers.get("accept-encoding") ?? "").split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    if (name && !(q && Number(q.slice(2)) === 0)) out.add(name);
+  }
+  return out;
+}
+
+/**
+ * The file at `path`, or its brotli or gzip copy when the request accepts it and the build wrote
+ * one: the open file, its size and the encoding (null: as it is). `vary` says whether the answer
+ * depends on Accept-Encoding (a compressible type).
+ */
+async function variant(
+  request: Request,
+  path: string,
+): Promise<{ found: Deno.FsFile; size: number; encoding: string | null; vary: boolean } | null> {
+  const vary = COMPRESSIBLE.test(path);
+  if (vary) {
+    const accepts = accepted(request);
+    for (const [encoding, suffix] of [["br", ".br"], ["gzip", ".gz"]]) {
+      if (!accepts.has(encoding)) continue;
+      const found = await file(path + suffix);
+      if (found) return { found, size: (await found.stat()).size, encoding, vary };
+    }
+  }
+  const found = await file(path);
+  return found ? { found, size: (await found.stat()).size, encoding: null, vary } : null;
+}
+
+function encodingHeaders(
+  v: { size: number; encoding: string | null; vary: boolean },
+): Record<string, string> {
+  return {
+    "Content-Length": String(v.size),
+    ...(v.encoding ? { "Content-Encoding": v.encoding } : {}),
+    ...(v.vary ? { "Vary": "Accept-Encoding" } : {}),
+  };
+}
+
 /**
  * The response for `request` if it is the web client's, else null. `dir` is the built client
  * (web/dist by default).
@@ -98,21 +144,22 @@ export async function serveWebClient(
   const ext = extname(relative);
   const head = request.method === "HEAD";
   if (ext && relative !== "/index.html") {
-    const found = await file(join(dir, relative));
+    // The precompressed copies are the server's own: asked for by name, they are not files.
+    if (/\.(br|gz)$/.test(relative)) return new Response("Not found", { status: 404 });
+    const found = await variant(request, join(dir, relative));
     if (!found) return new Response("Not found", { status: 404 });
     const immutable = relative.startsWith("/assets/");
-    const size = (await found.stat()).size;
-    if (head) found.close();
-    return new Response(head ? null : found.readable, {
+    if (head) found.found.close();
+    return new Response(head ? null : found.found.readable, {
       headers: {
         "Content-Type": TYPES[ext] ?? "application/octet-stream",
-        "Content-Length": String(size),
+        ...encodingHeaders(found),
         "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
         "X-Content-Type-Options": "nosniff",
       },
     });
   }
-  const index = await file(join(dir, "index.html"));
+  const index = await variant(request, join(dir, "index.html"));
   if (!index) {
     return new Response(
       "The web client is not built. `npm start` builds it (web/build.ts); by hand: " +
@@ -120,6 +167,8 @@ export async function serveWebClient(
       { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } },
     );
   }
-  if (head) index.close();
-  return new Response(head ? null : index.readable, { headers: PAGE_HEADERS(url, policy) });
+  if (head) index.found.close();
+  return new Response(head ? null : index.found.readable, {
+    headers: { ...PAGE_HEADERS(url, policy), ...encodingHeaders(index) },
+  });
 }

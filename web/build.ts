@@ -4,6 +4,8 @@
  * admin area), and `index.html` naming them. Nothing is rebuilt when no input changed: the inputs
  * (web/app, web/realtime, this file, package-lock.json) are hashed and compared with the hash
  * written by the last build, so `npm start` and the tests pay a few milliseconds when nothing changed.
+ * Every text file of 512 bytes or more also gets a gzip (`.gz`) and a brotli (`.br`) copy beside
+ * it, which the server sends to browsers that accept them (stack/web-static.ts).
  *
  * `deno run -A web/build.ts [--force]` builds by hand. `AGORA_WEB_API_ORIGIN` (build time) names
  * the origin of the API when the files are served from elsewhere (docs/web.md, Deploying);
@@ -11,7 +13,7 @@
  * design; only needed when the API has Stripe keys: docs/web.md, Payments).
  */
 import * as esbuild from "esbuild";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,6 +22,11 @@ export const WEB_DIST = join(ROOT, "web", "dist");
 const APP = join(ROOT, "web", "app");
 const INPUTS = [APP, join(ROOT, "web", "realtime"), fileURLToPath(import.meta.url)];
 const MANIFEST = "build.json";
+
+/** Text files worth compressing; the server sends the `.br` or `.gz` beside them (web-static.ts). */
+export const COMPRESSIBLE = /\.(js|css|html|map|json|svg|txt)$/;
+/** Smaller files are sent as they are: a compressed copy would save less than its headers. */
+const COMPRESS_FROM = 512;
 
 export interface BuiltFile {
   path: string;
@@ -173,11 +180,25 @@ async function build(opts: BuildOptions): Promise<WebBuild> {
     const files: BuiltFile[] = [];
     for await (const file of walk(staging)) {
       const bytes = await Deno.readFile(file);
+      const gzip = gzipSync(bytes, { level: 9 });
       files.push({
         path: relative(staging, file),
         bytes: bytes.byteLength,
-        gzipBytes: gzipSync(bytes, { level: 9 }).byteLength,
+        gzipBytes: gzip.byteLength,
       });
+      // Precompressed once here, so the server never compresses on a request.
+      if (COMPRESSIBLE.test(file) && bytes.byteLength >= COMPRESS_FROM) {
+        await Deno.writeFile(`${file}.gz`, gzip);
+        await Deno.writeFile(
+          `${file}.br`,
+          brotliCompressSync(bytes, {
+            params: {
+              [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+              [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+            },
+          }),
+        );
+      }
     }
     const initialFiles = [...initial].map((p) => relative(staging, join(ROOT, p)));
     const picked = files.filter((f) => initialFiles.includes(f.path));

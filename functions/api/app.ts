@@ -141,21 +141,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     in: "cookie",
     name: "agora-access-token",
   });
-  const documentConfig = {
-    openapi: "3.1.0",
-    info: {
-      title: "Agora API",
-      version: "0.1.0",
-      description: "Errors always have the shape { error: { code, message, details? } }. " +
-        "Cookie-authenticated unsafe requests need X-CSRF-Token (GET /api/auth/csrf).",
-    },
-    // The base URL without /api: the paths carry it.
-    servers: [{ url: deps.settings.siteUrl, description: "This deployment (AGORA_SITE_URL)" }],
-  };
-  app.get(
-    "/api/openapi.json",
-    (c) => c.json(withCommonResponses(app.getOpenAPI31Document(documentConfig)), 200),
-  );
+  app.get("/api/openapi.json", (c) => c.json(openApiDocument(app, deps.settings.siteUrl), 200));
 
   app.notFound((c) => c.json(errorBody(new ApiError("not_found", "No such endpoint.")), 404));
 
@@ -192,6 +178,25 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   }
 
   return app;
+}
+
+/**
+ * The OpenAPI document of an app made by `createApp` (what `GET /api/openapi.json` answers), for
+ * the server and for what is generated from it without one (the web client's types,
+ * web/api-schema.ts).
+ */
+export function openApiDocument(app: OpenAPIHono<AppEnv>, siteUrl: string) {
+  return withCommonResponses(app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Agora API",
+      version: "0.1.0",
+      description: "Errors always have the shape { error: { code, message, details? } }. " +
+        "Cookie-authenticated unsafe requests need X-CSRF-Token (GET /api/auth/csrf).",
+    },
+    // The base URL without /api: the paths carry it.
+    servers: [{ url: siteUrl, description: "This deployment (AGORA_SITE_URL)" }],
+  }));
 }
 
 /** The connection a dev provider event arrives on: the process itself. */

@@ -1,66 +1,23 @@
 /**
- * Calls to the API: JSON in and out, the session cookies sent along, `X-CSRF-Token` on unsafe
- * requests (fetched once from GET /api/auth/csrf and kept in memory), errors turned into
- * `ApiError` with the API's `{ error: { code, message, details } }`. No token is ever stored by
- * script: the session lives in httpOnly cookies.
- *
- * The API is on the page's origin unless the build named another (`<meta name=agora-api-origin>`,
- * docs/web.md, Deploying); that origin must be same-site, since the cookies are SameSite=Lax.
+ * Untyped calls to the API by path (`api.get<T>("/api/...")`), for the pages not yet moved to the
+ * typed client (chat, store, vendor), plus what the typed client does not cover: downloads to a
+ * file and uploads with progress. A thin layer over `client.ts`: the same fetch (`apiFetch`:
+ * cookies, CSRF, `ApiError`, the 401/403 listeners), so both kinds of call behave alike.
  */
 
-export const apiOrigin =
-  document.querySelector<HTMLMetaElement>('meta[name="agora-api-origin"]')?.content ?? "";
+import {
+  ApiError,
+  apiFetch,
+  apiOrigin,
+  csrfToken,
+  describeError,
+  onAuthProblem,
+  reportAuthProblem,
+  resetCsrf,
+  toError,
+} from "./client.ts";
 
-export class ApiError extends Error {
-  status: number;
-  code: string;
-  details?: unknown;
-  constructor(status: number, code: string, message: string, details?: unknown) {
-    super(message);
-    this.name = "ApiError";
-    this.status = status;
-    this.code = code;
-    this.details = details;
-  }
-}
-
-type AuthListener = (status: 401 | 403) => void;
-const authListeners = new Set<AuthListener>();
-/** Told about every 401 (the session ended) and 403 (a role may have changed). */
-export function onAuthProblem(listener: AuthListener): () => void {
-  authListeners.add(listener);
-  return () => authListeners.delete(listener);
-}
-
-let csrf: Promise<string> | null = null;
-
-function csrfToken(): Promise<string> {
-  csrf ??= fetch(`${apiOrigin}/api/auth/csrf`, { credentials: "include", cache: "no-store" })
-    .then((r) => r.json())
-    .then((body: { csrfToken: string }) => body.csrfToken)
-    .catch((err) => {
-      csrf = null;
-      throw err;
-    });
-  return csrf;
-}
-
-/** Forget the CSRF token (it is bound to the session: after sign-in and sign-out). */
-export function resetCsrf(): void {
-  csrf = null;
-}
-
-const SAFE = new Set(["GET", "HEAD"]);
-
-async function toError(response: Response): Promise<ApiError> {
-  const text = await response.text().catch(() => "");
-  try {
-    const { error } = JSON.parse(text);
-    return new ApiError(response.status, error.code, error.message, error.details);
-  } catch {
-    return new ApiError(response.status, "http_error", `HTTP ${response.status}`);
-  }
-}
+export { ApiError, apiOrigin, describeError, onAuthProblem, resetCsrf };
 
 export interface RequestOptions {
   body?: unknown;
@@ -75,32 +32,19 @@ export async function request<T>(
   path: string,
   opts: RequestOptions = {},
 ): Promise<T> {
-  for (let attempt = 0;; attempt++) {
-    const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
-    if (opts.body !== undefined) headers["content-type"] = "application/json";
-    if (!SAFE.has(method)) headers["x-csrf-token"] = await csrfToken();
-    const response = await fetch(`${apiOrigin}${path}`, {
+  const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
+  if (opts.body !== undefined) headers["content-type"] = "application/json";
+  const response = await apiFetch(
+    new Request(`${apiOrigin || location.origin}${path}`, {
       method,
       headers,
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       credentials: "include",
       signal: opts.signal,
       cache: opts.fresh ? "no-store" : "default",
-    });
-    if (response.ok) {
-      return response.status === 204 ? (undefined as T) : await response.json() as T;
-    }
-    const error = await toError(response);
-    // A CSRF token from before a sign-in (or a refreshed session) is stale: fetch it once more.
-    if (error.status === 403 && /csrf/i.test(error.message) && attempt === 0) {
-      resetCsrf();
-      continue;
-    }
-    if (error.status === 401 || error.status === 403) {
-      for (const listener of [...authListeners]) listener(error.status);
-    }
-    throw error;
-  }
+    }),
+  );
+  return response.status === 204 ? (undefined as T) : await response.json() as T;
 }
 
 export const api = {
@@ -124,9 +68,7 @@ export async function download(path: string, fallbackName: string): Promise<stri
   });
   if (!response.ok) {
     const error = await toError(response);
-    if (error.status === 401 || error.status === 403) {
-      for (const listener of [...authListeners]) listener(error.status);
-    }
+    reportAuthProblem(error);
     throw error;
   }
   const disposition = response.headers.get("content-disposition") ?? "";
@@ -189,12 +131,4 @@ export async function upload<T>(
     form.append("file", file, file.name);
     xhr.send(form);
   });
-}
-
-/** A human sentence for an error of any kind. */
-export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
-  if (err instanceof DOMException && err.name === "AbortError") return "Cancelled.";
-  if (err instanceof TypeError) return "The server cannot be reached. Check your connection.";
-  return String(err instanceof Error ? err.message : err);
 }

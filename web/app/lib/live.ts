@@ -8,13 +8,15 @@
  * asking again shortly before it expires (docs/web.md, "Realtime in the browser").
  *
  * `liveStatus` says which transport the page's main topics use; the header shows it.
+ *
+ * The transport (with supabase-js, most of the page's script) is a chunk of its own, loaded at the
+ * first subscription: the sign-in page, which follows no topic, never loads it.
  */
-import {
-  createTransport,
-  type RealtimeEnvelope,
-  type SubscribeOptions,
-  type Transport,
-  type TransportKind,
+import type {
+  RealtimeEnvelope,
+  SubscribeOptions,
+  Transport,
+  TransportKind,
 } from "../../realtime/transport.ts";
 import { createPageToken, type PageTokenAnswer } from "../../realtime/page-token.ts";
 import { api, apiOrigin } from "./api.ts";
@@ -48,6 +50,9 @@ export function accessToken(): Promise<string> {
 // The transport -------------------------------------------------------------------------------
 
 let transport: Transport | null = null;
+let transportLib: Promise<typeof import("../../realtime/transport.ts")> | null = null;
+/** Counts sign-outs: a subscription asked for before one never starts after it. */
+let epoch = 0;
 /** Topics whose transport the status indicator reports (the open conversation, the user's). */
 const mainTopics = new Map<string, number>();
 
@@ -63,7 +68,10 @@ function report(topics: Record<string, TransportKind>, error: string | null = nu
   liveStatus.set({ kind: worst(topics), topics, error });
 }
 
-function ensureTransport(cfg: PublicConfig): Transport {
+function ensureTransport(
+  { createTransport }: typeof import("../../realtime/transport.ts"),
+  cfg: PublicConfig,
+): Transport {
   transport ??= createTransport({
     baseUrl: realtimeProjectUrl(cfg),
     apiUrl: `${apiOrigin || location.origin}/api`,
@@ -97,7 +105,6 @@ export function subscribe(
 ): () => void {
   const cfg = config.get();
   if (!cfg) throw new Error("the configuration is not loaded");
-  const live = ensureTransport(cfg);
   if (opts.main) {
     mainTopics.set(topic, (mainTopics.get(topic) ?? 0) + 1);
     report(liveStatus.get().topics);
@@ -109,9 +116,22 @@ export function subscribe(
     const known = liveStatus.get().topics[topic];
     if (known) queueMicrotask(() => opts.onLive?.(known));
   }
-  const subscription = live.subscribe(topic, handler, { transports: opts.transports });
+  let subscription: { unsubscribe(): void } | null = null;
+  let stopped = false;
+  const since = epoch;
+  transportLib ??= import("../../realtime/transport.ts");
+  transportLib.then((lib) => {
+    if (stopped || since !== epoch) return;
+    subscription = ensureTransport(lib, cfg).subscribe(topic, handler, {
+      transports: opts.transports,
+    });
+  }).catch((err) => {
+    transportLib = null;
+    report(liveStatus.get().topics, `${topic}: ${err instanceof Error ? err.message : err}`);
+  });
   return () => {
-    subscription.unsubscribe();
+    stopped = true;
+    subscription?.unsubscribe();
     if (opts.onLive) topicListeners.get(topic)?.delete(opts.onLive);
     if (opts.main) {
       const left = (mainTopics.get(topic) ?? 1) - 1;
@@ -127,6 +147,7 @@ export function subscribe(
 
 /** Ends every feed and forgets the token (sign-out). */
 export function stopLive(): void {
+  epoch++;
   transport?.close();
   transport = null;
   pageToken.clear();

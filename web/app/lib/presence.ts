@@ -6,7 +6,7 @@
  * broadcasts and leaves it when it falls back to SSE, while presence lives only on the socket.
  * When the WebSocket cannot connect, presence is simply unknown (the page says so).
  */
-import { createClient, type RealtimeChannel, type SupabaseClient } from "@supabase/supabase-js";
+import type { RealtimeChannel, SupabaseClient } from "@supabase/supabase-js";
 import { config, realtimeProjectUrl } from "./config.ts";
 import { accessToken } from "./live.ts";
 
@@ -16,7 +16,9 @@ async function presenceClient(): Promise<SupabaseClient> {
   const cfg = config.get();
   if (!cfg) throw new Error("the configuration is not loaded");
   if (!client) {
-    client = createClient(realtimeProjectUrl(cfg), cfg.realtime.anonKey, {
+    // supabase-js is in the transport's chunk, loaded on demand (live.ts), not the first page's.
+    const { createClient } = await import("@supabase/supabase-js");
+    client ??= createClient(realtimeProjectUrl(cfg), cfg.realtime.anonKey, {
       // The page's token, from memory; supabase-js asks again on its heartbeats.
       accessToken: accessToken,
     });

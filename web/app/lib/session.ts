@@ -4,6 +4,7 @@
  * admin changed shows on the user's next action, and a session that ended sends them to sign in.
  */
 import { api, onAuthProblem, resetCsrf } from "./api.ts";
+import { queryClient } from "./query.ts";
 import { createStore } from "./store.ts";
 import { userEvents } from "./user-events.ts";
 
@@ -63,7 +64,11 @@ export function loadSession(): Promise<SessionState> {
         : { status: "signed-out", user: null };
       const current = session.get();
       if (JSON.stringify(current) !== JSON.stringify(next)) {
-        if (current.user?.id !== next.user?.id) resetCsrf();
+        if (current.user?.id !== next.user?.id) {
+          resetCsrf();
+          // What the cache holds was another person's (or nobody's) to see.
+          if (current.status !== "loading") queryClient.clear();
+        }
         if (current.status === "signed-in" && next.status === "signed-out") {
           signedOutBecause.set("ended");
           signOutListeners.forEach((listener) => listener());
@@ -87,6 +92,7 @@ export function onSignedOut(listener: () => void): () => void {
 /** Forgets the session on this page (after sign-out, or the account's deletion). */
 export function forgetSession(reason: "deleted" | null = null): void {
   resetCsrf();
+  queryClient.clear();
   signedOutBecause.set(reason);
   session.set({ status: "signed-out", user: null });
   signOutListeners.forEach((listener) => listener());

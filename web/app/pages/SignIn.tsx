@@ -10,7 +10,7 @@
  */
 import type { ComponentType } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
-import { api, ApiError, apiOrigin, describeError } from "../lib/api.ts";
+import { ApiError, apiOrigin, client, describeError } from "../lib/client.ts";
 import { config } from "../lib/config.ts";
 import { currentLocation } from "../lib/router.tsx";
 import { session, signedOutBecause } from "../lib/session.ts";
@@ -91,7 +91,9 @@ export function SignInPage() {
     try {
       // A path is taken on the API's site; served from elsewhere, the link must come back here.
       const back = apiOrigin ? `${location.origin}${redirectTo}` : redirectTo;
-      await api.post("/api/auth/signin", { provider: "email", email: address, redirectTo: back });
+      await client.POST("/api/auth/signin", {
+        body: { provider: "email", email: address, redirectTo: back },
+      });
     } catch (err) {
       const message = err instanceof ApiError && err.code === "invalid_request"
         ? "That does not look like an e-mail address."

@@ -24,7 +24,12 @@ import {
   useProviders,
   WalletButton,
 } from "../signin/providers.tsx";
-import { accountApi, type Identity, type SessionItem } from "./api.ts";
+import { client, data, FRESH } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
+
+/** The account's lists in the query cache. */
+const IDENTITIES_KEY = ["account", "identities"] as const;
+const SESSIONS_KEY = ["account", "sessions"] as const;
 
 const PROVIDER_NAMES: Record<string, string> = {
   email: "E-mail link",
@@ -108,15 +113,15 @@ export function AccountPage() {
 
 function Identities({ error }: { error: string | null }) {
   const providers = useProviders();
-  const [items, setItems] = useState<Identity[] | null>(null);
+  const query = useQuery({
+    queryKey: IDENTITIES_KEY,
+    queryFn: async () => data(await client.GET("/api/auth/identities", FRESH)).items,
+  });
+  const items = query.data ?? null;
   const [problem, setProblem] = useState<string | null>(
     error ? `Linking did not complete (${error}).` : null,
   );
-  const load = () =>
-    accountApi.identities().then((r) => setItems(r.items)).catch((err) =>
-      setProblem(describeError(err))
-    );
-  useEffect(() => void load(), []);
+  const load = () => queryClient.invalidateQueries({ queryKey: IDENTITIES_KEY });
   const linked = new Set(items?.map((i) => i.provider));
   const linkable = (providers ?? []).filter((p): p is Exclude<ProviderId, "email"> =>
     p !== "email" && (p === "wallet" || !linked.has(p))
@@ -124,7 +129,9 @@ function Identities({ error }: { error: string | null }) {
   return (
     <section class="card" aria-labelledby="identities-h">
       <h2 id="identities-h">How you sign in</h2>
-      {problem && <p class="error" role="alert">{problem}</p>}
+      {(problem ?? query.error) && (
+        <p class="error" role="alert">{problem ?? describeError(query.error)}</p>
+      )}
       {items === null
         ? <p class="muted" role="status">Loading…</p>
         : (
@@ -146,7 +153,9 @@ function Identities({ error }: { error: string | null }) {
                     }`}
                     onClick={async () => {
                       try {
-                        await accountApi.unlink(i.id);
+                        await client.DELETE("/api/auth/identities/{id}", {
+                          params: { path: { id: i.id } },
+                        });
                         await load();
                       } catch (err) {
                         setProblem(describeError(err));
@@ -173,17 +182,22 @@ function Identities({ error }: { error: string | null }) {
 }
 
 function Sessions() {
-  const [items, setItems] = useState<SessionItem[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const query = useQuery({
+    queryKey: SESSIONS_KEY,
+    queryFn: async () =>
+      data(await client.GET("/api/auth/sessions", { params: { query: { limit: 200 } }, ...FRESH }))
+        .items,
+  });
+  const items = query.data ?? null;
+  const [actionError, setError] = useState<string | null>(null);
+  const error = actionError ?? (query.error ? describeError(query.error) : null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const load = () =>
-    accountApi.sessions().then((r) => {
-      setItems(r.items);
-      setError(null);
-    }).catch((err) => setError(describeError(err)));
+  const load = () => {
+    setError(null);
+    return queryClient.invalidateQueries({ queryKey: SESSIONS_KEY });
+  };
   useEffect(() => {
-    void load();
     const visible = () => document.visibilityState === "visible" && void load();
     document.addEventListener("visibilitychange", visible);
     const off = userEvents.on((e) => {
@@ -206,7 +220,11 @@ function Sessions() {
           onClick={async () => {
             setBusy(true);
             try {
-              const { revoked } = await accountApi.endOthers();
+              const { revoked } = data(
+                await client.DELETE("/api/auth/sessions", {
+                  params: { query: { scope: "others" } },
+                }),
+              );
               setNotice(
                 revoked === 1
                   ? "Signed out 1 other session."
@@ -251,7 +269,9 @@ function Sessions() {
                     }`}
                     onClick={async () => {
                       try {
-                        await accountApi.endSession(s.id);
+                        await client.DELETE("/api/auth/sessions/{id}", {
+                          params: { path: { id: s.id } },
+                        });
                         setNotice("That session has ended.");
                         await load();
                       } catch (err) {
@@ -338,7 +358,9 @@ function DeleteSection({ openAtStart }: { openAtStart: boolean }) {
             setBusy(true);
             setError(null);
             try {
-              await accountApi.deleteAccount();
+              await client.DELETE("/api/account", {
+                body: { confirm: "delete my account" },
+              });
               stopLive();
               forgetSession("deleted");
               navigate("/signin", { replace: true });

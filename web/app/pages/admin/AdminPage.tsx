@@ -10,6 +10,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { subscribe } from "../../lib/live.ts";
+import { queryClient } from "../../lib/query.ts";
+import { ADMIN_KEY } from "./types.ts";
 import { Link } from "../../lib/router.tsx";
 import { setTitle } from "../../lib/config.ts";
 import type { PageProps } from "../../lib/page.ts";
@@ -37,7 +39,16 @@ const SECTIONS = [
 export function AdminPage({ params }: PageProps) {
   const section = SECTIONS.find((s) => s.id === (params.section ?? "users"));
   const [tick, setTick] = useState(0);
-  useEffect(() => subscribe("admin", () => setTick((n) => n + 1)), []);
+  // An admin event (a new vendor application, a user's change by another admin): what the cache
+  // holds of the admin area is stale, and the open section reads again.
+  useEffect(
+    () =>
+      subscribe("admin", () => {
+        void queryClient.invalidateQueries({ queryKey: ADMIN_KEY });
+        setTick((n) => n + 1);
+      }),
+    [],
+  );
   useEffect(() => setTitle(section ? `${section.label} · Admin` : "Admin"), [section]);
   const View = section?.view;
   return (

@@ -6,8 +6,8 @@
  * are drawn as they appear. Read again every minute and on `admin` events.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
-import { adminApi, type Analytics, type NotificationFigures, type Point } from "./api.ts";
+import { client, data as answer, describeError, type Query } from "../../lib/client.ts";
+import type { Analytics, NotificationFigures, Point } from "./types.ts";
 import { CountBars, moneyFormat, SeriesChart } from "./Charts.tsx";
 
 const RANGES = [
@@ -52,7 +52,14 @@ export function AnalyticsSection({ refresh }: { refresh: number }) {
   useEffect(() => {
     const to = new Date();
     const from = new Date(to.getTime() - days * 86_400_000);
-    adminApi.analytics({ from: from.toISOString(), to: to.toISOString(), interval })
+    client.GET("/api/admin/analytics", {
+      params: {
+        query: { from: from.toISOString(), to: to.toISOString(), interval } as Query<
+          "/api/admin/analytics",
+          "get"
+        >,
+      },
+    }).then(answer)
       .then((d) => {
         setData(d);
         setError(null);

@@ -4,7 +4,7 @@
  * a table under a disclosure, for screen readers and for anyone who wants the numbers.
  */
 import { useId } from "preact/hooks";
-import type { Point } from "./api.ts";
+import type { Point } from "./types.ts";
 
 const W = 320;
 const H = 120;

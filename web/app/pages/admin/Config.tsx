@@ -6,10 +6,17 @@
  * Sections added by later domains appear here by themselves.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { ApiError, client, data, describeError, type RequestBody } from "../../lib/client.ts";
 import { brandColours, contrast, loadConfig, styleFor } from "../../lib/config.ts";
 import { ROLES } from "../../lib/session.ts";
-import { adminApi, type ConfigDocument } from "./api.ts";
+import type { ConfigDocument as TypedDocument } from "./types.ts";
+
+/**
+ * The page edits every section alike, by path: the document as a record of sections (the typed
+ * document of the API, `TypedDocument`, is what it reads and sends).
+ */
+type ConfigDocument = Record<string, Record<string, unknown>>;
+const asSections = (doc: TypedDocument) => doc as unknown as ConfigDocument;
 
 type Json = unknown;
 
@@ -58,9 +65,9 @@ export function ConfigSection({ refresh }: { refresh: number }) {
   const [busy, setBusy] = useState(false);
 
   const load = () =>
-    adminApi.config().then((c) => {
-      setLoaded(c);
-      setDraft(c.config);
+    client.GET("/api/admin/config").then(data).then((c) => {
+      setLoaded({ version: c.version, config: asSections(c.config) });
+      setDraft(asSections(c.config));
       setError(null);
     }).catch((err) => setError(describeError(err)));
   useEffect(() => void load(), [refresh]);
@@ -87,10 +94,18 @@ export function ConfigSection({ refresh }: { refresh: number }) {
     setError(null);
     setFieldErrors([]);
     try {
-      const result = await adminApi.saveConfig(patch, reason.trim(), loaded!.version);
-      setLoaded({ version: result.version, config: result.config });
-      setDraft(result.config);
-      setSaved(result.diff);
+      const result = data(
+        await client.PUT("/api/admin/config", {
+          body: {
+            config: patch as RequestBody<"/api/admin/config", "put">["config"],
+            reason: reason.trim(),
+            expectedVersion: loaded!.version,
+          },
+        }),
+      );
+      setLoaded({ version: result.version, config: asSections(result.config) });
+      setDraft(asSections(result.config));
+      setSaved(result.diff as Record<string, { from: Json; to: Json }>);
       setReason("");
       // The white-label applies to this page at once (others on their next read, within 30 s).
       await loadConfig(true);

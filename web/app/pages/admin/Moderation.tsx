@@ -5,10 +5,20 @@
  * (docs/moderation.md).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import {
+  client,
+  data,
+  describeError,
+  FRESH,
+  type Query,
+  type RequestBody,
+} from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
 import { Dialog } from "../../components/Dialog.tsx";
-import { adminApi, type AdminReport, type ReportAction } from "./api.ts";
+import type { AdminReport, ReportAction } from "./types.ts";
+
+const resolveReport = async (id: string, body: RequestBody<"/api/admin/reports/{id}", "put">) =>
+  data(await client.PUT("/api/admin/reports/{id}", { params: { path: { id } }, body }));
 
 const ACTIONS: Record<AdminReport["subject"]["type"], { value: ReportAction; label: string }[]> = {
   message: [
@@ -62,7 +72,10 @@ export function ModerationSection({ refresh }: { refresh: number }) {
   const [resolving, setResolving] = useState<AdminReport | null>(null);
   const statusId = useId();
   useEffect(() => {
-    adminApi.reports({ status, limit: 25 }).then((page) => {
+    client.GET("/api/admin/reports", {
+      params: { query: { status, limit: 25 } as Query<"/api/admin/reports", "get"> },
+      ...FRESH,
+    }).then(data).then((page) => {
       setItems(page.items);
       setCursor(page.nextCursor);
       setError(null);
@@ -125,7 +138,14 @@ export function ModerationSection({ refresh }: { refresh: number }) {
           class="secondary"
           onClick={async () => {
             try {
-              const page = await adminApi.reports({ status, cursor, limit: 25 });
+              const page = data(
+                await client.GET("/api/admin/reports", {
+                  params: {
+                    query: { status, cursor, limit: 25 } as Query<"/api/admin/reports", "get">,
+                  },
+                  ...FRESH,
+                }),
+              );
               setItems([...(items ?? []), ...page.items]);
               setCursor(page.nextCursor);
             } catch (err) {
@@ -181,7 +201,7 @@ function ResolveDialog(
           setBusy(true);
           try {
             onDone(
-              await adminApi.resolveReport(report.id, {
+              await resolveReport(report.id, {
                 status: action ? "actioned" : "dismissed",
                 ...(action ? { action: action as ReportAction } : {}),
                 note: note.trim(),

@@ -7,9 +7,9 @@ import type { ComponentChildren } from "preact";
 
 type FieldType = "text" | "number" | "datetime-local";
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { client, data, describeError, FRESH, type Query } from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
-import { type AccessLogEntry, adminApi, type SecurityEvent } from "./api.ts";
+import type { AccessLogEntry, SecurityEvent } from "./types.ts";
 
 type Filters = Record<string, string>;
 
@@ -168,7 +168,13 @@ const COMMON: { name: string; label: string; type?: FieldType }[] = [
 export function SecuritySection({ refresh }: { refresh: number }) {
   const [filters, setFilters] = useState<Filters>({});
   const { items, cursor, error, more } = usePaged<SecurityEvent>(
-    adminApi.securityEvents,
+    async (filters) =>
+      data(
+        await client.GET("/api/admin/security-events", {
+          params: { query: filters as Query<"/api/admin/security-events", "get"> },
+          ...FRESH,
+        }),
+      ),
     filters,
     refresh,
   );
@@ -228,7 +234,13 @@ export function SecuritySection({ refresh }: { refresh: number }) {
 export function AccessLogSection({ refresh }: { refresh: number }) {
   const [filters, setFilters] = useState<Filters>({});
   const { items, cursor, error, more } = usePaged<AccessLogEntry>(
-    adminApi.accessLogs,
+    async (filters) =>
+      data(
+        await client.GET("/api/admin/access-logs", {
+          params: { query: filters as Query<"/api/admin/access-logs", "get"> },
+          ...FRESH,
+        }),
+      ),
     filters,
     refresh,
   );

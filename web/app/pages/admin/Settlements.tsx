@@ -3,10 +3,10 @@
  * delivered or completed and paid up to now; running it again settles nothing twice).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { client, data, describeError, FRESH, type Query } from "../../lib/client.ts";
 import { money } from "../../lib/format.ts";
 import { SettlementTable } from "../vendor/Settlements.tsx";
-import { adminApi, type Settlement, type Vendor } from "./api.ts";
+import type { Settlement, Vendor } from "./types.ts";
 
 export function SettlementsSection({ refresh }: { refresh: number }) {
   const [status, setStatus] = useState("");
@@ -20,10 +20,16 @@ export function SettlementsSection({ refresh }: { refresh: number }) {
   const statusId = useId();
   const vendorSelectId = useId();
   useEffect(() => {
-    adminApi.vendors({ limit: 200 }).then((p) => setVendors(p.items)).catch(() => {});
+    client.GET("/api/admin/vendors", {
+      params: { query: { limit: 200 } as Query<"/api/admin/vendors", "get"> },
+      ...FRESH,
+    }).then(data).then((p) => setVendors(p.items)).catch(() => {});
   }, []);
   useEffect(() => {
-    adminApi.settlements({ status, vendorId, limit: 50 }).then((page) => {
+    client.GET("/api/admin/settlements", {
+      params: { query: { status, vendorId, limit: 50 } as Query<"/api/admin/settlements", "get"> },
+      ...FRESH,
+    }).then(data).then((page) => {
       setItems(page.items);
       setCursor(page.nextCursor);
       setError(null);
@@ -40,7 +46,7 @@ export function SettlementsSection({ refresh }: { refresh: number }) {
           onClick={async () => {
             setRun({ busy: true });
             try {
-              const r = await adminApi.runSettlements();
+              const r = data(await client.POST("/api/admin/settlements/run", { body: {} }));
               const net = r.settlements.length
                 ? money({
                   amount: r.settlements.reduce((n, s) => n + s.net.amount, 0),
@@ -101,7 +107,15 @@ export function SettlementsSection({ refresh }: { refresh: number }) {
           class="secondary"
           onClick={async () => {
             try {
-              const page = await adminApi.settlements({ status, vendorId, limit: 50, cursor });
+              const page = await client.GET("/api/admin/settlements", {
+                params: {
+                  query: { status, vendorId, limit: 50, cursor } as Query<
+                    "/api/admin/settlements",
+                    "get"
+                  >,
+                },
+                ...FRESH,
+              }).then(data);
               setItems([...(items ?? []), ...page.items]);
               setCursor(page.nextCursor);
             } catch (err) {

@@ -4,13 +4,32 @@
  * signed out on its next request), and ending every session of a user.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { client, data, describeError, FRESH, type Query } from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
 import { type Role, ROLES, session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { Dialog } from "../../components/Dialog.tsx";
-import { adminApi, type AdminUser, type RoleChange } from "./api.ts";
+import { ADMIN_KEY, type AdminUser, type RoleChange } from "./types.ts";
+import { queryClient, updatePages, useInfiniteQuery } from "../../lib/query.ts";
+
+const changeStatus = async (id: string, status: "active" | "suspended", reason: string) =>
+  data(
+    await client.PUT("/api/admin/users/{id}/status", {
+      params: { path: { id } },
+      body: { status, reason },
+    }),
+  );
 import { Pill } from "../../components/Pill.tsx";
+
+const USERS_KEY = [...ADMIN_KEY, "users"] as const;
+
+/** A user the admin just changed, shown so in every cached list (the API's answer). */
+function showChanged(user: AdminUser): void {
+  updatePages<{ items: AdminUser[] }>(USERS_KEY, (page) => ({
+    ...page,
+    items: page.items.map((u) => u.id === user.id ? user : u),
+  }));
+}
 
 export function UsersSection({ refresh }: { refresh: number }) {
   const me = useStore(session).user!;
@@ -20,12 +39,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const [search, setSearch] = useState("");
   const [role, setRole] = useState("");
   const [status, setStatus] = useState("");
-  const [items, setItems] = useState<AdminUser[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [counts, setCounts] = useState<{ byRole: Record<string, number>; total: number } | null>(
-    null,
-  );
-  const [error, setError] = useState<string | null>(null);
+  const [moreError, setError] = useState<string | null>(null);
   const [changing, setChanging] = useState<AdminUser | null>(null);
   const [lastChange, setLastChange] = useState<{ user: AdminUser; change: RoleChange } | null>(
     null,
@@ -33,28 +47,44 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const [acting, setActing] = useState<{ user: AdminUser; action: UserAction } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  const filters = { search: search.trim(), role, status, limit: 25 };
-
+  // The search is sent 200 ms after the last key; the role and status at once.
+  const [searching, setSearching] = useState("");
   useEffect(() => {
-    const timer = setTimeout(() => {
-      adminApi.users(filters).then((page) => {
-        setItems(page.items);
-        setCursor(page.nextCursor);
-        setCounts(page.counts);
-        setError(null);
-      }).catch((err) => setError(describeError(err)));
-    }, 200);
+    const timer = setTimeout(() => setSearching(search.trim()), 200);
     return () => clearTimeout(timer);
-  }, [search, role, status, refresh]);
+  }, [search]);
+  const filters = { search: searching, role, status, limit: 25 };
+  const users = useInfiniteQuery({
+    queryKey: [...USERS_KEY, filters],
+    queryFn: async ({ pageParam }) =>
+      data(
+        await client.GET("/api/admin/users", {
+          params: {
+            query: { ...filters, ...(pageParam ? { cursor: pageParam } : {}) } as Query<
+              "/api/admin/users",
+              "get"
+            >,
+          },
+          ...FRESH,
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    // Keeps the table while another filter's list is read.
+    placeholderData: (previous) => previous,
+  });
+  // The section's `refresh` (an admin event) reads the lists again, as AdminPage's invalidation.
+  useEffect(() => {
+    if (refresh) void queryClient.invalidateQueries({ queryKey: USERS_KEY });
+  }, [refresh]);
+  const items: AdminUser[] | null = users.data?.pages.flatMap((page) => page.items) ?? null;
+  const counts = users.data?.pages[0]?.counts ?? null;
+  const error = moreError ?? (users.error ? describeError(users.error) : null);
 
   async function more() {
-    try {
-      const page = await adminApi.users({ ...filters, cursor });
-      setItems((list) => [...(list ?? []), ...page.items]);
-      setCursor(page.nextCursor);
-    } catch (err) {
-      setError(describeError(err));
-    }
+    setError(null);
+    const next = await users.fetchNextPage();
+    if (next.error) setError(describeError(next.error));
   }
 
   return (
@@ -176,7 +206,16 @@ export function UsersSection({ refresh }: { refresh: number }) {
             {items.length === 0 && <p class="muted">No user matches.</p>}
           </div>
         )}
-      {cursor && <button type="button" class="secondary" onClick={more}>Load more</button>}
+      {users.hasNextPage && (
+        <button
+          type="button"
+          class="secondary"
+          disabled={users.isFetchingNextPage}
+          onClick={more}
+        >
+          Load more
+        </button>
+      )}
       <UserActionDialog
         acting={acting}
         onClose={() => setActing(null)}
@@ -184,7 +223,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
           setActing(null);
           setNotice(text);
           setLastChange(null);
-          if (user) setItems((list) => list?.map((u) => u.id === user.id ? user : u) ?? list);
+          if (user) showChanged(user);
         }}
       />
       <RoleDialog
@@ -194,7 +233,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
           setChanging(null);
           setNotice(null);
           setLastChange(result);
-          setItems((list) => list?.map((u) => u.id === result.user.id ? result.user : u) ?? list);
+          showChanged(result.user);
         }}
       />
     </section>
@@ -234,7 +273,14 @@ function RoleDialog(
           }
           setBusy(true);
           try {
-            onChanged(await adminApi.changeRole(user.id, role, reason.trim()));
+            onChanged(
+              data(
+                await client.PUT("/api/admin/users/{id}/role", {
+                  params: { path: { id: user.id } },
+                  body: { role, reason: reason.trim() },
+                }),
+              ),
+            );
           } catch (err) {
             setError(describeError(err));
           } finally {
@@ -327,13 +373,17 @@ function UserActionDialog(
           setBusy(true);
           try {
             if (acting.action === "signout") {
-              const { revoked } = await adminApi.signOutUser(acting.user.id);
+              const { revoked } = data(
+                await client.POST("/api/admin/users/{id}/signout", {
+                  params: { path: { id: acting.user.id } },
+                }),
+              );
               onDone(
                 null,
                 `${acting.user.name}: ${revoked} session${revoked === 1 ? "" : "s"} ended.`,
               );
             } else {
-              const { user, change } = await adminApi.changeStatus(
+              const { user, change } = await changeStatus(
                 acting.user.id,
                 acting.action === "suspend" ? "suspended" : "active",
                 reason.trim(),

@@ -4,12 +4,24 @@
  * reason. The owner sees the decision live (`vendor.status_changed` on their topic).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import {
+  client,
+  data,
+  describeError,
+  FRESH,
+  type Query,
+  type RequestBody,
+} from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
-import { adminApi, type Vendor } from "./api.ts";
+import type { Vendor } from "./types.ts";
+
+const decideVendor = async (
+  id: string,
+  body: RequestBody<"/api/admin/vendors/{id}/status", "put">,
+) => data(await client.PUT("/api/admin/vendors/{id}/status", { params: { path: { id } }, body }));
 
 type Decision = "approved" | "rejected" | "suspended";
 
@@ -40,7 +52,10 @@ export function VendorsSection({ refresh }: { refresh: number }) {
   const filters = { status, search: search.trim(), limit: 25 };
   useEffect(() => {
     const timer = setTimeout(() => {
-      adminApi.vendors(filters).then((page) => {
+      client.GET("/api/admin/vendors", {
+        params: { query: filters as Query<"/api/admin/vendors", "get"> },
+        ...FRESH,
+      }).then(data).then((page) => {
         setItems(page.items);
         setCursor(page.nextCursor);
         setError(null);
@@ -131,7 +146,10 @@ export function VendorsSection({ refresh }: { refresh: number }) {
           class="secondary"
           onClick={async () => {
             try {
-              const page = await adminApi.vendors({ ...filters, cursor });
+              const page = await client.GET("/api/admin/vendors", {
+                params: { query: { ...filters, cursor } as Query<"/api/admin/vendors", "get"> },
+                ...FRESH,
+              }).then(data);
               setItems([...(items ?? []), ...page.items]);
               setCursor(page.nextCursor);
             } catch (err) {
@@ -199,7 +217,7 @@ function DecisionDialog(
           setBusy(true);
           try {
             onDone(
-              await adminApi.decideVendor(deciding.vendor.id, {
+              await decideVendor(deciding.vendor.id, {
                 status: deciding.to,
                 reason: reason.trim(),
                 ...(commissionBps !== undefined ? { commissionBps } : {}),

@@ -9,7 +9,7 @@
  * page also sends nothing while a send is under way.
  */
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { type Role, ROLES } from "../../lib/session.ts";
 import { Pill } from "../../components/Pill.tsx";
 import {
@@ -19,13 +19,12 @@ import {
   type Channel,
   CHANNEL_LABELS,
   CHANNELS,
-  notificationsApi,
   type NotificationType,
   PRIORITIES,
   type Priority,
   TYPE_LABELS,
   TYPES,
-} from "./api.ts";
+} from "./types.ts";
 
 interface Draft {
   audience: "all" | "roles" | "users";
@@ -114,12 +113,17 @@ export function BulkForm() {
   useEffect(() => {
     if (!open.length) return;
     const timer = setTimeout(async () => {
-      const answers = await Promise.all(open.map((batchId) =>
-        notificationsApi.batch(batchId).then(
-          (progress) => ({ batchId, progress, error: null }),
-          (err) => ({ batchId, progress: null, error: describeError(err) }),
-        )
-      ));
+      const answers = await Promise.all(
+        open.map((batchId) =>
+          client.GET("/api/notifications/bulk/{id}", {
+            params: { path: { id: batchId } },
+            ...FRESH,
+          }).then(data).then(
+            (progress) => ({ batchId, progress, error: null }),
+            (err) => ({ batchId, progress: null, error: describeError(err) }),
+          )
+        ),
+      );
       setSent((list) =>
         list.map((s) => {
           const a = answers.find((x) => x.batchId === s.batch.id);
@@ -145,7 +149,12 @@ export function BulkForm() {
     setBusy(true);
     setError(null);
     try {
-      const batch = await notificationsApi.send(requestOf(draft), key.current);
+      const batch = data(
+        await client.POST("/api/notifications/bulk", {
+          body: requestOf(draft),
+          headers: { "idempotency-key": key.current },
+        }),
+      );
       key.current = crypto.randomUUID();
       setSent((list) => [
         { batch, title: draft.title, audience: audienceText(draft), progress: null, error: null },

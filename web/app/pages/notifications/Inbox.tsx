@@ -4,14 +4,18 @@
  * delete. A notification whose data names something the app shows links there (links.ts), and
  * following the link marks it read.
  *
- * Live, from `user:<id>` (lib/user-events.ts): `notification.created` puts a new notification at
- * the top when it passes the filters, `notification.read` marks it read (or drops it from "unread
- * only"), `notification.deleted` removes it. Events that come while a page is being read wait
- * for it and are applied to it; when the user's feed comes up or changes transport, the first
- * page is read again and merged (what is older than it stays).
+ * The lists live in the query cache (lib/query.ts), one per filter, under
+ * `["notifications", "inbox", query]`: "Load more" is its next page. Live, from `user:<id>`
+ * (lib/user-events.ts), each event is written into every list in the cache:
+ * `notification.created` puts a new notification at the top when it passes the list's filters,
+ * `notification.read` marks it read (or drops it from "unread only"), `notification.deleted`
+ * removes it. A page read while events arrived gets them applied to what it read; when the user's
+ * feed comes up or changes transport, the lists are read again (all the pages they had).
  */
+import type { InfiniteData } from "@tanstack/query-core";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
+import { queryClient, useInfiniteQuery, useQuery } from "../../lib/query.ts";
 import { config } from "../../lib/config.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
 import { onFeedChange, type RealtimeEnvelope } from "../../lib/live.ts";
@@ -23,12 +27,11 @@ import { userEvents } from "../../lib/user-events.ts";
 import {
   type InboxPage,
   type Notification,
-  notificationsApi,
   type NotificationType,
   TYPE_LABELS,
   TYPE_SHORT,
   TYPES,
-} from "./api.ts";
+} from "./types.ts";
 import { isOrderNotification, targetOf } from "./links.ts";
 
 const PAGE_SIZE = 20;
@@ -43,27 +46,29 @@ interface Filters {
 
 const NO_FILTERS: Filters = { type: "", unreadOnly: false, search: "", since: "" };
 
-interface Listed {
-  items: Notification[];
-  cursor: string | null;
-}
+/** The API's query for these filters: also the inbox's key in the query cache. */
+type InboxQuery = ReturnType<typeof queryOf>;
 
 function queryOf(f: Filters) {
   return {
-    type: f.type,
-    unread: f.unreadOnly ? "true" as const : "" as const,
-    search: f.search.trim(),
-    since: f.since ? new Date(f.since).toISOString() : "",
+    type: f.type || undefined,
+    unread: f.unreadOnly ? "true" as const : undefined,
+    search: f.search.trim() || undefined,
+    since: f.since ? new Date(f.since).toISOString() : undefined,
   };
 }
 
-/** What the API would list under these filters (for live notifications). */
-function passes(f: Filters, n: Notification): boolean {
-  if (f.type && n.type !== f.type) return false;
-  if (f.unreadOnly && n.readAt) return false;
-  if (f.since && Date.parse(n.createdAt) < new Date(f.since).getTime()) return false;
-  const q = f.search.trim().toLowerCase();
-  return !q || n.title.toLowerCase().includes(q) || n.body.toLowerCase().includes(q);
+/** Every inbox list in the query cache is under this key, with its query after it. */
+const INBOX = ["notifications", "inbox"] as const;
+type Inbox = InfiniteData<InboxPage, string | null>;
+
+/** What the API would list under this query (for live notifications). */
+function passes(q: InboxQuery, n: Notification): boolean {
+  if (q.type && n.type !== q.type) return false;
+  if (q.unread && n.readAt) return false;
+  if (q.since && Date.parse(n.createdAt) < Date.parse(q.since)) return false;
+  const text = (q.search ?? "").toLowerCase();
+  return !text || n.title.toLowerCase().includes(text) || n.body.toLowerCase().includes(text);
 }
 
 /** The inbox's order: newest first, then by id (the API's keyset). */
@@ -72,35 +77,68 @@ function order(a: Notification, b: Notification): number {
     (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
-function applyEvent(listed: Listed, e: RealtimeEnvelope, f: Filters): Listed {
+/** A live event (or the answer of the page's own action) applied to one list's pages. */
+function applyEvent(inbox: Inbox, e: RealtimeEnvelope, q: InboxQuery): Inbox {
   const n = e.payload as Notification;
-  const at = listed.items.findIndex((x) => x.id === n.id);
-  const without = at < 0 ? listed.items : listed.items.filter((x) => x.id !== n.id);
+  let pages = inbox.pages.map((page) => ({
+    ...page,
+    items: page.items.filter((x) => x.id !== n.id),
+  }));
+  const had = pages.some((page, i) => page.items.length !== inbox.pages[i].items.length);
   if (e.event === "notification.created") {
-    if (!passes(f, n)) return listed;
-    return { ...listed, items: [n, ...without].sort(order) };
-  }
-  if (e.event === "notification.read" && at >= 0) {
-    if (f.unreadOnly) return { ...listed, items: without };
-    const items = listed.items.slice();
-    items[at] = { ...items[at], readAt: n.readAt };
-    return { ...listed, items };
-  }
-  if (e.event === "notification.deleted" && at >= 0) return { ...listed, items: without };
-  return listed;
+    if (!passes(q, n)) return inbox;
+    pages[0] = { ...pages[0], items: [n, ...pages[0].items].sort(order) };
+  } else if (e.event === "notification.read") {
+    if (!had) return inbox;
+    if (!q.unread) {
+      pages = inbox.pages.map((page) => ({
+        ...page,
+        items: page.items.map((x) => x.id === n.id ? { ...x, readAt: n.readAt } : x),
+      }));
+    }
+  } else if (e.event !== "notification.deleted" || !had) return inbox;
+  return { ...inbox, pages };
 }
 
-/** The first page read again, over what was listed: what is older than it stays. */
-function mergeFirst(current: Listed | null, fresh: InboxPage): Listed {
-  if (!current || !fresh.nextCursor || !fresh.items.length) {
-    return { items: fresh.items, cursor: fresh.nextCursor };
+/**
+ * Events seen lately, numbered: a list read while they arrived gets them applied to what it
+ * read (an answer can be older than the event), as the cache holds them for what it had.
+ */
+let seq = 0;
+const recent: { seq: number; at: number; e: RealtimeEnvelope }[] = [];
+
+/** Applies an event to every inbox list in the cache. */
+function toEveryInbox(e: RealtimeEnvelope): void {
+  for (const query of queryClient.getQueryCache().findAll({ queryKey: INBOX })) {
+    const q = query.queryKey[2] as InboxQuery;
+    queryClient.setQueryData<Inbox>(query.queryKey, (inbox) => inbox && applyEvent(inbox, e, q));
   }
-  const last = fresh.items[fresh.items.length - 1];
-  const older = current.items.filter((n) => order(last, n) < 0);
-  return {
-    items: [...fresh.items, ...older],
-    cursor: older.length ? current.cursor : fresh.nextCursor,
-  };
+}
+
+userEvents.on((e) => {
+  if (!e.event.startsWith("notification.")) return;
+  const now = Date.now();
+  recent.push({ seq: ++seq, at: now, e });
+  while (recent.length && (recent[0].at < now - 60_000 || recent.length > 200)) recent.shift();
+  toEveryInbox(e);
+});
+
+async function readPage(q: InboxQuery, cursor: string | null): Promise<InboxPage> {
+  const since = seq;
+  const page = data(
+    await client.GET("/api/notifications", {
+      params: { query: { ...q, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+      ...FRESH,
+    }),
+  );
+  let inbox: Inbox = { pages: [page], pageParams: [cursor] };
+  for (const r of recent) {
+    if (r.seq <= since) continue;
+    // A later page takes no new notification: those go to the top.
+    if (cursor && r.e.event === "notification.created") continue;
+    inbox = applyEvent(inbox, r.e, q);
+  }
+  return inbox.pages[0];
 }
 
 export function Inbox() {
@@ -109,106 +147,79 @@ export function Inbox() {
   const count = useStore(unread);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [listed, setListed] = useState<Listed | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [actionError, setError] = useState<string | null>(null);
   const [said, setSaid] = useState("");
   const [busy, setBusy] = useState<string | null>(null);
-  const [vendorId, setVendorId] = useState<string | null | undefined>(undefined);
   const listRef = useRef<HTMLUListElement>(null);
-  const current = useRef(filters);
-  current.current = filters;
-  // While a page is being read, live events wait here, then apply to what was read.
-  const generation = useRef(0);
-  const pending = useRef(false);
-  const waiting = useRef<RealtimeEnvelope[]>([]);
   const ids = { type: useId(), unread: useId(), search: useId(), since: useId() };
 
-  async function read(mode: "replace" | "merge") {
-    const mine = ++generation.current;
-    const f = current.current;
-    pending.current = true;
-    if (mode === "replace") {
-      waiting.current = [];
-      setListed(null);
-    }
-    try {
-      const page = await notificationsApi.list({ ...queryOf(f), limit: PAGE_SIZE });
-      if (mine !== generation.current) return;
-      const queued = waiting.current;
-      waiting.current = [];
-      pending.current = false;
-      setListed((was) => {
-        let next = mode === "replace"
-          ? { items: page.items, cursor: page.nextCursor }
-          : mergeFirst(was, page);
-        for (const e of queued) next = applyEvent(next, e, f);
-        return next;
-      });
-      setError(null);
-    } catch (err) {
-      if (mine !== generation.current) return;
-      pending.current = false;
-      waiting.current = [];
-      setError(describeError(err));
-      setListed((was) => was ?? { items: [], cursor: null });
-    }
-  }
+  const q = queryOf(filters);
+  const inbox = useInfiniteQuery({
+    queryKey: [...INBOX, q],
+    queryFn: ({ pageParam }) => readPage(q, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: InboxPage) => last.nextCursor,
+    // Live events keep it current; a new filter reads at once. A list left for another filter
+    // is dropped (gcTime 0): coming back to a filter reads its first page again, not every page
+    // it had grown to.
+    staleTime: 0,
+    gcTime: 0,
+  });
+  // Every notification once, in the order of the pages (a later page may repeat one that moved).
+  const listed = inbox.data
+    ? (() => {
+      const seen = new Set<string>();
+      return inbox.data.pages.flatMap((page) => page.items).filter((n) =>
+        !seen.has(n.id) && seen.add(n.id)
+      );
+    })()
+    : inbox.error
+    ? []
+    : null;
+  const error = actionError ?? (inbox.error ? describeError(inbox.error) : null);
 
-  useEffect(() => void read("replace"), [filters]);
-
+  // When the user's feed comes up or changes transport, what came meanwhile is read again.
   useEffect(() => {
-    const off = userEvents.on((e) => {
-      if (!e.event.startsWith("notification.")) return;
-      if (pending.current) waiting.current.push(e);
-      else setListed((was) => was && applyEvent(was, e, current.current));
-    });
-    const offFeed = userId ? onFeedChange(`user:${userId}`, () => void read("merge")) : () => {};
-    return () => {
-      off();
-      offFeed();
-    };
+    if (!userId) return;
+    return onFeedChange(
+      `user:${userId}`,
+      () => void queryClient.invalidateQueries({ queryKey: INBOX }),
+    );
   }, [userId]);
 
   // Order notifications lead the shop's owner to the shop, the buyer to the order.
-  const needsVendor = cfg?.features.store && listed?.items.some(isOrderNotification);
-  useEffect(() => {
-    if (!needsVendor || vendorId !== undefined) return;
-    notificationsApi.myVendorId().then(setVendorId, () => setVendorId(null));
-  }, [needsVendor]);
+  const needsVendor = !!cfg?.features.store && !!listed?.some(isOrderNotification);
+  const vendor = useQuery({
+    queryKey: ["store", "vendors", "me"],
+    queryFn: () =>
+      client.GET("/api/store/vendors/me", FRESH).then(
+        (r) => r.data?.id ?? null,
+        (err) => {
+          if (err instanceof ApiError && err.status === 404) return null;
+          throw err;
+        },
+      ),
+    enabled: needsVendor,
+    staleTime: 60_000,
+  });
+  const vendorId = vendor.data !== undefined ? vendor.data : vendor.error ? null : undefined;
 
   async function loadMore() {
-    if (!listed?.cursor) return;
-    try {
-      const page = await notificationsApi.list({
-        ...queryOf(current.current),
-        limit: PAGE_SIZE,
-        cursor: listed.cursor,
-      });
-      setListed((was) => {
-        const have = new Set((was?.items ?? []).map((n) => n.id));
-        return {
-          items: [...(was?.items ?? []), ...page.items.filter((n) => !have.has(n.id))],
-          cursor: page.nextCursor,
-        };
-      });
-    } catch (err) {
-      setError(describeError(err));
-    }
+    setError(null);
+    await inbox.fetchNextPage();
   }
 
   async function markRead(n: Notification) {
     setBusy(n.id);
     try {
-      const answer = await notificationsApi.markRead(n.id);
-      setListed((was) =>
-        was && applyEvent(
-          was,
-          {
-            event: "notification.read",
-            payload: { ...n, readAt: answer.readAt },
-          } as RealtimeEnvelope,
-          current.current,
-        )
+      const answer = data(
+        await client.PUT("/api/notifications/{id}/read", { params: { path: { id: n.id } } }),
+      );
+      toEveryInbox(
+        {
+          event: "notification.read",
+          payload: { ...n, readAt: answer.readAt },
+        } as RealtimeEnvelope,
       );
       setSaid(`Marked “${n.title}” read.`);
       settleUnread();
@@ -222,8 +233,8 @@ export function Inbox() {
   async function remove(n: Notification) {
     setBusy(n.id);
     try {
-      await notificationsApi.remove(n.id);
-      setListed((was) => was && { ...was, items: was.items.filter((x) => x.id !== n.id) });
+      await client.DELETE("/api/notifications/{id}", { params: { path: { id: n.id } } });
+      toEveryInbox({ event: "notification.deleted", payload: n } as RealtimeEnvelope);
       setSaid(`Deleted “${n.title}”.`);
       settleUnread();
       // The button pressed is gone: the list keeps the focus.
@@ -238,16 +249,21 @@ export function Inbox() {
   async function markAll() {
     setBusy("all");
     try {
-      const answer = await notificationsApi.markAllRead();
+      const answer = data(await client.PUT("/api/notifications/read-all"));
       const now = new Date().toISOString();
-      setListed((was) =>
-        was && {
-          ...was,
-          items: current.current.unreadOnly
-            ? []
-            : was.items.map((n) => (n.readAt ? n : { ...n, readAt: now })),
-        }
-      );
+      for (const query of queryClient.getQueryCache().findAll({ queryKey: INBOX })) {
+        const unreadOnly = !!(query.queryKey[2] as InboxQuery).unread;
+        queryClient.setQueryData<Inbox>(query.queryKey, (was) =>
+          was && {
+            ...was,
+            pages: was.pages.map((page) => ({
+              ...page,
+              items: unreadOnly
+                ? []
+                : page.items.map((n) => (n.readAt ? n : { ...n, readAt: now })),
+            })),
+          });
+      }
       setSaid(
         answer.updated === 1 ? "Marked 1 notification read." : `Marked ${answer.updated} read.`,
       );
@@ -355,7 +371,7 @@ export function Inbox() {
       <p class="visually-hidden" role="status">{said}</p>
       {listed === null
         ? <p class="muted" role="status">Loading…</p>
-        : listed.items.length === 0
+        : listed.length === 0
         ? (
           <p data-testid="inbox-empty">
             {filtered ? "No notification matches these filters." : "No notifications yet."}
@@ -369,7 +385,7 @@ export function Inbox() {
             tabIndex={-1}
             aria-label="Notifications, newest first"
           >
-            {listed.items.map((n) => (
+            {listed.map((n) => (
               <Item
                 key={n.id}
                 n={n}
@@ -381,8 +397,15 @@ export function Inbox() {
             ))}
           </ul>
         )}
-      {listed?.cursor && (
-        <button type="button" class="secondary" onClick={loadMore}>Load more</button>
+      {inbox.hasNextPage && (
+        <button
+          type="button"
+          class="secondary"
+          disabled={inbox.isFetchingNextPage}
+          onClick={loadMore}
+        >
+          Load more
+        </button>
       )}
     </section>
   );
@@ -420,7 +443,11 @@ function Item(
                 href={target.href}
                 title={target.label}
                 onClick={() => {
-                  if (unreadNow) void notificationsApi.markRead(n.id).then(settleUnread, () => {});
+                  if (!unreadNow) return;
+                  void client.PUT("/api/notifications/{id}/read", {
+                    params: { path: { id: n.id } },
+                  })
+                    .then(settleUnread, () => {});
                 }}
               >
                 {n.title}

@@ -11,7 +11,7 @@
  * push (docs/web.md, "Notifications").
  */
 import { useEffect, useId, useMemo, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
@@ -19,14 +19,13 @@ import {
   type Channel,
   CHANNEL_LABELS,
   CHANNELS,
-  notificationsApi,
   type NotificationType,
   type Preferences,
   type PreferencesPatch,
   type QuietHours,
   TYPE_LABELS,
   TYPES,
-} from "./api.ts";
+} from "./types.ts";
 
 type Grid = Record<NotificationType, Record<Channel, boolean>>;
 
@@ -57,16 +56,17 @@ function quietOf(p: Preferences): Quiet {
 }
 
 function copyGrid(types: Preferences["types"]): Grid {
-  return Object.fromEntries(TYPES.map((t) => [t, { ...types[t] }])) as Grid;
+  return Object.fromEntries(TYPES.map((t) => [t, { ...types[t] }])) as unknown as Grid;
 }
 
 /** What the form changed against what was saved: the partial document to send, or null. */
 function patchOf(saved: Preferences, grid: Grid, quiet: Quiet): PreferencesPatch | null {
   const patch: PreferencesPatch = {};
   const types: NonNullable<PreferencesPatch["types"]> = {};
+  const before = saved.types as unknown as Grid;
   for (const t of TYPES) {
     for (const c of CHANNELS) {
-      if (grid[t][c] !== saved.types[t][c]) types[t] = { ...types[t], [c]: grid[t][c] };
+      if (grid[t][c] !== before[t][c]) types[t] = { ...types[t], [c]: grid[t][c] };
     }
   }
   if (Object.keys(types).length) patch.types = types;
@@ -101,7 +101,10 @@ export function PreferencesForm() {
   };
 
   useEffect(() => {
-    notificationsApi.preferences().then(show, (err) => setLoadError(describeError(err)));
+    client.GET("/api/notifications/preferences", FRESH).then(data).then(
+      show,
+      (err) => setLoadError(describeError(err)),
+    );
   }, []);
 
   const zones = useMemo(() => zoneList([browserZone(), saved?.quietHours?.timeZone ?? ""]), [
@@ -122,7 +125,7 @@ export function PreferencesForm() {
     setError(null);
     setDone("");
     try {
-      show(await notificationsApi.savePreferences(patch));
+      show(data(await client.PUT("/api/notifications/preferences", { body: patch })));
       setDone("Saved.");
     } catch (err) {
       setError({

@@ -14,7 +14,7 @@
  * An ADMIN's notification may carry any data: only ids shaped like ids become links.
  */
 import type { Features } from "../../lib/config.ts";
-import type { Notification } from "./api.ts";
+import type { Notification } from "./types.ts";
 
 export interface Target {
   href: string;

@@ -7,12 +7,28 @@
  * in the person's other tabs). Below, the people the person blocks, each with Unblock.
  */
 import { useEffect, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { upload } from "../../lib/api.ts";
+import { client, data, describeError, FRESH, type Schema } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
+import { userEvents } from "../../lib/user-events.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { BlockedPeople } from "../people/PersonPage.tsx";
-import { type Profile, profileApi, type ProfileChange } from "./api.ts";
+
+type Profile = Schema<"Profile">;
+type ProfileChange = Schema<"ProfileChange">;
+
+/** The caller's profile in the query cache. */
+export const PROFILE_KEY = ["profile"] as const;
+
+// A change from another tab or device (or an ADMIN's role change): read the profile again.
+userEvents.on((e) => {
+  if (e.event === "profile.updated") void queryClient.invalidateQueries({ queryKey: PROFILE_KEY });
+});
+
+const updateProfile = async (change: ProfileChange) =>
+  data(await client.PUT("/api/profile", { body: change }));
 
 const IMAGE_TYPES = "image/png,image/jpeg,image/gif,image/webp";
 
@@ -38,32 +54,44 @@ function showInHeader(profile: Profile) {
 
 export function ProfilePage() {
   const me = useStore(session).user!;
-  const [profile, setProfile] = useState<Profile | null>(null);
+  const query = useQuery({
+    queryKey: PROFILE_KEY,
+    queryFn: async () => data(await client.GET("/api/profile", FRESH)),
+  });
+  const profile = query.data ?? null;
   const [draft, setDraft] = useState({ name: "", bio: "", timeZone: "", locale: "" });
   const [saving, setSaving] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
-  const take = (p: Profile) => {
-    setProfile(p);
+  const fill = (p: Profile) =>
     setDraft({
       name: p.name,
       bio: p.bio ?? "",
       timeZone: p.timeZone ?? "",
       locale: p.locale ?? "",
     });
+  const take = (p: Profile) => {
+    queryClient.setQueryData(PROFILE_KEY, p);
+    fill(p);
     showInHeader(p);
   };
 
+  // The form starts from the profile as read (and again when a read brings a newer one).
   useEffect(() => {
-    profileApi.get().then(take, (err) => setMessage({ ok: false, text: describeError(err) }));
-  }, []);
+    if (profile) {
+      fill(profile);
+      showInHeader(profile);
+    }
+  }, [profile?.id, query.dataUpdatedAt]);
 
   if (!profile) {
     return (
       <div class="page profile">
         <h1>Your profile</h1>
-        {message ? <p class="error" role="alert">{message.text}</p> : <p class="muted">Loading…</p>}
+        {query.error
+          ? <p class="error" role="alert">{describeError(query.error)}</p>
+          : <p class="muted">Loading…</p>}
       </div>
     );
   }
@@ -80,7 +108,7 @@ export function ProfilePage() {
     setSaving(true);
     setMessage(null);
     try {
-      take(await profileApi.update(change));
+      take(await updateProfile(change));
       setMessage({ ok: true, text: "Saved." });
     } catch (err) {
       setMessage({ ok: false, text: describeError(err) });
@@ -97,7 +125,8 @@ export function ProfilePage() {
     setMessage(null);
     setProgress(0);
     try {
-      take(await profileApi.setPicture(file, setProgress));
+      const uploaded = await upload<{ id: string }>("/api/attachments", file, setProgress);
+      take(await updateProfile({ imageId: uploaded.id }));
       setMessage({ ok: true, text: "Picture saved." });
     } catch (err) {
       setMessage({ ok: false, text: describeError(err) });
@@ -109,7 +138,7 @@ export function ProfilePage() {
   const removePicture = async () => {
     setMessage(null);
     try {
-      take(await profileApi.update({ imageId: null }));
+      take(await updateProfile({ imageId: null }));
       setMessage({ ok: true, text: "Picture removed." });
     } catch (err) {
       setMessage({ ok: false, text: describeError(err) });

@@ -8,7 +8,7 @@
  * (the account page uses the same buttons).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { api, apiOrigin, describeError } from "../../lib/api.ts";
+import { apiOrigin, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { loadSession } from "../../lib/session.ts";
 import { navigate } from "../../lib/router.tsx";
 
@@ -26,10 +26,8 @@ export interface ProviderButtonProps {
 export function useProviders(): ProviderId[] | null {
   const [enabled, setEnabled] = useState<ProviderId[] | null>(null);
   useEffect(() => {
-    api.get<{ providers: { id: ProviderId; enabled: boolean }[] }>("/api/auth/providers", {
-      fresh: true,
-    })
-      .then((r) => setEnabled(r.providers.filter((p) => p.enabled).map((p) => p.id)))
+    client.GET("/api/auth/providers", FRESH).then(data)
+      .then((r) => setEnabled(r.providers.filter((p) => p.enabled).map((p) => p.id as ProviderId)))
       .catch(() => setEnabled(["email"])); // an older server: e-mail only
   }, []);
   return enabled;
@@ -50,12 +48,12 @@ export async function startOAuth(
   link = false,
 ): Promise<void> {
   const back = link ? next : `/signin?next=${encodeURIComponent(next)}`;
-  const { url } = await api.post<{ url: string }>("/api/auth/signin", {
-    provider,
-    redirectTo: here(back),
-    ...(link ? { link: true } : {}),
-  });
-  location.assign(url);
+  const answer = data(
+    await client.POST("/api/auth/signin", {
+      body: { provider, redirectTo: here(back), ...(link ? { link: true } : {}) },
+    }),
+  );
+  location.assign((answer as { url: string }).url);
 }
 
 const LABELS = { google: "Google", apple: "Apple" } as const;

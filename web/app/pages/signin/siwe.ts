@@ -12,7 +12,7 @@
  *    wallet to the signed-in account): the session comes back as httpOnly cookies.
  */
 import { createSiweMessage } from "viem/siwe";
-import { api, ApiError } from "../../lib/api.ts";
+import { ApiError, client, data, FRESH } from "../../lib/client.ts";
 
 interface Eip1193Provider {
   request(args: { method: string; params?: unknown[] }): Promise<unknown>;
@@ -65,7 +65,7 @@ export async function signInWithWallet(opts: { link?: boolean } = {}): Promise<v
   } catch (err) {
     throw walletError(err);
   }
-  const { nonce } = await api.get<{ nonce: string }>("/api/auth/nonce", { fresh: true });
+  const { nonce } = data(await client.GET("/api/auth/nonce", FRESH));
   const message = createSiweMessage({
     domain: location.host,
     address,
@@ -88,10 +88,7 @@ export async function signInWithWallet(opts: { link?: boolean } = {}): Promise<v
   } catch (err) {
     throw walletError(err);
   }
-  await api.post("/api/auth/signin", {
-    provider: "wallet",
-    message,
-    signature,
-    ...(opts.link ? { link: true } : {}),
+  await client.POST("/api/auth/signin", {
+    body: { provider: "wallet", message, signature, ...(opts.link ? { link: true } : {}) },
   });
 }

@@ -6,11 +6,11 @@
  * explains and offers it); a few exports a day at most; the owner is notified of each.
  */
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { ApiError, client, data, describeError, type RequestBody } from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
 import { navigate } from "../../lib/router.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
-import { type Wallet, walletApi } from "./api.ts";
+import type { Wallet } from "./types.ts";
 import { decryptCompactJwe, oneTimeKey } from "./jwe.ts";
 
 export function Export({ wallet }: { wallet: Wallet }) {
@@ -28,7 +28,13 @@ export function Export({ wallet }: { wallet: Wallet }) {
     setReauth(null);
     try {
       const pair = await oneTimeKey();
-      const { address, jwe } = await walletApi.exportKey(pair.publicJwk);
+      const { address, jwe } = data(
+        await client.POST("/api/wallet/export", {
+          body: {
+            publicKey: pair.publicJwk as RequestBody<"/api/wallet/export", "post">["publicKey"],
+          },
+        }),
+      );
       const privateKey = await decryptCompactJwe(jwe, pair.privateKey);
       if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
         throw new Error("The decrypted key is malformed.");

@@ -7,35 +7,47 @@
  * list is read again when the tab comes back into view, on a wallet event, and with "Refresh".
  */
 import { useEffect, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { client, data, describeError, FRESH } from "../../lib/client.ts";
 import { shortHex } from "../../lib/format.ts";
+import { queryClient, useInfiniteQuery } from "../../lib/query.ts";
 import { userEvents } from "../../lib/user-events.ts";
-import { type Nft, walletApi } from "./api.ts";
+import type { Nft } from "./types.ts";
+
+const NFTS_KEY = ["wallet", "nfts"] as const;
+
+// A transfer may have moved an NFT: read them again.
+userEvents.on((e) => {
+  if (e.event === "wallet.transaction.updated") {
+    void queryClient.invalidateQueries({ queryKey: NFTS_KEY });
+  }
+});
 
 export function Nfts() {
-  const [items, setItems] = useState<Nft[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const nfts = useInfiniteQuery({
+    queryKey: NFTS_KEY,
+    queryFn: async ({ pageParam }) =>
+      data(
+        await client.GET("/api/wallet/nfts", {
+          params: { query: { limit: 48, ...(pageParam ? { cursor: pageParam } : {}) } },
+          ...FRESH,
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    staleTime: 0,
+  });
+  const items: Nft[] | null = nfts.data?.pages.flatMap((page) => page.items) ?? null;
+  const [moreError, setError] = useState<string | null>(null);
+  const error = moreError ?? (nfts.error ? describeError(nfts.error) : null);
+  const busy = nfts.isFetching;
   const load = () => {
-    setBusy(true);
-    return walletApi.nfts({ limit: 48 }).then((page) => {
-      setItems(page.items);
-      setCursor(page.nextCursor);
-      setError(null);
-    }).catch((err) => setError(describeError(err))).finally(() => setBusy(false));
+    setError(null);
+    return queryClient.invalidateQueries({ queryKey: NFTS_KEY });
   };
   useEffect(() => {
-    void load();
     const visible = () => document.visibilityState === "visible" && void load();
     document.addEventListener("visibilitychange", visible);
-    const off = userEvents.on((e) => {
-      if (e.event === "wallet.transaction.updated") void load();
-    });
-    return () => {
-      document.removeEventListener("visibilitychange", visible);
-      off();
-    };
+    return () => document.removeEventListener("visibilitychange", visible);
   }, []);
   return (
     <section>
@@ -69,18 +81,14 @@ export function Nfts() {
             ))}
           </ul>
         )}
-      {cursor && (
+      {nfts.hasNextPage && (
         <button
           type="button"
           class="secondary"
+          disabled={nfts.isFetchingNextPage}
           onClick={async () => {
-            try {
-              const page = await walletApi.nfts({ limit: 48, cursor });
-              setItems([...(items ?? []), ...page.items]);
-              setCursor(page.nextCursor);
-            } catch (err) {
-              setError(describeError(err));
-            }
+            const next = await nfts.fetchNextPage();
+            if (next.error) setError(describeError(next.error));
           }}
         >
           Load more

@@ -1,12 +1,12 @@
 /** Balances (one multicall at one block) and the history, out and in, live. */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { fullTime, shortHex } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
-import type { Transaction } from "./api.ts";
+import type { Transaction } from "./types.ts";
 import { displayAmount } from "./units.ts";
 import type { WalletState } from "./wallet-state.ts";
 

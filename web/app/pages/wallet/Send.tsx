@@ -7,12 +7,12 @@
  * unconfirmed transfer otherwise expires.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { api, ApiError, describeError, query } from "../../lib/api.ts";
+import { ApiError, client, data, describeError } from "../../lib/client.ts";
 import { fullTime, shortHex } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
-import { type Balance, tokenRef, type Transaction, walletApi } from "./api.ts";
+import { type Balance, tokenRef, type Transaction } from "./types.ts";
 import { displayAmount, parseUnits } from "./units.ts";
 import type { WalletState } from "./wallet-state.ts";
 
@@ -31,7 +31,8 @@ function PersonPicker(
   useEffect(() => {
     if (!search.trim()) return setPeople([]);
     const timer = setTimeout(() => {
-      api.get<{ items: Person[] }>(`/api/users${query({ search: search.trim(), limit: 8 })}`)
+      client.GET("/api/users", { params: { query: { search: search.trim(), limit: 8 } } })
+        .then(data)
         .then((r) => {
           setPeople(r.items);
           setError(null);
@@ -106,9 +107,11 @@ export function Send({ state }: { state: WalletState }) {
     }
     setBusy(true);
     try {
-      const t = await walletApi.transfer(
-        { to, token: tokenRef(chosen.token), amount: base },
-        crypto.randomUUID(),
+      const { transaction: t } = data(
+        await client.POST("/api/wallet/transfer", {
+          body: { to, token: tokenRef(chosen.token), amount: base },
+          headers: { "idempotency-key": crypto.randomUUID() },
+        }),
       );
       setPending({ t, to: mode === "person" ? person!.name : address.trim() });
       state.upsert(t);
@@ -129,7 +132,13 @@ export function Send({ state }: { state: WalletState }) {
     setBusy(true);
     setError(null);
     try {
-      state.upsert(await walletApi.confirm(pending.t.id));
+      state.upsert(
+        data(
+          await client.POST("/api/wallet/transactions/{id}/confirm", {
+            params: { path: { id: pending.t.id } },
+          }),
+        ).transaction,
+      );
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -142,7 +151,13 @@ export function Send({ state }: { state: WalletState }) {
     setBusy(true);
     setError(null);
     try {
-      state.upsert(await walletApi.cancel(pending.t.id));
+      state.upsert(
+        data(
+          await client.POST("/api/wallet/transactions/{id}/cancel", {
+            params: { path: { id: pending.t.id } },
+          }),
+        ).transaction,
+      );
       state.reloadBalances();
       setPending(null);
       setNotice("Not sent: the transfer is cancelled and its funds are free again.");

@@ -1,7 +1,8 @@
 /** The wallet's tokens and adding an ERC-20 by its address (checked on the chain by the API). */
-import { useEffect, useId, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
-import { type Token, walletApi } from "./api.ts";
+import { useId, useState } from "preact/hooks";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
+import { type Token, TOKENS_KEY } from "./types.ts";
 import type { WalletState } from "./wallet-state.ts";
 
 const KINDS: Record<Token["kind"], string> = {
@@ -13,15 +14,18 @@ const KINDS: Record<Token["kind"], string> = {
 };
 
 export function Tokens({ state }: { state: WalletState }) {
-  const [items, setItems] = useState<Token[] | null>(null);
+  const tokens = useQuery({
+    queryKey: TOKENS_KEY,
+    queryFn: async () => data(await client.GET("/api/wallet/tokens", FRESH)).items,
+  });
+  const items = tokens.data ?? null;
   const [address, setAddress] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [formError, setError] = useState<string | null>(null);
+  const error = formError ?? (tokens.error ? describeError(tokens.error) : null);
   const [added, setAdded] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const id = useId();
-  const load = () =>
-    walletApi.tokens().then((r) => setItems(r.items)).catch((err) => setError(describeError(err)));
-  useEffect(() => void load(), []);
+  const load = () => queryClient.invalidateQueries({ queryKey: TOKENS_KEY });
   return (
     <section>
       <h1>Tokens</h1>
@@ -66,7 +70,9 @@ export function Tokens({ state }: { state: WalletState }) {
           }
           setBusy(true);
           try {
-            const token = await walletApi.addToken(value);
+            const token = data(
+              await client.POST("/api/wallet/tokens/add", { body: { address: value } }),
+            );
             setAdded(`Added ${token.name} (${token.symbol}).`);
             setAddress("");
             await load();

@@ -2,16 +2,25 @@
  * The wallet (a chunk of its own): balances and the live history, sending with a separate confirm
  * step, NFTs, adding a token, and exporting the key.
  *
- * Live: `wallet.transaction.updated` on `user:<id>` carries the transaction at each status change
- * (and for incoming transfers); the history merges it in and the balances are read again.
+ * What it shows is in the query cache (lib/query.ts): the wallet, the balances, the history (and,
+ * in their sections, the tokens and NFTs). Live: `wallet.transaction.updated` on `user:<id>`
+ * carries the transaction at each status change (and for incoming transfers); it is merged into
+ * the cached history and the balances are read again, whichever section is open.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
 import { setTitle } from "../../lib/config.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
 import type { PageProps } from "../../lib/page.ts";
-import { type Balance, type Transaction, type Wallet, walletApi } from "./api.ts";
+import {
+  BALANCE_KEY,
+  type Transaction,
+  TRANSACTIONS_KEY,
+  type Wallet,
+  WALLET_KEY,
+} from "./types.ts";
 import { Overview } from "./Overview.tsx";
 import { Send } from "./Send.tsx";
 import { Nfts } from "./Nfts.tsx";
@@ -44,49 +53,63 @@ function upsertInto(list: Transaction[] | null, t: Transaction): Transaction[] {
   return next;
 }
 
+/** The history as read, with what came live merged in (newest first). */
+interface History {
+  items: Transaction[];
+  nextCursor: string | null;
+}
+
+let balanceTimer: ReturnType<typeof setTimeout> | undefined;
+/** Reads the balances again shortly, once for a burst of changes. */
+function reloadBalances(): void {
+  clearTimeout(balanceTimer);
+  balanceTimer = setTimeout(
+    () => void queryClient.invalidateQueries({ queryKey: BALANCE_KEY }),
+    150,
+  );
+}
+
+/** A transaction merged into the cached history. */
+function upsert(t: Transaction): void {
+  queryClient.setQueryData<History>(TRANSACTIONS_KEY, (was) => ({
+    items: upsertInto(was?.items ?? null, t),
+    nextCursor: was?.nextCursor ?? null,
+  }));
+}
+
+userEvents.on((e) => {
+  if (e.event !== "wallet.transaction.updated") return;
+  upsert(e.payload as Transaction);
+  reloadBalances();
+});
+
 export function WalletPage({ params }: PageProps) {
   const section = SECTIONS.find((s) => s.id === (params.section ?? "overview"));
-  const [wallet, setWallet] = useState<Wallet | null | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
-  const [balances, setBalances] = useState<Balance[] | null>(null);
-  const [blockNumber, setBlockNumber] = useState<number | null>(null);
-  const [balanceError, setBalanceError] = useState<string | null>(null);
-  const [transactions, setTransactions] = useState<Transaction[] | null>(null);
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-
-  const reloadBalances = () => {
-    if (timer.current !== null) clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      timer.current = null;
-      walletApi.balance().then((b) => {
-        setBalances(b.balances);
-        setBlockNumber(b.blockNumber);
-        setBalanceError(null);
-      }).catch((err) => setBalanceError(describeError(err)));
-    }, 150);
-  };
+  const walletQuery = useQuery({
+    queryKey: WALLET_KEY,
+    queryFn: () =>
+      client.GET("/api/wallet", FRESH).then(
+        (r) => data(r).wallet as Wallet | null,
+        (err) => {
+          if (err instanceof ApiError && err.status === 404) return null;
+          throw err;
+        },
+      ),
+  });
+  const wallet = walletQuery.data;
+  const error = walletQuery.error ? describeError(walletQuery.error) : null;
+  const balance = useQuery({
+    queryKey: BALANCE_KEY,
+    queryFn: async () => data(await client.GET("/api/wallet/balance", FRESH)),
+    enabled: !!wallet,
+    staleTime: 0,
+  });
+  // The history is written by its reads and by live events: no fetch of its own.
+  const history = useQuery<History>({ queryKey: TRANSACTIONS_KEY, enabled: false });
+  const transactions = history.data?.items ?? null;
+  const nextCursor = history.data?.nextCursor ?? null;
 
   useEffect(() => setTitle(section ? `${section.label} · Wallet` : "Wallet"), [section]);
-
-  useEffect(() => {
-    walletApi.wallet().then(({ wallet }) => {
-      setWallet(wallet);
-      reloadBalances();
-    }).catch((err) => {
-      if (err instanceof ApiError && err.status === 404) setWallet(null);
-      else setError(describeError(err));
-    });
-    const off = userEvents.on((e) => {
-      if (e.event !== "wallet.transaction.updated") return;
-      setTransactions((list) => upsertInto(list, e.payload as Transaction));
-      reloadBalances();
-    });
-    return () => {
-      off();
-      if (timer.current !== null) clearTimeout(timer.current);
-    };
-  }, []);
 
   if (wallet === undefined) {
     return (
@@ -98,34 +121,41 @@ export function WalletPage({ params }: PageProps) {
     );
   }
   if (wallet === null) {
-    return <NoWallet onCreated={setWallet} />;
+    return (
+      <NoWallet
+        onCreated={(w) => queryClient.setQueryData<Wallet | null>(WALLET_KEY, w)}
+      />
+    );
   }
 
   const state: WalletState = {
     wallet,
-    balances,
-    blockNumber,
-    balanceError,
+    balances: balance.data?.balances ?? null,
+    blockNumber: balance.data?.blockNumber ?? null,
+    balanceError: balance.error ? describeError(balance.error) : null,
     transactions,
     nextCursor,
     reloadBalances,
     async loadTransactions(filters, more) {
-      const page = await walletApi.transactions({
-        ...filters,
-        limit: 25,
-        cursor: more ? nextCursor : undefined,
-      });
-      setTransactions((list) => {
+      const page = data(
+        await client.GET("/api/wallet/transactions", {
+          params: {
+            query: { ...filters, limit: 25, ...(more && nextCursor ? { cursor: nextCursor } : {}) },
+          },
+          ...FRESH,
+        }),
+      );
+      queryClient.setQueryData<History>(TRANSACTIONS_KEY, (was) => {
+        const list = was?.items ?? null;
         let next = more ? [...(list ?? [])] : [];
         // What arrived live while the page was read stays (upsertInto keeps the further status).
         if (!more && list) next = list.filter((t) => !page.items.some((x) => x.id === t.id));
         for (const t of page.items) next = upsertInto(next, t);
-        return next;
+        return { items: next, nextCursor: page.nextCursor };
       });
-      setNextCursor(page.nextCursor);
     },
     upsert(t) {
-      setTransactions((list) => upsertInto(list, t));
+      upsert(t);
       reloadBalances();
     },
   };
@@ -168,7 +198,7 @@ function NoWallet({ onCreated }: { onCreated: (w: Wallet) => void }) {
         onClick={async () => {
           setBusy(true);
           try {
-            onCreated((await walletApi.create()).wallet);
+            onCreated(data(await client.POST("/api/wallet/create")).wallet);
           } catch (err) {
             setError(describeError(err));
             setBusy(false);

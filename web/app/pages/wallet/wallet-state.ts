@@ -2,7 +2,7 @@
  * What the wallet page reads and keeps (wallet, balances, the live history) and hands to its
  * sections (Overview, Send, Tokens), with what they may ask of it.
  */
-import type { Balance, Transaction, Wallet } from "./api.ts";
+import type { Balance, Transaction, Wallet } from "./types.ts";
 
 export interface WalletState {
   wallet: Wallet;
