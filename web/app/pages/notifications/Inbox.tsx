@@ -6,7 +6,8 @@
  *
  * Live, from `user:<id>` (lib/user-events.ts): `notification.created` puts a new notification at
  * the top when it passes the filters, `notification.read` marks it read (or drops it from "unread
- * only"), `notification.deleted` removes it. Events that come while a page is being read wait
+ * only"), `notification.read_all` (one event for read-all, from any tab or device) marks every
+ * listed unread one up to its `upTo` read, `notification.deleted` removes it. Events that come while a page is being read wait
  * for it and are applied to it; when the user's feed comes up or changes transport, the first
  * page is read again and merged (what is older than it stays).
  */
@@ -72,7 +73,28 @@ function order(a: Notification, b: Notification): number {
     (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
+/** `notification.read_all`: one event for a statement that read many (read-all). */
+interface ReadAll {
+  count: number;
+  readAt: string;
+  /** The newest notification it read: every one listed up to it that was unread is read now. */
+  upTo: string;
+  unreadCount: number;
+}
+
 function applyEvent(listed: Listed, e: RealtimeEnvelope, f: Filters): Listed {
+  if (e.event === "notification.read_all") {
+    const { readAt, upTo } = e.payload as ReadAll;
+    const limit = Date.parse(upTo);
+    const isRead = (x: Notification) => !x.readAt && Date.parse(x.createdAt) <= limit;
+    if (!listed.items.some(isRead)) return listed;
+    return {
+      ...listed,
+      items: f.unreadOnly
+        ? listed.items.filter((x) => !isRead(x))
+        : listed.items.map((x) => isRead(x) ? { ...x, readAt } : x),
+    };
+  }
   const n = e.payload as Notification;
   const at = listed.items.findIndex((x) => x.id === n.id);
   const without = at < 0 ? listed.items : listed.items.filter((x) => x.id !== n.id);
