@@ -56,8 +56,10 @@ test("[account] the export of a user with 200,000 notifications streams, complet
     );
     assert.ok(pieces >= ROWS / 1000, `streamed in ${pieces} pieces`);
     assert.ok(firstAt < total / 2, "the first piece came long before the last");
+    // Coarse (no forced GC here: garbage of the pieces counts too): built whole, the document
+    // and its parsed objects alone are several times its size.
     assert.ok(
-      growth < bytes / 4,
+      growth < bytes * 2,
       `the heap grew ${(growth / 1e6).toFixed(1)} MB for a ${(bytes / 1e6).toFixed(1)} MB document`,
     );
 
