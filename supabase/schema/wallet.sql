@@ -4,6 +4,7 @@
 --   supabase/migrations/20261128130000_wallet_lock_order.sql
 --   supabase/migrations/20261128140000_wallet_resign_outside_nonce.sql
 --   supabase/migrations/20261129140000_wallet_cancel_transfer.sql
+--   supabase/migrations/20261130090000_wallet_counterparty_fee.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -299,7 +300,7 @@ GRANT SELECT ON TABLE app.wallet_transactions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.wallets
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261130090000_wallet_counterparty_fee.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.wallets (
@@ -321,6 +322,8 @@ ALTER TABLE ONLY app.wallets
 
 ALTER TABLE ONLY app.wallets
     ADD CONSTRAINT wallets_user_id_key UNIQUE (user_id);
+
+CREATE UNIQUE INDEX wallets_address_lower_idx ON app.wallets USING btree (lower(address));
 
 CREATE INDEX wallets_created_at_idx ON app.wallets USING btree (created_at);
 
@@ -728,8 +731,38 @@ REVOKE ALL ON FUNCTION app.wallet_chain_head(chain integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.wallet_chain_head(chain integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.wallet_counterparty
+-- created in 20261130090000_wallet_counterparty_fee.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.wallet_counterparty(other_address text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  found jsonb;
+begin
+  if other_address = '0x0000000000000000000000000000000000000000' then
+    return jsonb_build_object('type', 'mint');
+  end if;
+  select jsonb_build_object('type', 'user', 'userId', u.id, 'name', u.name)
+    into found
+    from app.wallets w
+    join app.users u on u.id = w.user_id
+   where lower(w.address) = lower(other_address)
+     and u.status = 'active';
+  return found;
+end;
+$$;
+
+COMMENT ON FUNCTION app.wallet_counterparty(other_address text) IS 'Who is on the other side of a wallet transaction, as the wallet page names them: {type: "mint"} for the zero address (tokens created, not sent by anyone), {type: "user", userId, name} for a custodial wallet of an active user (their profile name, what the directory shows anyway; a suspended user is in no list, so their address stays an address), null for an address outside the platform. security definer: wallets are readable only by their owners, and this returns the name and id only, never another wallet''s row.';
+
+REVOKE ALL ON FUNCTION app.wallet_counterparty(other_address text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.wallet_counterparty(other_address text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.wallet_transaction_json
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261130090000_wallet_counterparty_fee.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.wallet_transaction_json(t app.wallet_transactions) RETURNS jsonb
@@ -749,12 +782,15 @@ begin
       'from', t.from_address,
       'to', t.to_address,
       'toUserId', t.to_user_id,
+      'counterparty', app.wallet_counterparty(
+        case when t.direction = 'out' then t.to_address else t.from_address end),
       'amount', t.amount::text,
       'hash', t.hash,
       'nonce', t.nonce,
       'blockNumber', t.block_number,
       'confirmations', case when t.block_number is null then null
         else greatest(coalesce(app.wallet_chain_head(t.chain_id), t.block_number) - t.block_number + 1, 1) end,
+      'maxFee', (t.gas_limit * t.max_fee_per_gas)::text,
       'fee', t.fee::text,
       'error', t.error,
       'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
@@ -765,7 +801,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) IS 'A transaction as the API shows it (api-contract.md, Wallet): a pending transfer past its expiry already reads as expired, confirmations are counted against the newest block seen. Runs with the caller''s rights.';
+COMMENT ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) IS 'A transaction as the API shows it (api-contract.md, Wallet): a pending transfer past its expiry already reads as expired, confirmations are counted against the newest block seen; counterparty names the other side (app.wallet_counterparty) and maxFee is the most its gas can cost (gas limit × max fee per gas, in native base units; null for an incoming transfer), what the confirm step shows before the fee is known. Runs with the caller''s rights.';
 
 REVOKE ALL ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) TO authenticated;

@@ -21,7 +21,9 @@ const ADMIN_ENDPOINTS: [string, string, unknown?][] = [
   ["GET", "/api/admin/analytics"],
   ["GET", "/api/admin/config"],
   ["PUT", "/api/admin/config", { config: { whiteLabel: { brandName: "Probe" } }, reason: "probe" }],
+  ["GET", "/api/admin/config/versions"],
   ["GET", "/api/admin/security-events"],
+  ["GET", "/api/admin/security-events/types"],
   ["GET", "/api/admin/access-logs"],
 ];
 
@@ -535,6 +537,81 @@ test("[admin] GET /api/admin/security-events filters by type, user and ip and pa
   );
   await expectError(
     await t.request("GET", "/api/admin/security-events?cursor=garbage", {
+      token: admin.accessToken,
+    }),
+    400,
+  );
+});
+
+test("[admin] security events name their user by profile name, and the types list holds every type the log holds, those SQL writes included", async () => {
+  const user = await createUser(t.deps, "MEMBER");
+  await t.deps.sql`update app.users set name = 'Ada Lovelace' where id = ${user.id}`;
+  await signIn(t, user.email);
+  // A type no server code names: written by SQL, as moderation and account deletion are.
+  const odd = "test.written_by_sql";
+  await t.deps.sql`insert into app.security_events (type, user_id) values (${odd}, ${user.id})`;
+  const page = await expectJson(
+    await t.request("GET", `/api/admin/security-events?type=auth.signin&userId=${user.id}`, {
+      token: admin.accessToken,
+    }),
+    200,
+  );
+  assert.deepEqual(page.items[0].user, { id: user.id, name: "Ada Lovelace" });
+  const { types } = await expectJson(
+    await t.request("GET", "/api/admin/security-events/types", { token: admin.accessToken }),
+    200,
+  );
+  const [{ stored }] = await t.deps.sql<{ stored: string[] }[]>`
+    select array_agg(distinct type order by type) as stored from app.security_events`;
+  assert.deepEqual(types, stored, "exactly the distinct stored types, alphabetically");
+  assert.ok(types.includes(odd) && types.includes("auth.signin"));
+  const anonymous = await expectJson(
+    await t.request("GET", "/api/admin/security-events?limit=200", { token: admin.accessToken }),
+    200,
+  );
+  for (const e of anonymous.items as { userId: string | null; user: unknown }[]) {
+    if (e.userId === null) assert.equal(e.user, null, "no user, no name");
+  }
+});
+
+test("[admin] GET /api/admin/config/versions lists the history newest first with author, reason and diff, page by page", async () => {
+  const before = await expectJson(
+    await t.request("GET", "/api/admin/config", { token: admin.accessToken }),
+    200,
+  );
+  await t.deps.sql`update app.users set name = 'Grace Admin' where id = ${admin.user.id}`;
+  const colors = ["#101010", "#202020", "#303030"];
+  for (const [i, color] of colors.entries()) {
+    await expectJson(
+      await t.request("PUT", "/api/admin/config", {
+        token: admin.accessToken,
+        body: { config: { whiteLabel: { primaryColor: color } }, reason: `history ${i}` },
+      }),
+      200,
+    );
+  }
+  const first = await expectJson(
+    await t.request("GET", "/api/admin/config/versions?limit=2", { token: admin.accessToken }),
+    200,
+  );
+  assert.equal(first.items.length, 2);
+  assert.equal(first.items[0].reason, "history 2");
+  assert.equal(first.items[0].changedBy.name, "Grace Admin");
+  assert.deepEqual(first.items[0].diff["whiteLabel.primaryColor"], {
+    from: "#202020",
+    to: "#303030",
+  });
+  assert.ok(first.items[0].version > first.items[1].version);
+  const second = await expectJson(
+    await t.request("GET", `/api/admin/config/versions?limit=2&cursor=${first.nextCursor}`, {
+      token: admin.accessToken,
+    }),
+    200,
+  );
+  assert.equal(second.items[0].reason, "history 0");
+  assert.equal(second.items[0].version, before.version + 1);
+  await expectError(
+    await t.request("GET", "/api/admin/config/versions?cursor=garbage", {
       token: admin.accessToken,
     }),
     400,

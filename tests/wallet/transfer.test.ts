@@ -11,6 +11,7 @@ import { broadcastTransfer, decodeRaw } from "../../functions/api/wallet/transfe
 import { expectError, expectJson, signInAs, test, testApp } from "../support/helpers.ts";
 import {
   addressOfCaller,
+  follow,
   fund,
   platform,
   rpcProxy,
@@ -334,6 +335,40 @@ test("[wallet] every status change is wallet.transaction.updated on user:<id> an
   assert.equal(notifications.length, 1, "one notification per transfer, updated at each change");
   assert.equal(notifications[0].type, "WALLET");
   assert.equal(notifications[0].title, "Transfer confirmed");
+});
+
+test("[wallet] a transfer names the person it goes to and the most its gas can cost; the recipient's history names the sender", async () => {
+  const me = await funded();
+  const friend = await signInAs(t, "MEMBER");
+  await addressOfCaller(t, friend.accessToken);
+  await t.deps.sql`update app.users set name = 'Wallet Friend' where id = ${friend.user.id}`;
+  await t.deps.sql`update app.users set name = 'Wallet Sender' where id = ${me.id}`;
+  const { transaction: created } = await expectJson(
+    await transfer(me.token, { to: { userId: friend.user.id }, token: "AGU", amount: "7" }),
+    201,
+  );
+  assert.deepEqual(created.counterparty, {
+    type: "user",
+    userId: friend.user.id,
+    name: "Wallet Friend",
+  });
+  assert.ok(BigInt(created.maxFee) > 0n, `maxFee ${created.maxFee}`);
+  const { transaction: outside } = await expectJson(
+    await transfer(me.token, { to: elsewhere, token: "AGU", amount: "1" }),
+    201,
+  );
+  assert.equal(outside.counterparty, null, "an address outside the platform names nobody");
+  await expectJson(await confirm(me.token, created.id), 200);
+  await settle(t.deps, created.id);
+  await follow(t.deps);
+  const incoming = await expectJson(
+    await t.request("GET", "/api/wallet/transactions?direction=in", { token: friend.accessToken }),
+    200,
+  );
+  const arrived = incoming.items.find((i: { amount: string }) => i.amount === "7");
+  assert.ok(arrived, "the recipient's history has the transfer");
+  assert.deepEqual(arrived.counterparty, { type: "user", userId: me.id, name: "Wallet Sender" });
+  assert.equal(arrived.maxFee, null);
 });
 
 test("[wallet] concurrent transfers of one wallet never reserve more than the balance", async () => {

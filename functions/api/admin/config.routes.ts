@@ -1,9 +1,19 @@
 /**
- * /api/admin/config: the versioned system configuration. ADMIN only (the gate is on the admin
+ * /api/admin/config: the versioned system configuration, and its history
+ * (/api/admin/config/versions). ADMIN only (the gate is on the admin
  * router, admin/admin.routes.ts). Queries: admin/config.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errors, json, jsonBody, router, signedIn } from "../core/openapi.ts";
+import {
+  decodeCursor,
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  pageOf,
+  router,
+  signedIn,
+} from "../core/openapi.ts";
 import { conflict } from "../../_shared/errors.ts";
 import {
   applyPatch,
@@ -13,7 +23,7 @@ import {
 } from "../../_shared/config-document.ts";
 import { asUser } from "../core/doors.ts";
 import { setClient } from "../core/paging.ts";
-import { currentConfig, insertConfigVersion } from "./config.queries.ts";
+import { currentConfig, insertConfigVersion, listConfigVersions } from "./config.queries.ts";
 
 export const adminConfig = router();
 
@@ -100,5 +110,42 @@ adminConfig.openapi(
     });
     deps.config.invalidate();
     return c.json(result, 200);
+  },
+);
+
+const configVersion = z.object({
+  version: z.number().int(),
+  reason: z.string(),
+  changedBy: z.object({ id: z.uuid(), name: z.string() }).nullable().openapi({
+    description: "Who wrote the version (their profile name); null once the account is gone",
+  }),
+  diff: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })).openapi({
+    description: "What changed against the version before, by path (`limits.messageMaxLength`)",
+  }),
+  createdAt: z.iso.datetime(),
+}).openapi("ConfigVersion");
+
+adminConfig.openapi(
+  createRoute({
+    method: "get",
+    path: "/versions",
+    operationId: "listConfigVersions",
+    summary: "The configuration's history, newest version first",
+    description: "Every version written, with its reason, author and diff against the version " +
+      "before. The current version is the first item of the first page.",
+    security: signedIn,
+    request: {
+      query: z.object({ limit: limitParam, cursor: z.string().max(200).optional() }),
+    },
+    responses: {
+      200: json(pageOf(configVersion), "A page of versions"),
+      ...errors(400, 401, 403, 429),
+    },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const before = q.cursor ? decodeCursor(q.cursor, ["number"])[0] as number : null;
+    const page = await asUser(c, (tx) => listConfigVersions(tx, { before, limit: q.limit }));
+    return c.json(page, 200);
   },
 );

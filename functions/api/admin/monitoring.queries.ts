@@ -24,6 +24,8 @@ interface SecurityEventRow {
   type: string;
   severity: "info" | "warning" | "critical";
   user_id: string | null;
+  /** The user's profile name (null when the event names no user, or the account is gone). */
+  user_name: string | null;
   ip: string | null;
   user_agent: string | null;
   details: Record<string, unknown>;
@@ -52,8 +54,9 @@ export async function listSecurityEvents(
   f: MonitoringFilters & { type?: string; severity?: "info" | "warning" | "critical" },
 ) {
   const rows = await tx<SecurityEventRow[]>`
-    select id::text, type, severity, user_id, host(ip) as ip, user_agent, details, created_at,
-           created_at::text as created_at_key
+    select id::text, type, severity, user_id,
+           (select u.name from app.users u where u.id = e.user_id) as user_name,
+           host(ip) as ip, user_agent, details, created_at, created_at::text as created_at_key
     from app.security_events e
     ${
     where(tx, [
@@ -71,6 +74,7 @@ export async function listSecurityEvents(
       type: r.type,
       severity: r.severity,
       userId: r.user_id,
+      user: r.user_id ? { id: r.user_id, name: r.user_name } : null,
       ip: r.ip,
       userAgent: r.user_agent,
       details: r.details,
@@ -78,6 +82,25 @@ export async function listSecurityEvents(
     })),
     nextCursor,
   };
+}
+
+/**
+ * The event types the log holds, alphabetically: one index probe per type (a loose index scan
+ * over `security_events_type_idx`), however many events there are, so the admin's filter offers
+ * exactly the types that can match, including ones written by SQL functions the server code
+ * never names.
+ */
+export async function listSecurityEventTypes(tx: Tx): Promise<string[]> {
+  const rows = await tx<{ type: string }[]>`
+    with recursive types as (
+      (select e.type from app.security_events e order by e.type limit 1)
+      union all
+      select (select e.type from app.security_events e
+              where e.type > types.type order by e.type limit 1)
+      from types where types.type is not null
+    )
+    select type from types where type is not null`;
+  return rows.map((r) => r.type);
 }
 
 interface AccessLogRow {

@@ -16,7 +16,12 @@ import {
   timeIdCursor,
 } from "../core/openapi.ts";
 import { asUser } from "../core/doors.ts";
-import { ACCESS_LOG_TYPES, listAccessLogs, listSecurityEvents } from "./monitoring.queries.ts";
+import {
+  ACCESS_LOG_TYPES,
+  listAccessLogs,
+  listSecurityEvents,
+  listSecurityEventTypes,
+} from "./monitoring.queries.ts";
 
 export const adminMonitoring = router();
 
@@ -40,11 +45,35 @@ const securityEvent = z.object({
   type: z.string(),
   severity: z.enum(["info", "warning", "critical"]),
   userId: z.uuid().nullable(),
+  user: z.object({ id: z.uuid(), name: z.string().nullable() }).nullable().openapi({
+    description: "The user the event is about, with their profile name (null: no user; a null " +
+      "name: the account was deleted)",
+  }),
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
   createdAt: z.iso.datetime(),
 }).openapi("SecurityEvent");
+
+adminMonitoring.openapi(
+  createRoute({
+    method: "get",
+    path: "/security-events/types",
+    operationId: "listSecurityEventTypes",
+    summary: "The security event types the log holds",
+    description: "Every distinct `type` of the stored events, alphabetically: the values the " +
+      "`type` filter of the list can match.",
+    security: signedIn,
+    responses: {
+      200: json(z.object({ types: z.array(z.string()) }), "The types"),
+      ...errors(401, 403, 429),
+    },
+  }),
+  async (c) => {
+    const types = await asUser(c, (tx) => listSecurityEventTypes(tx));
+    return c.json({ types }, 200);
+  },
+);
 
 adminMonitoring.openapi(
   createRoute({

@@ -74,11 +74,23 @@ const transactionSchema = z.object({
   from: z.string(),
   to: z.string(),
   toUserId: z.uuid().nullable(),
+  counterparty: z.union([
+    z.object({ type: z.literal("mint") }),
+    z.object({ type: z.literal("user"), userId: z.uuid(), name: z.string() }),
+  ]).nullable().openapi({
+    description: "Who is on the other side (`to` of an outgoing transfer, `from` of an incoming " +
+      "one): `mint` for the zero address (tokens created), `user` for an active person's " +
+      "custodial wallet with their profile name, null for an address outside the platform",
+  }),
   amount: z.string().openapi({ description: "Base units, a decimal string" }),
   hash: z.string().nullable(),
   nonce: z.number().int().nullable(),
   blockNumber: z.number().int().nullable(),
   confirmations: z.number().int().nullable(),
+  maxFee: z.string().nullable().openapi({
+    description: "Native base units: the most this transfer's gas can cost (gas limit × max fee " +
+      "per gas, quoted at creation), what a confirm step shows; null for an incoming transfer",
+  }),
   fee: z.string().nullable().openapi({
     description: "Native base units: gasUsed × effectiveGasPrice; null until mined",
   }),

@@ -47,6 +47,11 @@ export interface GrowthOperation {
    */
   kind: "page" | "work";
   /**
+   * For "work": how much work the operation is given at this scale (e.g. the sales a settlement
+   * settles); the runner prints the cost per 1,000 units at both sizes, which should be alike.
+   */
+  units?: number;
+  /**
    * Calls the endpoint's query functions in the transaction given (always rolled back at the
    * end, so writes such as mark-read can run again). Throws if the result is not what the
    * operation expects (an empty page where the seed put rows), so a fast wrong answer fails.

@@ -1,0 +1,7 @@
+/**
+ * The domains of the growth benchmark, in the order their seeds run (a later seed may use what an
+ * earlier one made: the store's orders use the people, the notifications may name orders).
+ */
+import type { GrowthDomain } from "./types.ts";
+
+export const DOMAINS: GrowthDomain[] = [];
