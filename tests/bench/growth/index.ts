@@ -3,5 +3,6 @@
  * earlier one made: the store's orders use the people, the notifications may name orders).
  */
 import type { GrowthDomain } from "./types.ts";
+import { growth as notifications } from "./notifications.ts";
 
-export const DOMAINS: GrowthDomain[] = [];
+export const DOMAINS: GrowthDomain[] = [notifications];
