@@ -3,6 +3,7 @@
 --   supabase/migrations/20261124100000_notifications.sql
 --   supabase/migrations/20261124150000_inbox_session_check.sql
 --   supabase/migrations/20261128110000_notifications_delivery_slices.sql
+--   supabase/migrations/20261130040000_notifications_growth.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -103,7 +104,7 @@ COMMENT ON TYPE app_private.delivery_status IS 'queued: waiting (for its job, qu
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.notification_batches
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.notification_batches (
@@ -124,17 +125,29 @@ CREATE TABLE app.notification_batches (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
+    written integer DEFAULT 0 NOT NULL,
+    push_sent integer DEFAULT 0 NOT NULL,
+    push_failed integer DEFAULT 0 NOT NULL,
+    email_sent integer DEFAULT 0 NOT NULL,
     CONSTRAINT notification_batches_audience_check CHECK ((jsonb_typeof(audience) = 'object'::text)),
     CONSTRAINT notification_batches_body_check CHECK ((char_length(body) <= 2000)),
     CONSTRAINT notification_batches_channels_check CHECK ((((cardinality(channels) >= 1) AND (cardinality(channels) <= 3)) AND (channels <@ ARRAY['inApp'::text, 'push'::text, 'email'::text]))),
     CONSTRAINT notification_batches_chunks_check CHECK ((chunks >= 0)),
     CONSTRAINT notification_batches_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT notification_batches_email_sent_check CHECK ((email_sent >= 0)),
     CONSTRAINT notification_batches_idempotency_key_check CHECK (((char_length(idempotency_key) >= 1) AND (char_length(idempotency_key) <= 255))),
+    CONSTRAINT notification_batches_push_failed_check CHECK ((push_failed >= 0)),
+    CONSTRAINT notification_batches_push_sent_check CHECK ((push_sent >= 0)),
     CONSTRAINT notification_batches_recipients_check CHECK ((recipients >= 0)),
-    CONSTRAINT notification_batches_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200)))
+    CONSTRAINT notification_batches_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200))),
+    CONSTRAINT notification_batches_written_check CHECK ((written >= 0))
 );
 
 COMMENT ON TABLE app.notification_batches IS 'Bulk sends by ADMINs: the request (audience, notification, channels), its Idempotency-Key and progress. Written only through app.create_notification_batch and the batch jobs; ADMINs read them.';
+
+COMMENT ON COLUMN app.notification_batches.written IS 'Inbox rows the batch''s chunks wrote so far (each chunk adds its own in the transaction that writes them): the progress poll''s created.';
+
+COMMENT ON COLUMN app.notification_batches.push_sent IS 'The batch''s pushes sent so far, added by app_private.count_batch_outcomes as deliveries finish.';
 
 ALTER TABLE ONLY app.notification_batches
     ADD CONSTRAINT notification_batches_idempotency_key UNIQUE (created_by, idempotency_key);
@@ -226,7 +239,7 @@ GRANT INSERT(quiet_time_zone),UPDATE(quiet_time_zone) ON TABLE app.notification_
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.notifications
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.notifications (
@@ -271,7 +284,11 @@ CREATE TRIGGER notifications_deleted_event AFTER DELETE ON app.notifications FOR
 
 CREATE TRIGGER notifications_guard_read BEFORE UPDATE OF read_at ON app.notifications FOR EACH ROW EXECUTE FUNCTION app_private.guard_notification_read();
 
-CREATE TRIGGER notifications_read_event AFTER UPDATE OF read_at ON app.notifications FOR EACH ROW WHEN (((old.read_at IS NULL) AND (new.read_at IS NOT NULL) AND new.inbox)) EXECUTE FUNCTION app_private.notification_read_event();
+CREATE TRIGGER notifications_index_new AFTER INSERT ON app.notifications REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION app_private.index_new_notifications();
+
+CREATE TRIGGER notifications_read_events AFTER UPDATE ON app.notifications REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.notifications_read_events();
+
+CREATE TRIGGER notifications_reindex_reworded AFTER UPDATE ON app.notifications REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.reindex_reworded_notifications();
 
 ALTER TABLE ONLY app.notifications
     ADD CONSTRAINT notifications_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES app.notification_batches(id) ON DELETE SET NULL;
@@ -381,7 +398,7 @@ ALTER TABLE app_private.message_digests_pending ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.notification_batch_chunks
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.notification_batch_chunks (
@@ -391,10 +408,15 @@ CREATE TABLE app_private.notification_batch_chunks (
     last_user_id uuid NOT NULL,
     announced_at timestamp with time zone,
     done_at timestamp with time zone,
-    CONSTRAINT notification_batch_chunks_chunk_check CHECK ((chunk >= 0))
+    written_at timestamp with time zone,
+    recipients integer,
+    CONSTRAINT notification_batch_chunks_chunk_check CHECK ((chunk >= 0)),
+    CONSTRAINT notification_batch_chunks_recipients_check CHECK ((recipients >= 0))
 );
 
 COMMENT ON TABLE app_private.notification_batch_chunks IS 'A bulk batch''s recipients in user-id ranges, one job per range: its live events (once, announced_at) and its deliveries. Server only.';
+
+COMMENT ON COLUMN app_private.notification_batch_chunks.written_at IS 'When the chunk''s inbox rows and deliveries were written (app_private.write_batch_chunk, one transaction): a chunk is written once, whatever the job''s retries.';
 
 ALTER TABLE ONLY app_private.notification_batch_chunks
     ADD CONSTRAINT notification_batch_chunks_pkey PRIMARY KEY (batch_id, chunk);
@@ -406,7 +428,7 @@ ALTER TABLE app_private.notification_batch_chunks ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.notification_deliveries
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.notification_deliveries (
@@ -457,6 +479,8 @@ CREATE INDEX notification_deliveries_notification_id_idx ON app_private.notifica
 
 CREATE UNIQUE INDEX notification_deliveries_push_key ON app_private.notification_deliveries USING btree (notification_id, device_id) WHERE (channel = 'push'::app_private.delivery_channel);
 
+CREATE TRIGGER notification_deliveries_batch_outcomes AFTER UPDATE ON app_private.notification_deliveries REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_batch_outcomes();
+
 ALTER TABLE ONLY app_private.notification_deliveries
     ADD CONSTRAINT notification_deliveries_device_id_fkey FOREIGN KEY (device_id) REFERENCES app.push_devices(id) ON DELETE SET NULL;
 
@@ -464,6 +488,31 @@ ALTER TABLE ONLY app_private.notification_deliveries
     ADD CONSTRAINT notification_deliveries_notification_id_fkey FOREIGN KEY (notification_id) REFERENCES app.notifications(id) ON DELETE CASCADE;
 
 ALTER TABLE app_private.notification_deliveries ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.notification_search
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.notification_search (
+    notification_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    type app.notification_type NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    words text NOT NULL
+);
+
+COMMENT ON TABLE app_private.notification_search IS 'The inbox''s search index, beside the notifications: one row per inbox notification (its user, type, creation time and lower(title || '' '' || body)), kept by statement triggers on app.notifications (insert; an update that changes a title or body, as a collapse does), deleted with it. A table of its own so that marking read, which rewrites every index entry of the row (read_at is in the unread index''s predicate, so never a HOT update), does not rewrite 50 trigrams: read-all took three times as long with the trigram index on app.notifications. Server only: read through app.inbox_search_ids.';
+
+ALTER TABLE ONLY app_private.notification_search
+    ADD CONSTRAINT notification_search_pkey PRIMARY KEY (notification_id);
+
+CREATE INDEX notification_search_words_idx ON app_private.notification_search USING gin (user_id, type, words extensions.gin_trgm_ops) WITH (gin_pending_list_limit='512');
+
+ALTER TABLE ONLY app_private.notification_search
+    ADD CONSTRAINT notification_search_notification_id_fkey FOREIGN KEY (notification_id) REFERENCES app.notifications(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.notification_search ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.create_notification
@@ -606,6 +655,52 @@ REVOKE ALL ON FUNCTION app.delete_notification(target_notification_id uuid) FROM
 GRANT ALL ON FUNCTION app.delete_notification(target_notification_id uuid) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.inbox_search_ids
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  me uuid := (select auth.uid());
+  found_ids uuid[];
+begin
+  if me is null then
+    return '{}';
+  end if;
+  -- A plan made for these values (EXECUTE): the user's share of the table and the term's
+  -- trigrams are known to the planner. The search table is server-only (and under RLS the
+  -- planner would keep like and enum equality, not leakproof, out of index conditions): this
+  -- reads with the owner's rights, the caller's rows only. The words are a necessary condition;
+  -- the exact test (title or body) runs on each candidate.
+  execute $q$
+    with matching as materialized (
+      select s.notification_id as id, s.created_at
+      from app_private.notification_search s
+      where s.user_id = $1
+        and (s.created_at, s.notification_id) < ($6, $7) and s.created_at >= $5
+        and ($2::app.notification_type is null or s.type = $2)
+        and ($4::text is null or s.words like $4)
+    )
+    select array(
+      select m.id from matching m join app.notifications n on n.id = m.id
+      where n.inbox and ($3::boolean is null or (n.read_at is null) = $3)
+        and ($4::text is null or lower(n.title) like $4 or lower(n.body) like $4)
+      order by m.created_at desc, m.id desc limit $8)
+  $q$ into found_ids
+  using me, only_type, only_unread, pattern, lower_time, bound_time, bound_id, wanted;
+  return found_ids;
+end;
+$_$;
+
+COMMENT ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) IS 'The second half of a filtered inbox page (app_private.inbox_page_for_session): the ids of the caller''s next `wanted` inbox rows before (bound_time, bound_id) matching the filters (type, unread, a like pattern on title or body), newest first, found through app_private.notification_search (a GIN index on user, type and trigrams) and sorted, instead of walking the inbox. security definer: the search table is server-only; it only ever reads the caller''s rows (auth.uid()) and returns ids, which the page then reads under RLS.';
+
+REVOKE ALL ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.notification_analytics
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -707,7 +802,7 @@ GRANT ALL ON FUNCTION app.notification_analytics(range_from timestamp with time 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.notification_batch_progress
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.notification_batch_progress(target_batch_id uuid) RETURNS jsonb
@@ -716,7 +811,6 @@ CREATE FUNCTION app.notification_batch_progress(target_batch_id uuid) RETURNS js
     AS $$
 declare
   b app.notification_batches;
-  result jsonb;
 begin
   if not app.is_admin() then
     raise exception 'only an ADMIN reads bulk sends' using errcode = 'AG403';
@@ -725,25 +819,21 @@ begin
   if not found then
     raise exception 'batch not found' using errcode = 'AG404';
   end if;
-  select jsonb_build_object(
+  return jsonb_build_object(
     'id', b.id,
     'status', b.status,
     'recipients', b.recipients,
-    'created', (select count(*) from app.notifications n where n.batch_id = b.id and n.inbox),
-    'pushSent', count(*) filter (where d.channel = 'push' and d.status = 'sent'),
-    'pushFailed', count(*) filter (where d.channel = 'push' and d.status in ('failed', 'pruned')),
-    'emailSent', count(*) filter (where d.channel = 'email' and d.status = 'sent'),
+    'created', b.written,
+    'pushSent', b.push_sent,
+    'pushFailed', b.push_failed,
+    'emailSent', b.email_sent,
     'createdAt', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'finishedAt', to_char(b.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-  ) into result
-  from app.notifications n
-  join app_private.notification_deliveries d on d.notification_id = n.id
-  where n.batch_id = b.id;
-  return result;
+  );
 end;
 $$;
 
-COMMENT ON FUNCTION app.notification_batch_progress(target_batch_id uuid) IS 'GET /api/notifications/bulk/:id: a batch''s progress counted from the data (inbox rows written, pushes sent and failed, e-mails sent). ADMIN only (AG403); AG404 for an unknown batch. security definer: delivery rows are server-only.';
+COMMENT ON FUNCTION app.notification_batch_progress(target_batch_id uuid) IS 'GET /api/notifications/bulk/:id: a batch''s progress from its counters (one row, however big the batch): inbox rows written (each chunk adds its own when it commits), pushes sent and failed, e-mails sent (added as deliveries finish, app_private.count_batch_outcomes). ADMIN only (AG403); AG404 for an unknown batch. security definer: batches are read by ADMINs through this function.';
 
 REVOKE ALL ON FUNCTION app.notification_batch_progress(target_batch_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.notification_batch_progress(target_batch_id uuid) TO authenticated;
@@ -1084,6 +1174,48 @@ COMMENT ON FUNCTION app_private.conversation_read_notifications() IS 'Reading a 
 REVOKE ALL ON FUNCTION app_private.conversation_read_notifications() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.count_batch_outcomes
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_batch_outcomes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+begin
+  -- Claims and retries leave rows queued: out at once (take_deliveries' hot path).
+  if not exists (select 1 from after_rows d where d.status <> 'queued') then
+    return null;
+  end if;
+  -- EXECUTE: planned for this statement's row counts (see notifications_read_events).
+  execute $q$
+  with finished as (
+    select n.batch_id, d.channel, d.status
+    from after_rows d
+    join before_rows o on o.id = d.id
+    join app.notifications n on n.id = d.notification_id
+    where o.status = 'queued' and d.status <> 'queued' and n.batch_id is not null
+  ), per_batch as (
+    select f.batch_id,
+           count(*) filter (where f.channel = 'push' and f.status = 'sent')::integer as push_sent,
+           count(*) filter (where f.channel = 'push' and f.status in ('failed', 'pruned'))::integer as push_failed,
+           count(*) filter (where f.channel = 'email' and f.status = 'sent')::integer as email_sent
+    from finished f group by f.batch_id
+  )
+  update app.notification_batches b
+  set push_sent = b.push_sent + p.push_sent, push_failed = b.push_failed + p.push_failed,
+      email_sent = b.email_sent + p.email_sent
+  from per_batch p where b.id = p.batch_id
+  $q$;
+  return null;
+end;
+$_$;
+
+COMMENT ON FUNCTION app_private.count_batch_outcomes() IS 'After any update of deliveries (a statement trigger): the bulk batches'' deliveries that left the queue (sent, failed, pruned, by whatever path) are added to their batch''s counters, so GET /api/notifications/bulk/:id reads one row instead of counting a million. security definer: batches are written by the server only.';
+
+REVOKE ALL ON FUNCTION app_private.count_batch_outcomes() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.count_new_notifications
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1261,7 +1393,7 @@ REVOKE ALL ON FUNCTION app_private.in_audience(u app.users, audience jsonb) FROM
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.inbox_page_for_session
--- created in 20261124150000_inbox_session_check.sql; last changed in 20261128090100_signin_live_sessions.sql
+-- created in 20261124150000_inbox_session_check.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) RETURNS TABLE(id uuid, type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, read_at text, created_at text, unread integer)
@@ -1274,6 +1406,13 @@ declare
   bound_time timestamptz := coalesce(after_time, 'infinity'::timestamptz);
   bound_id uuid := coalesce(after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid);
   lower_time timestamptz := coalesce(since, '-infinity'::timestamptz);
+  -- The rows a filtered page walks in order before it asks the search index.
+  walk_limit constant integer := 500;
+  walked integer := 0;
+  hits uuid[] := '{}';
+  hit uuid;
+  listed boolean;
+  w record;
 begin
   -- The live-session rule (app_private.live_sessions), with the pool's own rights, before the
   -- role changes.
@@ -1298,21 +1437,69 @@ begin
         and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
       order by n.created_at desc, n.id desc
       limit page_limit;
+    listed := found;
   else
-    return query
-      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
-             coalesce((select c.unread from app.notification_counters c
-                       where c.user_id = (select auth.uid())), 0)
-      from app.notifications n
-      where n.user_id = (select auth.uid()) and n.inbox
-        and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
-        and (only_type is null or n.type = only_type)
-        and (only_unread is null or (n.read_at is null) = only_unread)
-        and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern)
-      order by n.created_at desc, n.id desc
-      limit page_limit;
+    -- 1. The next walk_limit rows in inbox order, filtered: a common filter fills the page here.
+    --    Unread only walks the unread index (its own statement, so the plan can use it).
+    if only_unread then
+      for w in
+        select n.id, n.created_at,
+               (only_type is null or n.type = only_type)
+               and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern) as hit
+        from app.notifications n
+        where n.user_id = (select auth.uid()) and n.inbox and n.read_at is null
+          and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+        order by n.created_at desc, n.id desc
+        limit walk_limit
+      loop
+        walked := walked + 1;
+        bound_time := w.created_at;
+        bound_id := w.id;
+        if w.hit then
+          hits := hits || w.id;
+          exit when cardinality(hits) >= page_limit;
+        end if;
+      end loop;
+    else
+      for w in
+        select n.id, n.created_at,
+               (only_type is null or n.type = only_type)
+               and (only_unread is null or (n.read_at is null) = only_unread)
+               and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern) as hit
+        from app.notifications n
+        where n.user_id = (select auth.uid()) and n.inbox
+          and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+        order by n.created_at desc, n.id desc
+        limit walk_limit
+      loop
+        walked := walked + 1;
+        bound_time := w.created_at;
+        bound_id := w.id;
+        if w.hit then
+          hits := hits || w.id;
+          exit when cardinality(hits) >= page_limit;
+        end if;
+      end loop;
+    end if;
+    -- 2. A rare filter: the rest of the page after the walked rows, from the search index (the
+    --    rows matching it, sorted), never the whole inbox.
+    if cardinality(hits) < page_limit and walked = walk_limit then
+      hits := hits || app.inbox_search_ids(only_type, only_unread, pattern, lower_time,
+                                           bound_time, bound_id, page_limit - cardinality(hits));
+    end if;
+    -- hits is in page order already (the walk's, then the index's after it); each row by its
+    -- key: one statement over all of them was planned as a walk of the user's inbox index.
+    foreach hit in array hits loop
+      return query
+        select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+               coalesce((select c.unread from app.notification_counters c
+                         where c.user_id = (select auth.uid())), 0)
+        from app.notifications n
+        where n.id = hit and n.inbox;
+    end loop;
+    listed := cardinality(hits) > 0;
   end if;
-  if not found then
+  if not listed then
     return query
       select null::uuid, null::app.notification_type, null::text, null::text, null::jsonb,
              null::app.notification_priority, null::text, null::text,
@@ -1322,9 +1509,30 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path), session check included: the session the access token names must be live and its user active by the one rule, app_private.live_sessions (else AG401), the claims are built from those rows, then the page is read under RLS as role authenticated, newest first, with the unread count (app.notification_counters) on every row; an empty page is one row with a null id carrying the count. One round trip instead of two (the session check, then the page): measured, the round trips and the session query cost more than the page. Only the API''s own role may call it, with ids from an access token whose signature it verified.';
+COMMENT ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path), session check included: the session the access token names must be live and its user active by the one rule, app_private.live_sessions (else AG401), the claims are built from those rows, then the page is read under RLS as role authenticated, newest first, with the unread count (app.notification_counters) on every row; an empty page is one row with a null id carrying the count. One round trip instead of two (the session check, then the page): measured, the round trips and the session query cost more than the page. With a filter (type, unread only, search) it walks at most 500 rows in inbox order (the unread index for unread only) and, when they did not fill the page, takes the rest after them from app_private.notification_search (app.inbox_search_ids: user, type, trigrams of title and body): the cost follows the page, not the inbox (a search matching nothing read a whole inbox of a million). Only the API''s own role may call it, with ids from an access token whose signature it verified.';
 
 REVOKE ALL ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.index_new_notifications
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.index_new_notifications() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app_private.notification_search (notification_id, user_id, type, created_at, words)
+  select a.id, a.user_id, a.type, a.created_at, lower(a.title || ' ' || a.body)
+  from added a where a.inbox;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.index_new_notifications() IS 'After an insert statement into notifications: their inbox rows into app_private.notification_search, one statement whatever its size. security definer: the search table is server-only.';
+
+REVOKE ALL ON FUNCTION app_private.index_new_notifications() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.mark_message_digest
@@ -1375,27 +1583,6 @@ COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'When an inbox n
 REVOKE ALL ON FUNCTION app_private.notification_deleted_event() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
--- function app_private.notification_read_event
--- created in 20261124100000_notifications.sql
--- ---------------------------------------------------------------------------------------------
-
-CREATE FUNCTION app_private.notification_read_event() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-begin
-  update app.notification_counters c set unread = c.unread - 1
-  where c.user_id = new.user_id and c.unread > 0;
-  perform app_private.emit_event('user:' || new.user_id, 'notification.read', app.notification_json(new));
-  return null;
-end;
-$$;
-
-COMMENT ON FUNCTION app_private.notification_read_event() IS 'When an inbox notification becomes read, by any path (the route, read-all, a conversation read up to its latest message): one unread fewer in app.notification_counters, and notification.read on user:<id>. security definer: the counters and the event log are written by the server only.';
-
-REVOKE ALL ON FUNCTION app_private.notification_read_event() FROM PUBLIC;
-
--- ---------------------------------------------------------------------------------------------
 -- function app_private.notification_type_defaults
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1421,6 +1608,63 @@ $$;
 COMMENT ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) IS 'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. plpgsql, not SQL, on purpose: it is on the send''s hot path, and a security definer SQL function is planned again on every call (with config_defaults'' JSON parsed each time: about 0.3 ms), while plpgsql keeps its plans for the session. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
 
 REVOKE ALL ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.notifications_read_events
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notifications_read_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  r record;
+begin
+  -- Most updates read nothing (a collapse folding a message in): out at once.
+  if not exists (select 1 from after_rows n where n.read_at is not null and n.inbox) then
+    return null;
+  end if;
+  -- EXECUTE: planned for this statement's row counts. A cached plan, made when the first
+  -- statement of the session read one row, joined 5,000 rows by a nested loop (25 million
+  -- comparisons: 45 s instead of 1).
+  for r in execute $q$
+    with became as (
+      select n.user_id, n.id, n.read_at, n.created_at
+      from after_rows n join before_rows o on o.id = n.id
+      where o.read_at is null and n.read_at is not null and n.inbox
+    ), per_user as (
+      select b.user_id, count(*)::integer as n, max(b.read_at) as read_at,
+             max(b.created_at) as up_to, (array_agg(b.id))[1] as one_id
+      from became b group by b.user_id
+    ), counted as (
+      update app.notification_counters c set unread = greatest(c.unread - p.n, 0)
+      from per_user p where c.user_id = p.user_id
+      returning c.user_id, c.unread
+    )
+    select p.user_id, p.n, p.read_at, p.up_to, p.one_id, coalesce(c.unread, 0) as unread
+    from per_user p left join counted c on c.user_id = p.user_id
+    order by p.user_id
+  $q$
+  loop
+    if r.n = 1 then
+      perform app_private.emit_event('user:' || r.user_id, 'notification.read',
+        (select app.notification_json(n) from app.notifications n where n.id = r.one_id));
+    else
+      perform app_private.emit_event('user:' || r.user_id, 'notification.read_all',
+        jsonb_build_object('count', r.n,
+                           'readAt', to_char(r.read_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                           'upTo', to_char(r.up_to at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                           'unreadCount', r.unread));
+    end if;
+  end loop;
+  return null;
+end;
+$_$;
+
+COMMENT ON FUNCTION app_private.notifications_read_events() IS 'After any update of notifications (a statement trigger with its before and after rows): the inbox rows it made read leave their users'' unread counters in one update, and each user gets one event: notification.read (the notification) when one was read, notification.read_all { count, readAt, upTo (the newest read row''s createdAt), unreadCount } when more were (read-all). One event per statement instead of one per row: read-all of 50,000 wrote 50,000 events. security definer: the counters and the event log are written by the server only.';
+
+REVOKE ALL ON FUNCTION app_private.notifications_read_events() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notify
@@ -1668,6 +1912,39 @@ COMMENT ON FUNCTION app_private.record_deliveries(outcomes jsonb) IS 'Records th
 REVOKE ALL ON FUNCTION app_private.record_deliveries(outcomes jsonb) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.reindex_reworded_notifications
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.reindex_reworded_notifications() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+begin
+  -- Only a collapse rewords a notification, and only an unread one: reading is out at once.
+  if not exists (select 1 from after_rows n where n.read_at is null and n.inbox) then
+    return null;
+  end if;
+  -- EXECUTE: planned for this statement's row counts (see notifications_read_events); the
+  -- changed rows first, then the search rows of those only.
+  execute $q$
+    with changed as materialized (
+      select n.id, lower(n.title || ' ' || n.body) as words
+      from after_rows n join before_rows o on o.id = n.id
+      where (o.title, o.body) is distinct from (n.title, n.body)
+    )
+    update app_private.notification_search s set words = c.words
+    from changed c where s.notification_id = c.id
+  $q$;
+  return null;
+end;
+$_$;
+
+COMMENT ON FUNCTION app_private.reindex_reworded_notifications() IS 'After an update statement on notifications: the rows whose title or body changed (a collapse key folding a new message into an unread notification) get their search words again; reading changes neither, and costs only this join. security definer: the search table is server-only.';
+
+REVOKE ALL ON FUNCTION app_private.reindex_reworded_notifications() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.role_change_notification
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1882,8 +2159,77 @@ COMMENT ON FUNCTION app_private.wants(choices jsonb, notification_type app.notif
 REVOKE ALL ON FUNCTION app_private.wants(choices jsonb, notification_type app.notification_type, channel text, defaults jsonb) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.write_batch_chunk
+-- created in 20261130040000_notifications_growth.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  b app.notification_batches;
+  c app_private.notification_batch_chunks;
+  defaults jsonb;
+  critical boolean;
+  shown integer;
+  total integer;
+begin
+  select * into c from app_private.notification_batch_chunks x
+  where x.batch_id = target_batch_id and x.chunk = target_chunk for update;
+  if not found then
+    raise exception 'chunk not found' using errcode = 'AG404';
+  end if;
+  if c.written_at is not null then
+    return 0;
+  end if;
+  select * into b from app.notification_batches x where x.id = target_batch_id;
+  defaults := app_private.notification_type_defaults(b.type);
+  critical := b.priority = 'critical';
+  -- (batch_id, user_id) is unique: rows a batch of an earlier release wrote are not written again.
+  with decided as (
+    select u.id as uid,
+           'inApp' = any(b.channels) and (critical or app_private.wants(p.types, b.type, 'inApp', defaults)) as want_inbox,
+           'push' = any(b.channels) and (critical or app_private.wants(p.types, b.type, 'push', defaults)) as want_push,
+           'email' = any(b.channels) and u.email is not null
+             and (critical or app_private.wants(p.types, b.type, 'email', defaults)) as want_email,
+           case when not critical
+                then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end as quiet_until
+    from app.users u
+    left join app.notification_preferences p on p.user_id = u.id
+    where u.id between c.first_user_id and c.last_user_id
+      and app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
+  ), written as (
+    insert into app.notifications (user_id, type, title, body, data, priority, batch_id, inbox)
+    select d.uid, b.type, b.title, b.body, b.data, b.priority, b.id, d.want_inbox from decided d
+    on conflict do nothing
+    returning id, user_id, inbox
+  ), pushes as (
+    insert into app_private.notification_deliveries (notification_id, channel, device_id, not_before)
+    select w.id, 'push', dv.id, coalesce(d.quiet_until, now())
+    from written w join decided d on d.uid = w.user_id join app.push_devices dv on dv.user_id = w.user_id
+    where d.want_push
+  ), emails as (
+    insert into app_private.notification_deliveries (notification_id, channel, not_before)
+    select w.id, 'email', coalesce(d.quiet_until, now())
+    from written w join decided d on d.uid = w.user_id
+    where d.want_email
+  )
+  select count(*) filter (where w.inbox)::integer, count(*)::integer into shown, total from written w;
+  update app_private.notification_batch_chunks x set written_at = now(), recipients = total
+  where x.batch_id = target_batch_id and x.chunk = target_chunk;
+  update app.notification_batches x set written = x.written + shown where x.id = target_batch_id;
+  return total;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) IS 'First step of a notifications.batch_chunk job, in a transaction of its own: writes the chunk''s recipients'' notifications (the batch''s channels, then each user''s choices and quiet hours, critical bypassing them) and their push and e-mail delivery rows, marks the chunk written and adds its inbox rows to the batch''s written counter. Once per chunk (written_at, under the chunk row''s lock): a job killed before its commit writes nothing, its rerun writes the chunk whole. Returns the rows written. security definer: it writes every recipient''s inbox.';
+
+REVOKE ALL ON FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.write_notification_batch
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer DEFAULT 1000) RETURNS integer
@@ -1892,8 +2238,6 @@ CREATE FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk
     AS $$
 declare
   b app.notification_batches;
-  defaults jsonb;
-  critical boolean;
   chunk_count integer;
 begin
   select * into b from app.notification_batches where id = target_batch_id for update;
@@ -1905,45 +2249,15 @@ begin
   end if;
   update app.notification_batches set status = 'sending', started_at = coalesce(started_at, now())
   where id = b.id;
-  defaults := app_private.notification_type_defaults(b.type);
-  critical := b.priority = 'critical';
-
-  -- The whole batch's inbox in one INSERT ... SELECT; a rerun (the drain crashed after commit)
-  -- writes nothing twice: (batch_id, user_id) is unique.
-  with decided as (
-    select u.id as uid,
-           'inApp' = any(b.channels) and (critical or app_private.wants(p.types, b.type, 'inApp', defaults)) as want_inbox,
-           'push' = any(b.channels) and (critical or app_private.wants(p.types, b.type, 'push', defaults)) as want_push,
-           'email' = any(b.channels) and u.email is not null
-             and (critical or app_private.wants(p.types, b.type, 'email', defaults)) as want_email,
-           case when not critical
-                then app_private.quiet_until(p.quiet_start, p.quiet_end, p.quiet_time_zone, now()) end as quiet_until
-    from app.users u
-    left join app.notification_preferences p on p.user_id = u.id
-    where app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
-  ), written as (
-    insert into app.notifications (user_id, type, title, body, data, priority, batch_id, inbox)
-    select d.uid, b.type, b.title, b.body, b.data, b.priority, b.id, d.want_inbox from decided d
-    on conflict do nothing
-    returning id, user_id
-  ), pushes as (
-    insert into app_private.notification_deliveries (notification_id, channel, device_id, not_before)
-    select w.id, 'push', dv.id, coalesce(d.quiet_until, now())
-    from written w join decided d on d.uid = w.user_id join app.push_devices dv on dv.user_id = w.user_id
-    where d.want_push
-  )
-  insert into app_private.notification_deliveries (notification_id, channel, not_before)
-  select w.id, 'email', coalesce(d.quiet_until, now())
-  from written w join decided d on d.uid = w.user_id
-  where d.want_email;
-
-  -- Its recipients in user-id ranges of chunk_size: one job each for events and deliveries.
+  -- The audience in user-id ranges of chunk_size (ids only: nothing is written per recipient
+  -- here); each range is written by its own job, in a transaction of its own.
   insert into app_private.notification_batch_chunks (batch_id, chunk, first_user_id, last_user_id)
-  select b.id, x.chunk, (array_agg(x.user_id order by x.user_id))[1],
-         (array_agg(x.user_id order by x.user_id desc))[1]
+  select b.id, x.chunk, (array_agg(x.id order by x.id))[1],
+         (array_agg(x.id order by x.id desc))[1]
   from (
-    select n.user_id, ((row_number() over (order by n.user_id)) - 1) / chunk_size as chunk
-    from app.notifications n where n.batch_id = b.id
+    select u.id, ((row_number() over (order by u.id)) - 1) / chunk_size as chunk
+    from app.users u
+    where app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
   ) x
   group by x.chunk
   on conflict do nothing;
@@ -1962,6 +2276,6 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer) IS 'The notifications.batch job: writes a batch''s inbox in one INSERT ... SELECT over its audience (active users who existed when it was accepted), with each recipient''s preferences (the batch''s channels, then the user''s choices and quiet hours, critical bypassing them) and the push and e-mail delivery rows, then splits the recipients into user-id ranges and queues one notifications.batch_chunk job per range. Idempotent: (batch_id, user_id) is unique and chunks and jobs are keyed. security definer: it writes every recipient''s inbox.';
+COMMENT ON FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer) IS 'The notifications.batch job: splits a batch''s audience (active users who existed when it was accepted) into user-id ranges of chunk_size and queues one notifications.batch_chunk job per range; it writes no notification (app_private.write_batch_chunk does, a range per transaction). Idempotent: chunks and jobs are keyed. security definer: it reads every user and writes the server-only chunks.';
 
 REVOKE ALL ON FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer) FROM PUBLIC;

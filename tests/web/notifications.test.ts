@@ -177,12 +177,30 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     await bellAt(b.page, 1);
     await item(b.page, `A new opening ${tag}`).waitFor({ state: "detached" });
 
-    // Mark all read.
+    // One more, so that read-all reads two: one notification.read_all event, not one per row.
+    await notify(adminToken, reader, {
+      type: "SYSTEM",
+      title: `Second notice ${tag}`,
+      body: "Read with the rest.",
+    });
+    await bellAt(a.page, 2);
+    await bellAt(b.page, 2);
+    await item(b.page, `Second notice ${tag}`).waitFor();
+
+    // Mark all read: the other browser marks both read and lowers its bell from that one event.
     await a.page.getByRole("button", { name: "Mark all read" }).click();
     await bellAt(a.page, 0);
     await bellAt(b.page, 0);
     await b.page.locator(`li.notification[data-read="true"]`, { hasText: friend.name }).waitFor();
+    await b.page.locator(`li.notification[data-read="true"]`, {
+      hasText: `Second notice ${tag}`,
+    }).waitFor();
     assert.equal(await a.page.getByRole("button", { name: "Mark all read" }).isDisabled(), true);
+    const [readEvents] = await stack.deps.sql<{ many: number; one: number }[]>`
+      select count(*) filter (where event = 'notification.read_all')::int as many,
+             count(*) filter (where event = 'notification.read')::int as one
+      from app.events where topic = ${"user:" + reader.id}`;
+    assert.deepEqual(readEvents, { many: 1, one: 1 }, "read-all of two is one event");
 
     const rows = await stack.deps.sql<{ title: string; read: boolean }[]>`
       select title, read_at is not null as read from app.notifications
@@ -190,6 +208,7 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     assert.deepEqual([...rows], [
       { title: friend.name, read: true },
       { title: `Maintenance tonight ${tag}`, read: true },
+      { title: `Second notice ${tag}`, read: true },
     ]);
     // Nothing drifted: after the settling read, the bells still say none.
     await a.page.waitForTimeout(2_500);

@@ -9,7 +9,7 @@ import { asUser } from "../core/doors.ts";
 import { requireSignIn } from "../core/middleware/roles.ts";
 import { requireFreshSignIn } from "../core/middleware/freshness.ts";
 import { clearSessionCookies } from "../core/cookies.ts";
-import { deleteOwnAccount, exportOwnAccount } from "./account.queries.ts";
+import { deleteOwnAccount, streamOwnAccount } from "./account.queries.ts";
 
 export const account = router();
 account.use("*", requireSignIn());
@@ -37,7 +37,8 @@ account.openapi(
     path: "/export",
     operationId: "exportAccount",
     summary: "The caller's data as one JSON document",
-    description: "Profile (with role and status history), identities, sessions, the " +
+    description:
+      "Streamed as it is read (any size: a cursor in one transaction). Profile (with role and status history), identities, sessions, the " +
       "conversations taken part in, every message written (earlier versions and files " +
       "included), notifications, preferences, orders, vendor and wallet (public data and " +
       "transactions). Never a secret: no token or token hash, no CSRF or refresh material, no " +
@@ -46,16 +47,39 @@ account.openapi(
     responses: { 200: json(exportSchema, "The export"), ...errors(401) },
   }),
   async (c) => {
-    const document = await asUser(
-      c,
-      (tx) => exportOwnAccount(tx, { ip: c.get("ip"), userAgent: c.get("userAgent") }),
+    const client = { ip: c.get("ip"), userAgent: c.get("userAgent") };
+    // Streamed (docs/account.md): the transaction stays open while the response is written,
+    // a cursor batch of notifications at a time, each write waiting for the client to read.
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const encoder = new TextEncoder();
+    let begun!: () => void;
+    const started = new Promise<void>((resolve) => begun = resolve);
+    const streaming = asUser(c, (tx) =>
+      streamOwnAccount(tx, client, begun, async (text) => {
+        await writer.ready;
+        await writer.write(encoder.encode(text));
+      })).then(
+        () => writer.close(),
+        (err) => {
+          // Before the first byte the error is the route's answer (below); after it the
+          // response can only end short of its closing bracket, which no parser accepts.
+          void writer.abort(err).catch(() => {});
+          throw err;
+        },
+      );
+    // The first statement's outcome (the caller checked, the event recorded) or its error.
+    await Promise.race([started, streaming]);
+    streaming.catch((err) =>
+      c.get("deps").log("warn", "account export: stopped while streaming", { error: String(err) })
     );
     c.header("Cache-Control", "no-store");
     c.header(
       "Content-Disposition",
       `attachment; filename="account-export-${new Date().toISOString().slice(0, 10)}.json"`,
     );
-    return c.json(document as z.infer<typeof exportSchema>, 200);
+    // Through the context, so the headers the middleware prepared (request id, security) go too.
+    return c.body(readable, 200, { "Content-Type": "application/json; charset=UTF-8" }) as never;
   },
 );
 

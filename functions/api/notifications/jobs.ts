@@ -4,10 +4,10 @@
  * - `notifications.deliver` { notificationIds }: queued by `app_private.notify_many` for each new
  *   notification with deliveries (due when its quiet hours end), and by `take_deliveries` for
  *   rows that quiet hours held back again.
- * - `notifications.batch` { batchId }: queued by `app.create_notification_batch`; writes the
- *   batch's inbox in one statement and queues one chunk job per range of recipients.
- * - `notifications.batch_chunk` { batchId, chunk }: the chunk's live events (once) and its
- *   deliveries.
+ * - `notifications.batch` { batchId }: queued by `app.create_notification_batch`; splits the
+ *   audience into user-id ranges and queues one chunk job per range (it writes no notification).
+ * - `notifications.batch_chunk` { batchId, chunk }: writes the chunk's inbox rows and deliveries
+ *   in a transaction of its own (once), then its live events (once) and its deliveries.
  * - `notifications.digest` { conversationId }: queued (a second later) by the first message of a
  *   quiet conversation; tells the other participants of every message since the last digest
  *   (`app_private.claim_message_digest`, then `app_private.digest_conversation`).
@@ -240,9 +240,8 @@ const ROUND_SIZE = 500;
 export const notificationsBatch = defineJob({
   kind: "notifications.batch",
   payload: z.object({ batchId: uuid }),
-  // One statement writes the whole batch's inbox (a bulk send to every user: minutes at a
-  // million recipients). Nothing is sent here, so a second run after a crash repeats no delivery.
-  leaseSeconds: 300,
+  // Reads the audience's ids and writes one row per chunk: a second at a million recipients.
+  leaseSeconds: 120,
   maxAttempts: 5,
   async run({ batchId }, { deps }) {
     const sql = serverSql(deps, "notification batches");
@@ -253,11 +252,14 @@ export const notificationsBatch = defineJob({
 export const notificationsBatchChunk = defineJob({
   kind: "notifications.batch_chunk",
   payload: z.object({ batchId: uuid, chunk: z.number().int().min(0) }),
-  // 1,000 recipients' events and deliveries, sent a slice at a time like notifications.deliver.
+  // 1,000 recipients' inbox rows (one commit), events and deliveries, sent a slice at a time like
+  // notifications.deliver. Killed before the write commits, the rerun writes the chunk whole;
+  // after it, the rerun finds it written and goes on with its events and deliveries.
   leaseSeconds: 300,
   maxAttempts: 12,
   async run({ batchId, chunk }, { deps, signal }) {
     const sql = serverSql(deps, "notification batches");
+    await sql`select app_private.write_batch_chunk(${batchId}::uuid, ${chunk})`;
     const [{ ids }] = await sql<{ ids: string[] }[]>`
       select app_private.announce_batch_chunk(${batchId}::uuid, ${chunk})::text[] as ids`;
     const rounds: DeliveryRound[] = [];

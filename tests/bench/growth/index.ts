@@ -5,6 +5,7 @@
 import type { GrowthDomain } from "./types.ts";
 import { growth as admin } from "./admin.ts";
 import { growth as messaging } from "./messaging.ts";
+import { growth as notifications } from "./notifications.ts";
 import { growth as store } from "./store.ts";
 
-export const DOMAINS: GrowthDomain[] = [admin, messaging, store];
+export const DOMAINS: GrowthDomain[] = [admin, messaging, notifications, store];

@@ -1,12 +1,12 @@
 /*
  * Bulk batches: accepting one (ADMIN only; an audience of userIds, roles or all; active users
  * only; the same Idempotency-Key replays, with another request it is AG409; over the configured
- * maximum AG422), writing it (one statement; preferences and channels obeyed; delivery rows;
- * chunks and their jobs; a rerun writes nothing twice), announcing a chunk once, finishing, and
- * progress from the data.
+ * maximum AG422), planning it (chunks and their jobs, nothing written), writing each chunk in its
+ * own transaction (preferences and channels obeyed; delivery rows; the batch's counter; a rerun
+ * writes nothing twice), announcing a chunk once, finishing, and progress from the counters.
  */
 begin;
-select plan(24);
+select plan(29);
 
 do $$
 begin
@@ -89,7 +89,24 @@ select tests.clear_authentication();
 -- Writing
 -- ---------------------------------------------------------------------------------------------
 
-select is(app_private.write_notification_batch(:'batch', 2) > 0, true, 'Writing the batch splits it into chunks.');
+select is(app_private.write_notification_batch(:'batch', 2) > 0, true, 'Planning the batch splits it into chunks...');
+select is(
+  (select count(*)::int from app.notifications where batch_id = :'batch'),
+  0,
+  '...and writes no notification: each chunk writes its own.'
+);
+select is(
+  (select sum(app_private.write_batch_chunk(:'batch', c.chunk))::int
+     from app_private.notification_batch_chunks c where c.batch_id = :'batch'),
+  (:'accepted'::jsonb ->> 'recipients')::int,
+  'Writing every chunk writes every recipient.'
+);
+select is(
+  (select sum(app_private.write_batch_chunk(:'batch', c.chunk))::int
+     from app_private.notification_batch_chunks c where c.batch_id = :'batch'),
+  0,
+  'A written chunk is not written again (written_at).'
+);
 select results_eq(
   format($$ select count(*)::int, count(*) filter (where inbox)::int, count(distinct user_id)::int
             from app.notifications where batch_id = %L $$, :'batch'),
@@ -120,7 +137,10 @@ select is(
 );
 
 select lives_ok(format($$ select app_private.write_notification_batch(%L, 2) $$, :'batch'),
-  'Writing it again (a drain that crashed after committing) works...');
+  'Planning it again (a drain that crashed after committing) works...');
+select lives_ok(format($$ select app_private.write_batch_chunk(%L, c.chunk)
+                          from app_private.notification_batch_chunks c where c.batch_id = %L $$, :'batch', :'batch'),
+  '...so does writing its chunks again...');
 select results_eq(
   format($$ select (select count(*)::int from app.notifications where batch_id = %L),
                    (select count(*)::int from app_private.jobs where kind = 'notifications.batch_chunk' and payload ->> 'batchId' = %L) $$, :'batch', :'batch'),
@@ -164,7 +184,16 @@ select tests.authenticate_as(:'ann');
 select results_eq(
   format($$ select r ->> 'status', (r ->> 'created')::int, (r ->> 'pushSent')::int from app.notification_batch_progress(%L) r $$, :'batch'),
   format($$ values ('done', (%L::jsonb ->> 'recipients')::int - 1, 0) $$, :'accepted'),
-  'Progress is counted from the data (inbox rows written, pushes sent so far).'
+  'Progress is the batch''s counters (inbox rows written, pushes sent so far).'
+);
+select tests.clear_authentication();
+update app_private.notification_deliveries d set status = 'sent', finished_at = now()
+from app.notifications n where n.id = d.notification_id and n.batch_id = :'batch' and d.channel = 'push';
+select tests.authenticate_as(:'ann');
+select results_eq(
+  format($$ select (r ->> 'pushSent')::int, (r ->> 'pushFailed')::int from app.notification_batch_progress(%L) r $$, :'batch'),
+  $$ values (2, 0) $$,
+  'Deliveries leaving the queue, by any path, are added to the counters.'
 );
 
 select * from finish();

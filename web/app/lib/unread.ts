@@ -4,7 +4,8 @@
  *
  * Read from `GET /api/notifications?limit=1` (`unreadCount`), then kept current by the live
  * events on `user:<id>`: `notification.created` adds one when the notification is unread (only
- * inbox notifications are announced), `notification.read` takes one off, `notification.deleted`
+ * inbox notifications are announced), `notification.read` takes one off, `notification.read_all`
+ * (read-all: one event for all it read) sets the count it carries, `notification.deleted`
  * takes one off when the deleted one was unread. The count is read again from the API:
  * - when the user's feed comes up or changes transport (a first subscription starts from the
  *   moment it connects, so what happened between the first read and then is not in the events);
@@ -67,6 +68,12 @@ interface Announced {
 
 userEvents.on((e) => {
   if (!owner || !e.event.startsWith("notification.")) return;
+  if (e.event === "notification.read_all") {
+    // One event for many read at once (read-all): it carries the count after it.
+    unread.set((e.payload as { unreadCount: number }).unreadCount);
+    settleUnread();
+    return;
+  }
   const n = e.payload as Announced;
   let delta = 0;
   if (e.event === "notification.created" && !n.readAt) delta = 1;

@@ -8,8 +8,9 @@
  * `["notifications", "inbox", query]`: "Load more" is its next page. Live, from `user:<id>`
  * (lib/user-events.ts), each event is written into every list in the cache:
  * `notification.created` puts a new notification at the top when it passes the list's filters,
- * `notification.read` marks it read (or drops it from "unread only"), `notification.deleted`
- * removes it. A page read while events arrived gets them applied to what it read; when the user's
+ * `notification.read` marks it read (or drops it from "unread only"), `notification.read_all`
+ * (one event for read-all, from any tab or device) marks every listed unread one up to its
+ * `upTo` read, `notification.deleted` removes it. A page read while events arrived gets them applied to what it read; when the user's
  * feed comes up or changes transport, the lists are read again (all the pages they had).
  */
 import type { InfiniteData } from "@tanstack/query-core";
@@ -77,8 +78,32 @@ function order(a: Notification, b: Notification): number {
     (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
+/** `notification.read_all`: one event for a statement that read many (read-all). */
+interface ReadAll {
+  count: number;
+  readAt: string;
+  /** The newest notification it read: every one listed up to it that was unread is read now. */
+  upTo: string;
+  unreadCount: number;
+}
+
 /** A live event (or the answer of the page's own action) applied to one list's pages. */
 function applyEvent(inbox: Inbox, e: RealtimeEnvelope, q: InboxQuery): Inbox {
+  if (e.event === "notification.read_all") {
+    const { readAt, upTo } = e.payload as ReadAll;
+    const limit = Date.parse(upTo);
+    const isRead = (x: Notification) => !x.readAt && Date.parse(x.createdAt) <= limit;
+    if (!inbox.pages.some((page) => page.items.some(isRead))) return inbox;
+    return {
+      ...inbox,
+      pages: inbox.pages.map((page) => ({
+        ...page,
+        items: q.unread
+          ? page.items.filter((x) => !isRead(x))
+          : page.items.map((x) => isRead(x) ? { ...x, readAt } : x),
+      })),
+    };
+  }
   const n = e.payload as Notification;
   let pages = inbox.pages.map((page) => ({
     ...page,
