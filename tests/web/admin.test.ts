@@ -209,12 +209,28 @@ test("[web] security events and the access log filter by type, route and user (t
     assert.ok(Date.now() < deadline, "the refused request reached the access log");
     await new Promise((r) => setTimeout(r, 50));
   }
+  // A type no fixed list offered: the filter offers what the log holds.
+  await stack.deps.sql`
+    insert into app.security_events (type, severity, user_id, details)
+    values ('wallet.key_exported', 'warning', ${target.id}, '{"walletAddress": "0xabc"}')`;
   const session = await openContext(stack);
   try {
     await signInThroughPages(stack, session, admin, "/admin/security");
     const page = session.page;
     const table = page.getByTestId("security-table");
     await table.waitFor();
+    const { types } = await apiCall<{ types: string[] }>(
+      stack,
+      token,
+      "GET",
+      "/api/admin/security-events/types",
+    );
+    assert.ok(types.includes("wallet.key_exported"));
+    await page.getByLabel("Type").locator('option[value="wallet.key_exported"]').waitFor({
+      state: "attached",
+    });
+    const offered = await page.getByLabel("Type").locator("option").allTextContents();
+    assert.deepEqual(offered, ["Any", ...types]);
     await page.getByLabel("Type").selectOption("admin.role_changed");
     await page.getByLabel("User id").fill(target.id);
     await page.getByRole("button", { name: "Apply filters" }).click();
@@ -226,6 +242,27 @@ test("[web] security events and the access log filter by type, route and user (t
         rows[0].querySelector("td:nth-child(2)")?.textContent === "admin.role_changed" &&
         rows[0].textContent?.includes("Needs the confidential channels");
     });
+    // The user by name (a link to them in the users list) and the details as words, not JSON.
+    const row = table.locator("tbody tr").first();
+    assert.equal(await row.getByTestId("event-user").textContent(), "Tom Target");
+    const details = row.getByTestId("event-details");
+    const terms = await details.locator("dt").allTextContents();
+    const values = await details.locator("dd").allTextContents();
+    const shown = Object.fromEntries(terms.map((t, i) => [t, values[i]]));
+    assert.deepEqual(
+      { from: shown.From, to: shown.To, reason: shown.Reason, by: shown.By },
+      {
+        from: "MEMBER",
+        to: "CONFIDENTIAL",
+        reason: "Needs the confidential channels",
+        by: admin.id,
+      },
+    );
+    assert.ok(!(await row.textContent() ?? "").includes("{"), "no raw JSON");
+    assert.equal(
+      await row.getByTestId("event-user").getAttribute("href"),
+      "/admin/users?search=Tom%20Target",
+    );
     await screenshot(page, "admin-security");
 
     await page.getByRole("navigation", { name: "Administration" }).getByRole("link", {

@@ -36,7 +36,10 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const searchId = useId();
   const roleId = useId();
   const statusId = useId();
-  const [search, setSearch] = useState("");
+  // `?search=` opens the list searched (a security event links its user so).
+  const [search, setSearch] = useState(
+    () => new URLSearchParams(location.search).get("search") ?? "",
+  );
   const [role, setRole] = useState("");
   const [status, setStatus] = useState("");
   const [moreError, setError] = useState<string | null>(null);
@@ -48,7 +51,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const [notice, setNotice] = useState<string | null>(null);
 
   // The search is sent 200 ms after the last key; the role and status at once.
-  const [searching, setSearching] = useState("");
+  const [searching, setSearching] = useState(search.trim());
   useEffect(() => {
     const timer = setTimeout(() => setSearching(search.trim()), 200);
     return () => clearTimeout(timer);
