@@ -146,8 +146,8 @@ test("[web] white-label: a live preview while editing, the whole page re-branded
     const page = session.page;
     const preview = page.getByTestId("wl-preview");
     await preview.waitFor();
-    await page.getByLabel("Brand Name", { exact: true }).fill("Harbour Commons");
-    await page.getByLabel("Primary Color", { exact: true }).fill("#0b7a55");
+    await page.getByLabel("Brand name", { exact: true }).fill("Harbour Commons");
+    await page.getByLabel("Primary colour", { exact: true }).fill("#0b7a55");
     await preview.getByTestId("wl-preview-name").getByText("Harbour Commons").waitFor();
     const previewColour = await preview.locator(".wl-bar").evaluate((el) =>
       getComputedStyle(el).backgroundColor
@@ -173,6 +173,25 @@ test("[web] white-label: a live preview while editing, the whole page re-branded
     const [saved] = await stack.deps.sql<{ reason: string }[]>`
       select reason from app.config_versions order by version desc limit 1`;
     assert.equal(saved.reason, "Spring rebrand");
+    // The labels are words, not split keys.
+    await page.getByText("ERC-721 contracts", { exact: true }).first().waitFor();
+    assert.equal(await page.getByText("Erc 721").count(), 0);
+    // The history: the new version on top, who, why, and what changed in words.
+    const newest = page.getByTestId("config-versions").locator("li.card").first();
+    await newest.getByTestId("config-version-reason").getByText("Spring rebrand").waitFor();
+    assert.match(await newest.textContent() ?? "", /by Wanda White/);
+    assert.equal(
+      (await newest.locator('[data-path="whiteLabel.brandName"]').textContent())?.replace(
+        /\s+/g,
+        " ",
+      ),
+      `White label › Brand name: ${before[0].doc.whiteLabel.brandName} → Harbour Commons`,
+    );
+    assert.match(
+      await newest.locator('[data-path="whiteLabel.primaryColor"]').textContent() ?? "",
+      /^White label › Primary colour: #[0-9a-f]{6}\s*→\s*#0b7a55$/i,
+    );
+    await screenshot(page, "admin-config-history");
     assert.deepEqual(session.errors, []);
   } finally {
     await session.context.close();
