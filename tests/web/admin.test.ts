@@ -321,6 +321,78 @@ test("[web] security events and the access log filter by type, route and user (t
   }
 });
 
+test('[web] "Send to many" is in the admin navigation and picks its recipients by name', async () => {
+  const admin = await createPerson(stack, "Bea Broadcast", "ADMIN");
+  const tag = crypto.randomUUID().slice(0, 6);
+  const first = await createPerson(stack, `Rita Recipient ${tag}`, "MEMBER");
+  const second = await createPerson(stack, `Ray Recipient ${tag}`, "SUBSCRIBER");
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, admin, "/admin/users");
+    const page = session.page;
+    await page.getByRole("navigation", { name: "Administration" }).getByRole("link", {
+      name: "Send to many",
+    }).click();
+    await page.waitForURL((url) => url.pathname === "/notifications/send");
+    await page.getByLabel("Particular people").check();
+    const find = page.getByLabel("Find a person by name or e-mail");
+    await find.fill(`Recipient ${tag}`);
+    await page.getByRole("button", { name: `Add Rita Recipient ${tag}` }).click();
+    await page.getByRole("button", { name: `Add Ray Recipient ${tag}` }).click();
+    await page.getByTestId("chosen-count").getByText("2 people chosen:").waitFor();
+    await page.getByRole("button", { name: `Remove Ray Recipient ${tag}` }).click();
+    await page.getByTestId("chosen-count").getByText("1 person chosen:").waitFor();
+    const title = `For Rita only ${tag}`;
+    await page.getByLabel("Title").fill(title);
+    await screenshot(page, "admin-send-to-many-people");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator('[data-batch-id][data-status="done"]').waitFor({ timeout: 30_000 });
+    const rows = await stack.deps.sql<{ user_id: string }[]>`
+      select user_id from app.notifications where title = ${title}`;
+    assert.deepEqual(rows.map((r) => r.user_id), [first.id]);
+    assert.notEqual(first.id, second.id);
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test("[web] on a 390 px phone the admin users list does not scroll sideways", async () => {
+  const admin = await createPerson(stack, "Pia Phone", "ADMIN");
+  await createPerson(stack, "Maximilian Longname-Wolfeschlegelsteinhausen", "MEMBER");
+  const session = await openContext(stack, {
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  try {
+    await signInThroughPages(stack, session, admin, "/admin/users");
+    const page = session.page;
+    const table = page.getByTestId("users-table");
+    await table.locator("tbody tr").first().waitFor();
+    const widths = await page.evaluate(() => {
+      const wrap = document.querySelector('[aria-label="Users table"]') as HTMLElement;
+      return {
+        wrap: wrap.clientWidth,
+        content: wrap.scrollWidth,
+        page: document.documentElement.scrollWidth,
+      };
+    });
+    assert.ok(widths.content <= widths.wrap, `the table fits: ${JSON.stringify(widths)}`);
+    assert.ok(widths.page <= 390, `the page fits: ${JSON.stringify(widths)}`);
+    // Each cell names its column.
+    const role = table.locator("tbody tr").first().locator('td[data-label="Role"]');
+    assert.match(
+      await role.evaluate((el) => getComputedStyle(el, "::before").content),
+      /Role: /,
+    );
+    await screenshot(page, "admin-users-phone");
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
 test("[web] an admin suspends a user with a reason; the user's page is signed out on its next action", async () => {
   const admin = await createPerson(stack, "Sue Spender", "ADMIN");
   const member = await createPerson(stack, "Tom Troublesome", "MEMBER");

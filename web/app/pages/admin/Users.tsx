@@ -136,7 +136,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
         ? <p class="muted" role="status">Loading users…</p>
         : (
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Users table">
-            <table data-testid="users-table">
+            <table data-testid="users-table" class="stacked-table">
               <caption class="visually-hidden">Users</caption>
               <thead>
                 <tr>
@@ -154,19 +154,19 @@ export function UsersSection({ refresh }: { refresh: number }) {
               <tbody>
                 {items.map((u) => (
                   <tr key={u.id} data-user-id={u.id}>
-                    <td>{u.name}</td>
-                    <td>{u.email}</td>
-                    <td>
+                    <td data-label="Name">{u.name}</td>
+                    <td data-label="E-mail">{u.email}</td>
+                    <td data-label="Role">
                       <span class="role-badge">{u.role}</span>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <Pill tone={u.status === "active" ? "ok" : "bad"} testId="user-status">
                         {u.status}
                       </Pill>
                     </td>
-                    <td>{fullTime(u.createdAt)}</td>
-                    <td>{fullTime(u.lastSignInAt)}</td>
-                    <td>
+                    <td data-label="Joined">{fullTime(u.createdAt)}</td>
+                    <td data-label="Last sign-in">{fullTime(u.lastSignInAt)}</td>
+                    <td class="actions-cell">
                       {u.id !== me.id && (
                         <div class="row-actions">
                           <button
