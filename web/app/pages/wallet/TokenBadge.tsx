@@ -14,10 +14,9 @@ export function LookAlikeBadge({ token, all }: { token: Token; all: Token[] }) {
       {" "}
       <Pill tone="bad" testId="custom-token-badge">Custom token — not issued by {brand}</Pill>
       {like.symbol && (
-        <span class="small warning-text" role="note" data-testid="custom-token-warning">
-          {" "}Not the {brand} token{" "}
-          {like.token.symbol}: it only shares its symbol. Check the contract address before trusting
-          it.
+        <span class="small warning-text block" role="note" data-testid="custom-token-warning">
+          {`Not the ${brand} token ${like.token.symbol}: it only shares its symbol. ` +
+            "Check the contract address before trusting it."}
         </span>
       )}
     </>
