@@ -238,18 +238,6 @@ test("[web] security events and the access log filter by type, route and user (t
     const page = session.page;
     const table = page.getByTestId("security-table");
     await table.waitFor();
-    const { types } = await apiCall<{ types: string[] }>(
-      stack,
-      token,
-      "GET",
-      "/api/admin/security-events/types",
-    );
-    assert.ok(types.includes("wallet.key_exported"));
-    await page.getByLabel("Type").locator('option[value="wallet.key_exported"]').waitFor({
-      state: "attached",
-    });
-    const offered = await page.getByLabel("Type").locator("option").allTextContents();
-    assert.deepEqual(offered, ["Any", ...types]);
     await page.getByLabel("Type").selectOption("admin.role_changed");
     await page.getByLabel("User id").fill(target.id);
     await page.getByRole("button", { name: "Apply filters" }).click();
@@ -351,42 +339,6 @@ test('[web] "Send to many" is in the admin navigation and picks its recipients b
       select user_id from app.notifications where title = ${title}`;
     assert.deepEqual(rows.map((r) => r.user_id), [first.id]);
     assert.notEqual(first.id, second.id);
-    assert.deepEqual(session.errors, []);
-  } finally {
-    await session.context.close();
-  }
-});
-
-test("[web] on a 390 px phone the admin users list does not scroll sideways", async () => {
-  const admin = await createPerson(stack, "Pia Phone", "ADMIN");
-  await createPerson(stack, "Maximilian Longname-Wolfeschlegelsteinhausen", "MEMBER");
-  const session = await openContext(stack, {
-    viewport: { width: 390, height: 844 },
-    isMobile: true,
-    hasTouch: true,
-  });
-  try {
-    await signInThroughPages(stack, session, admin, "/admin/users");
-    const page = session.page;
-    const table = page.getByTestId("users-table");
-    await table.locator("tbody tr").first().waitFor();
-    const widths = await page.evaluate(() => {
-      const wrap = document.querySelector('[aria-label="Users table"]') as HTMLElement;
-      return {
-        wrap: wrap.clientWidth,
-        content: wrap.scrollWidth,
-        page: document.documentElement.scrollWidth,
-      };
-    });
-    assert.ok(widths.content <= widths.wrap, `the table fits: ${JSON.stringify(widths)}`);
-    assert.ok(widths.page <= 390, `the page fits: ${JSON.stringify(widths)}`);
-    // Each cell names its column.
-    const role = table.locator("tbody tr").first().locator('td[data-label="Role"]');
-    assert.match(
-      await role.evaluate((el) => getComputedStyle(el, "::before").content),
-      /Role: /,
-    );
-    await screenshot(page, "admin-users-phone");
     assert.deepEqual(session.errors, []);
   } finally {
     await session.context.close();
