@@ -146,8 +146,8 @@ test("[web] white-label: a live preview while editing, the whole page re-branded
     const page = session.page;
     const preview = page.getByTestId("wl-preview");
     await preview.waitFor();
-    await page.getByLabel("Brand Name", { exact: true }).fill("Harbour Commons");
-    await page.getByLabel("Primary Color", { exact: true }).fill("#0b7a55");
+    await page.getByLabel("Brand name", { exact: true }).fill("Harbour Commons");
+    await page.getByLabel("Primary colour", { exact: true }).fill("#0b7a55");
     await preview.getByTestId("wl-preview-name").getByText("Harbour Commons").waitFor();
     const previewColour = await preview.locator(".wl-bar").evaluate((el) =>
       getComputedStyle(el).backgroundColor
@@ -173,6 +173,25 @@ test("[web] white-label: a live preview while editing, the whole page re-branded
     const [saved] = await stack.deps.sql<{ reason: string }[]>`
       select reason from app.config_versions order by version desc limit 1`;
     assert.equal(saved.reason, "Spring rebrand");
+    // The labels are words, not split keys.
+    await page.getByText("ERC-721 contracts", { exact: true }).first().waitFor();
+    assert.equal(await page.getByText("Erc 721").count(), 0);
+    // The history: the new version on top, who, why, and what changed in words.
+    const newest = page.getByTestId("config-versions").locator("li.card").first();
+    await newest.getByTestId("config-version-reason").getByText("Spring rebrand").waitFor();
+    assert.match(await newest.textContent() ?? "", /by Wanda White/);
+    assert.equal(
+      (await newest.locator('[data-path="whiteLabel.brandName"]').textContent())?.replace(
+        /\s+/g,
+        " ",
+      ),
+      `White label › Brand name: ${before[0].doc.whiteLabel.brandName} → Harbour Commons`,
+    );
+    assert.match(
+      await newest.locator('[data-path="whiteLabel.primaryColor"]').textContent() ?? "",
+      /^White label › Primary colour: #[0-9a-f]{6}\s*→\s*#0b7a55$/i,
+    );
+    await screenshot(page, "admin-config-history");
     assert.deepEqual(session.errors, []);
   } finally {
     await session.context.close();
@@ -209,6 +228,10 @@ test("[web] security events and the access log filter by type, route and user (t
     assert.ok(Date.now() < deadline, "the refused request reached the access log");
     await new Promise((r) => setTimeout(r, 50));
   }
+  // A type no fixed list offered: the filter offers what the log holds.
+  await stack.deps.sql`
+    insert into app.security_events (type, severity, user_id, details)
+    values ('wallet.key_exported', 'warning', ${target.id}, '{"walletAddress": "0xabc"}')`;
   const session = await openContext(stack);
   try {
     await signInThroughPages(stack, session, admin, "/admin/security");
@@ -226,6 +249,27 @@ test("[web] security events and the access log filter by type, route and user (t
         rows[0].querySelector("td:nth-child(2)")?.textContent === "admin.role_changed" &&
         rows[0].textContent?.includes("Needs the confidential channels");
     });
+    // The user by name (a link to them in the users list) and the details as words, not JSON.
+    const row = table.locator("tbody tr").first();
+    assert.equal(await row.getByTestId("event-user").textContent(), "Tom Target");
+    const details = row.getByTestId("event-details");
+    const terms = await details.locator("dt").allTextContents();
+    const values = await details.locator("dd").allTextContents();
+    const shown = Object.fromEntries(terms.map((t, i) => [t, values[i]]));
+    assert.deepEqual(
+      { from: shown.From, to: shown.To, reason: shown.Reason, by: shown.By },
+      {
+        from: "MEMBER",
+        to: "CONFIDENTIAL",
+        reason: "Needs the confidential channels",
+        by: admin.id,
+      },
+    );
+    assert.ok(!(await row.textContent() ?? "").includes("{"), "no raw JSON");
+    assert.equal(
+      await row.getByTestId("event-user").getAttribute("href"),
+      "/admin/users?search=Tom%20Target",
+    );
     await screenshot(page, "admin-security");
 
     await page.getByRole("navigation", { name: "Administration" }).getByRole("link", {
@@ -259,6 +303,42 @@ test("[web] security events and the access log filter by type, route and user (t
         cells.every((r) => /^2\d\d$/.test(r.querySelector("td:nth-child(4)")?.textContent ?? ""));
     });
     await screenshot(page, "admin-access-log");
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('[web] "Send to many" is in the admin navigation and picks its recipients by name', async () => {
+  const admin = await createPerson(stack, "Bea Broadcast", "ADMIN");
+  const tag = crypto.randomUUID().slice(0, 6);
+  const first = await createPerson(stack, `Rita Recipient ${tag}`, "MEMBER");
+  const second = await createPerson(stack, `Ray Recipient ${tag}`, "SUBSCRIBER");
+  const session = await openContext(stack);
+  try {
+    await signInThroughPages(stack, session, admin, "/admin/users");
+    const page = session.page;
+    await page.getByRole("navigation", { name: "Administration" }).getByRole("link", {
+      name: "Send to many",
+    }).click();
+    await page.waitForURL((url) => url.pathname === "/notifications/send");
+    await page.getByLabel("Particular people").check();
+    const find = page.getByLabel("Find a person by name or e-mail");
+    await find.fill(`Recipient ${tag}`);
+    await page.getByRole("button", { name: `Add Rita Recipient ${tag}` }).click();
+    await page.getByRole("button", { name: `Add Ray Recipient ${tag}` }).click();
+    await page.getByTestId("chosen-count").getByText("2 people chosen:").waitFor();
+    await page.getByRole("button", { name: `Remove Ray Recipient ${tag}` }).click();
+    await page.getByTestId("chosen-count").getByText("1 person chosen:").waitFor();
+    const title = `For Rita only ${tag}`;
+    await page.getByLabel("Title").fill(title);
+    await screenshot(page, "admin-send-to-many-people");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator('[data-batch-id][data-status="done"]').waitFor({ timeout: 30_000 });
+    const rows = await stack.deps.sql<{ user_id: string }[]>`
+      select user_id from app.notifications where title = ${title}`;
+    assert.deepEqual(rows.map((r) => r.user_id), [first.id]);
+    assert.notEqual(first.id, second.id);
     assert.deepEqual(session.errors, []);
   } finally {
     await session.context.close();

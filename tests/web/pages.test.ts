@@ -360,8 +360,10 @@ test("[web] the notification pages (inbox, preferences, bulk send) pass axe on d
       const adminPage = adminSession.page;
       await adminPage.getByLabel("Title").waitFor();
       await check(adminSession, `${device}-notifications-send`);
-      await adminPage.getByLabel("Particular people (user ids)").check();
-      await adminPage.getByLabel("User ids (one per line, or separated by commas)").fill(member.id);
+      await adminPage.getByLabel("Particular people").check();
+      await adminPage.getByLabel("Find a person by name or e-mail").fill(member.email);
+      await adminPage.getByRole("button", { name: `Add ${member.name}` }).click();
+      await adminPage.getByTestId("chosen-people").getByText(member.name).waitFor();
       await adminPage.getByLabel("Title").fill(`Your badge is ready (${device})`);
       await adminPage.getByRole("button", { name: "Send" }).click();
       await adminPage.locator('[data-batch-id][data-status="done"]').waitFor();

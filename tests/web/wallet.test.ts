@@ -9,7 +9,9 @@
 import assert from "node:assert/strict";
 import { privateKeyToAccount } from "viem/accounts";
 import { test } from "../support/helpers.ts";
-import { fund, platform } from "../support/wallet.ts";
+import { fund, platform, testRpcUrl } from "../support/wallet.ts";
+import { compileContracts } from "../../stack/chain/compile.ts";
+import { chainClients, deployContract } from "../../stack/chain/deploy.ts";
 import {
   createPerson,
   liveOver,
@@ -19,6 +21,7 @@ import {
   signInThroughPages,
   startWebStack,
 } from "./browser.ts";
+import { encode } from "uqr";
 import { nftsIndexed } from "./scenes.ts";
 
 const stack = await startWebStack();
@@ -54,6 +57,11 @@ test("[web] wallet: a transfer is prepared, confirmed on its own step, and shows
     await page.reload();
     await page.getByTestId("balance-AGU").getByText("1,000").waitFor();
     await liveOver(page, "websocket");
+    // The network by its name, not its id.
+    assert.equal(
+      await page.getByTestId("network-name").textContent(),
+      "Local test network (Anvil)",
+    );
     await page.getByRole("link", { name: "Send", exact: true }).first().click();
     await page.getByLabel("Find a person by name").fill(`Rory Receiver ${tag}`);
     await page.getByRole("button", { name: `Rory Receiver ${tag}` }).click();
@@ -65,6 +73,10 @@ test("[web] wallet: a transfer is prepared, confirmed on its own step, and shows
     // The separate confirm step: nothing signed yet.
     await page.getByRole("heading", { name: "Confirm the transfer" }).waitFor();
     await page.getByTestId("transfer-status").getByText("pending").waitFor();
+    // The network fee, at most what the transfer's gas can cost, in the native currency.
+    const fee = await page.getByTestId("network-fee").textContent() ?? "";
+    assert.match(fee, /Network fee: at most [\d.,]+ ETH/);
+    assert.match(fee, /on Local test network \(Anvil\)/);
     const [pending] = await stack.deps.sql<{ id: string; status: string; hash: string | null }[]>`
       select t.id, t.status::text, t.hash from app.wallet_transactions t
       join app.wallets w on w.id = t.wallet_id
@@ -82,11 +94,19 @@ test("[web] wallet: a transfer is prepared, confirmed on its own step, and shows
     await page.getByRole("link", { name: "Back to the wallet" }).click();
     const sent = page.locator(`[data-transaction-id="${pending.id}"]`);
     await sent.getByTestId("tx-status").getByText("confirmed").waitFor();
-    assert.match(await sent.textContent() ?? "", /Sent 12\.5 AGU/);
+    // The other side by name, both ways.
+    assert.match(
+      await sent.textContent() ?? "",
+      new RegExp(`Sent 12\\.5 AGU to Rory Receiver ${tag}`),
+    );
     await page.getByTestId("balance-AGU").getByText("987.5").waitFor();
     const received = receiver.page.locator(".tx", { hasText: "Received 12.5 AGU" });
     await received.getByTestId("tx-status").getByText("confirmed").waitFor();
     await receiver.page.getByTestId("balance-AGU").getByText("1,012.5").waitFor();
+    assert.equal(
+      await received.getByTestId("tx-counterparty").textContent(),
+      `Wendy Sender ${tag}`,
+    );
     await screenshot(receiver.page, "flow-wallet-received");
     const [incoming] = await stack.deps.sql<{ status: string; to_address: string }[]>`
       select t.status::text, t.to_address from app.wallet_transactions t
@@ -185,6 +205,33 @@ test("[web] wallet: NFTs show with their data: images; adding a token is checked
     await page.getByLabel("Token contract address").fill(contracts.erc721[0]);
     await page.getByRole("button", { name: "Add token" }).click();
     await page.getByText("That contract does not behave as an ERC-20 token.").waitFor();
+
+    // A custom token named and symbolled like the platform's AGU is marked as not the platform's.
+    const { artifacts } = await compileContracts();
+    const clients = await chainClients(testRpcUrl());
+    const owner = typeof clients.account === "string" ? clients.account : clients.account.address;
+    const lookAlike = await deployContract(clients, artifacts, "AgoraUtilityToken", [owner]);
+    await page.getByLabel("Token contract address").fill(lookAlike);
+    await page.getByRole("button", { name: "Add token" }).click();
+    const row = page.getByTestId("tokens").locator("tr", { hasText: lookAlike });
+    await row.getByTestId("custom-token-badge").getByText("Custom token — not issued by").waitFor();
+    await row.getByTestId("custom-token-warning").getByText("it only shares its symbol").waitFor();
+    // The platform's own AGU is not marked.
+    const platformRow = page.getByTestId("tokens").locator("tr", {
+      hasText: "Platform utility token",
+    });
+    assert.equal(await platformRow.getByTestId("custom-token-badge").count(), 0);
+    await screenshot(page, "flow-wallet-look-alike-token");
+
+    // Receive: the address as a QR code whose dark modules are the address's, and as text.
+    await page.getByRole("navigation", { name: "Wallet" }).getByRole("link", { name: "Receive" })
+      .click();
+    const [mine] = await stack.deps.sql<{ address: string }[]>`
+      select address from app.wallets where user_id = ${person.id}`;
+    assert.equal(await page.getByTestId("receive-address").textContent(), mine.address);
+    const dark = encode(mine.address).data.flat().filter(Boolean).length;
+    assert.equal(await page.getByTestId("qr-code").locator("g rect").count(), dark);
+    assert.equal(await page.getByRole("img", { name: /QR code of your address/ }).count(), 1);
     assert.deepEqual(session.errors.filter((e) => !/status of (409|422)/.test(e)), []);
   } finally {
     await session.context.close();

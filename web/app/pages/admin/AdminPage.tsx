@@ -65,6 +65,9 @@ export function AdminPage({ params }: PageProps) {
               </Link>
             </li>
           ))}
+          <li>
+            <Link href="/notifications/send">Send to many</Link>
+          </li>
         </ul>
       </nav>
       <div class="admin-body">

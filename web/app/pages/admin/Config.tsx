@@ -10,6 +10,8 @@ import { ApiError, client, data, describeError, type RequestBody } from "../../l
 import { brandColours, contrast, loadConfig, styleFor } from "../../lib/config.ts";
 import { ROLES } from "../../lib/session.ts";
 import type { ConfigDocument as TypedDocument } from "./types.ts";
+import { queryClient } from "../../lib/query.ts";
+import { CONFIG_VERSIONS_KEY, ConfigHistory, settingValue } from "./ConfigHistory.tsx";
 
 /**
  * The page edits every section alike, by path: the document as a record of sections (the typed
@@ -47,9 +49,75 @@ function setIn(doc: ConfigDocument, path: string[], value: Json): ConfigDocument
   return copy as ConfigDocument;
 }
 
-const label = (key: string) =>
-  key.replace(/([a-z])([A-Z0-9])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase())
-    .replace(/\bUrl\b/, "URL").replace(/\bBps\b/, "(basis points)");
+/** The configuration document's keys in words (a key not listed falls back to its split name). */
+const LABELS: Record<string, string> = {
+  system: "System",
+  platformName: "Platform name",
+  defaultRole: "Role of new users",
+  maintenanceMode: "Maintenance mode",
+  signupsOpen: "New sign-ups open",
+  features: "Features",
+  messaging: "Messaging",
+  store: "Store",
+  wallet: "Wallet",
+  notifications: "Notifications",
+  signIn: "Ways to sign in",
+  email: "E-mail",
+  google: "Google",
+  apple: "Apple",
+  security: "Security",
+  freshSignInSeconds: "Fresh sign-in for sensitive actions (seconds)",
+  limits: "Limits",
+  messageMaxLength: "Longest message (characters)",
+  messageEditWindowMinutes: "Message edit window (minutes)",
+  attachmentMaxBytes: "Largest attachment (bytes)",
+  groupMaxParticipants: "Largest group (people)",
+  whiteLabel: "White label",
+  brandName: "Brand name",
+  logoUrl: "Logo URL",
+  primaryColor: "Primary colour",
+  customDomain: "Custom domain",
+  supportEmail: "Support e-mail address",
+  currency: "Currency",
+  commissionBps: "Commission (basis points)",
+  reservationMinutes: "Checkout reservation (minutes)",
+  autoCompleteDays: "Orders complete after (days)",
+  settlementHourUtc: "Settlement hour (UTC)",
+  chainId: "Chain id",
+  confirmations: "Confirmations required",
+  pendingTtlSeconds: "Unconfirmed transfers expire after (seconds)",
+  exportsPerDay: "Key exports per day",
+  contracts: "Contracts",
+  multicall3: "Multicall3 contract",
+  utility: "Utility token contract",
+  governance: "Governance token contract",
+  staking: "Staking rewards contract",
+  erc721: "ERC-721 contracts",
+  erc1155: "ERC-1155 contracts",
+  bulkMaxRecipients: "Most recipients of a bulk send",
+  defaults: "Default channels per type",
+  OPPORTUNITY: "Opportunities",
+  MESSAGE: "Messages",
+  ENTITY: "Updates on things you follow",
+  SYSTEM: "System notices",
+  WALLET: "Wallet",
+  inApp: "In the app",
+  push: "Push",
+  retention: "Retention",
+  accessLogDays: "Access log kept (days)",
+  securityEventDays: "Security events kept (days)",
+  eventDays: "Live events kept (days)",
+  doneJobDays: "Finished jobs kept (days)",
+  deadJobDays: "Failed jobs kept (days)",
+  deliveryDays: "Delivery records kept (days)",
+  realtimeMessageHours: "Realtime messages kept (hours)",
+};
+
+/** A key in words: the map above, else `someKey` → "Some key". */
+export const label = (key: string) =>
+  LABELS[key] ??
+    key.replace(/([a-z])([A-Z0-9])/g, "$1 $2").toLowerCase().replace(/^./, (c) => c.toUpperCase())
+      .replace(/\burl\b/, "URL");
 
 /** Keys whose value may be null (empty text saves null). */
 const NULLABLE = /logoUrl|customDomain|supportEmail|contracts\./;
@@ -70,7 +138,10 @@ export function ConfigSection({ refresh }: { refresh: number }) {
       setDraft(asSections(c.config));
       setError(null);
     }).catch((err) => setError(describeError(err)));
-  useEffect(() => void load(), [refresh]);
+  useEffect(() => {
+    void load();
+    if (refresh) void queryClient.invalidateQueries({ queryKey: CONFIG_VERSIONS_KEY });
+  }, [refresh]);
 
   if (!draft || !loaded) {
     return (
@@ -107,6 +178,7 @@ export function ConfigSection({ refresh }: { refresh: number }) {
       setDraft(asSections(result.config));
       setSaved(result.diff as Record<string, { from: Json; to: Json }>);
       setReason("");
+      void queryClient.invalidateQueries({ queryKey: CONFIG_VERSIONS_KEY });
       // The white-label applies to this page at once (others on their next read, within 30 s).
       await loadConfig(true);
     } catch (err) {
@@ -169,7 +241,8 @@ export function ConfigSection({ refresh }: { refresh: number }) {
               <ul>
                 {Object.entries(saved).map(([path, d]) => (
                   <li key={path}>
-                    <code>{path}</code>: {JSON.stringify(d.from)} → {JSON.stringify(d.to)}
+                    {path.split(".").map(label).join(" › ")}: {settingValue(d.from)} →{" "}
+                    {settingValue(d.to)}
                   </li>
                 ))}
               </ul>
@@ -188,6 +261,7 @@ export function ConfigSection({ refresh }: { refresh: number }) {
           </div>
         </div>
       </form>
+      <ConfigHistory label={label} />
     </section>
   );
 }

@@ -9,21 +9,90 @@ type FieldType = "text" | "number" | "datetime-local";
 import { useEffect, useId, useState } from "preact/hooks";
 import { client, data, describeError, FRESH, type Query } from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
-import type { AccessLogEntry, SecurityEvent } from "./types.ts";
+import { type AccessLogEntry, ADMIN_KEY, type SecurityEvent } from "./types.ts";
+import { useQuery } from "../../lib/query.ts";
+import { Link } from "../../lib/router.tsx";
 
 type Filters = Record<string, string>;
 
-const SECURITY_TYPES = [
+const KNOWN_TYPES = [
+  "admin.access_denied",
+  "admin.config_changed",
+  "admin.role_changed",
   "auth.signin",
   "auth.signin_failed",
   "auth.signout",
-  "auth.refresh_token_reuse",
-  "auth.csrf_rejected",
-  "rate_limit.exceeded",
-  "admin.access_denied",
-  "admin.role_changed",
-  "admin.config_changed",
 ];
+
+/** The security event types the log holds, from the API (every stored type, alphabetically). */
+function useSecurityTypes(): string[] {
+  const types = useQuery({
+    queryKey: [...ADMIN_KEY, "security-event-types"],
+    queryFn: async () => data(await client.GET("/api/admin/security-events/types", FRESH)).types,
+  });
+  // Until (or unless) the API's list arrives, the types every deployment writes.
+  return [...new Set([...KNOWN_TYPES, ...(types.data ?? [])])].sort();
+}
+
+/** A detail's key as words: `previousRole` → "previous role", `ip_address` → "ip address". */
+export function detailLabel(key: string): string {
+  const words = key.replace(/[_.-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A detail's value as text: strings as they are, lists joined, anything nested as compact text. */
+function detailValue(value: unknown): string {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) {
+    return value.map((v) => detailValue(v)).join(", ");
+  }
+  if (typeof value === "object") {
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${detailLabel(k)}: ${detailValue(v)}`)
+      .join("; ");
+  }
+  return String(value);
+}
+
+/** An event's details as a key/value list. */
+export function Details({ details }: { details: Record<string, unknown> }) {
+  const entries = Object.entries(details);
+  if (!entries.length) return <span class="muted">—</span>;
+  return (
+    <dl class="details-list" data-testid="event-details">
+      {entries.map(([k, v]) => (
+        <div key={k}>
+          <dt>{detailLabel(k)}</dt>
+          <dd>{detailValue(v)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** The user an event is about, by name, linked to the admin's users list searched for them. */
+function EventUser({ event }: { event: SecurityEvent }) {
+  const user = event.user;
+  if (!user) return event.userId ? <span class="mono">{event.userId}</span> : <>—</>;
+  if (user.name === null) {
+    return (
+      <span class="muted" title={user.id}>
+        Deleted account
+      </span>
+    );
+  }
+  return (
+    <Link
+      href={`/admin/users?search=${encodeURIComponent(user.name)}`}
+      title={user.id}
+      data-testid="event-user"
+    >
+      {user.name}
+    </Link>
+  );
+}
 
 /** datetime-local value (local time) → ISO, or undefined. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -167,6 +236,7 @@ const COMMON: { name: string; label: string; type?: FieldType }[] = [
 
 export function SecuritySection({ refresh }: { refresh: number }) {
   const [filters, setFilters] = useState<Filters>({});
+  const types = useSecurityTypes();
   const { items, cursor, error, more } = usePaged<SecurityEvent>(
     async (filters) =>
       data(
@@ -183,7 +253,7 @@ export function SecuritySection({ refresh }: { refresh: number }) {
       <h1>Security events</h1>
       <FilterForm
         fields={[
-          { name: "type", label: "Type", list: SECURITY_TYPES },
+          { name: "type", label: "Type", list: types },
           { name: "severity", label: "Severity", list: ["info", "warning", "critical"] },
           ...COMMON,
         ]}
@@ -216,9 +286,13 @@ export function SecuritySection({ refresh }: { refresh: number }) {
                     <td>
                       <span class={`severity ${e.severity}`}>{e.severity}</span>
                     </td>
-                    <td class="mono">{e.userId ?? "—"}</td>
+                    <td>
+                      <EventUser event={e} />
+                    </td>
                     <td>{e.ip ?? "—"}</td>
-                    <td class="details">{JSON.stringify(e.details)}</td>
+                    <td class="details">
+                      <Details details={e.details} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -36,7 +36,10 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const searchId = useId();
   const roleId = useId();
   const statusId = useId();
-  const [search, setSearch] = useState("");
+  // `?search=` opens the list searched (a security event links its user so).
+  const [search, setSearch] = useState(
+    () => new URLSearchParams(location.search).get("search") ?? "",
+  );
   const [role, setRole] = useState("");
   const [status, setStatus] = useState("");
   const [moreError, setError] = useState<string | null>(null);
@@ -48,7 +51,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
   const [notice, setNotice] = useState<string | null>(null);
 
   // The search is sent 200 ms after the last key; the role and status at once.
-  const [searching, setSearching] = useState("");
+  const [searching, setSearching] = useState(search.trim());
   useEffect(() => {
     const timer = setTimeout(() => setSearching(search.trim()), 200);
     return () => clearTimeout(timer);
@@ -133,7 +136,7 @@ export function UsersSection({ refresh }: { refresh: number }) {
         ? <p class="muted" role="status">Loading users…</p>
         : (
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Users table">
-            <table data-testid="users-table">
+            <table data-testid="users-table" class="stacked-table">
               <caption class="visually-hidden">Users</caption>
               <thead>
                 <tr>
@@ -151,19 +154,19 @@ export function UsersSection({ refresh }: { refresh: number }) {
               <tbody>
                 {items.map((u) => (
                   <tr key={u.id} data-user-id={u.id}>
-                    <td>{u.name}</td>
-                    <td>{u.email}</td>
-                    <td>
+                    <td data-label="Name">{u.name}</td>
+                    <td data-label="E-mail">{u.email}</td>
+                    <td data-label="Role">
                       <span class="role-badge">{u.role}</span>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <Pill tone={u.status === "active" ? "ok" : "bad"} testId="user-status">
                         {u.status}
                       </Pill>
                     </td>
-                    <td>{fullTime(u.createdAt)}</td>
-                    <td>{fullTime(u.lastSignInAt)}</td>
-                    <td>
+                    <td data-label="Joined">{fullTime(u.createdAt)}</td>
+                    <td data-label="Last sign-in">{fullTime(u.lastSignInAt)}</td>
+                    <td class="actions-cell">
                       {u.id !== me.id && (
                         <div class="row-actions">
                           <button

@@ -1,5 +1,5 @@
 /**
- * A bulk send (ADMIN): audience (everyone, roles, or user ids), type, title, text, channels and
+ * A bulk send (ADMIN): audience (everyone, roles, or people chosen by name: PeoplePicker.tsx), type, title, text, channels and
  * priority, then the batch's progress until it is done (`GET /api/notifications/bulk/:id`, read
  * every second: the API emits no event for a batch).
  *
@@ -12,6 +12,7 @@ import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { type Role, ROLES } from "../../lib/session.ts";
 import { Pill } from "../../components/Pill.tsx";
+import { PeoplePicker, type Person } from "./PeoplePicker.tsx";
 import {
   type Batch,
   type BatchProgress,
@@ -29,7 +30,7 @@ import {
 interface Draft {
   audience: "all" | "roles" | "users";
   roles: Role[];
-  userIds: string;
+  people: Person[];
   type: NotificationType;
   title: string;
   body: string;
@@ -40,7 +41,7 @@ interface Draft {
 const EMPTY: Draft = {
   audience: "roles",
   roles: [],
-  userIds: "",
+  people: [],
   type: "SYSTEM",
   title: "",
   body: "",
@@ -68,7 +69,7 @@ function requestOf(d: Draft): BulkRequest {
     ? { all: true }
     : d.audience === "roles"
     ? { roles: d.roles }
-    : { userIds: d.userIds.split(/[\s,;]+/).filter(Boolean) };
+    : { userIds: d.people.map((p) => p.id) };
   return {
     audience,
     notification: { type: d.type, title: d.title, body: d.body, priority: d.priority },
@@ -79,7 +80,7 @@ function requestOf(d: Draft): BulkRequest {
 function audienceText(d: Draft): string {
   if (d.audience === "all") return "everyone";
   if (d.audience === "roles") return d.roles.join(", ");
-  const n = d.userIds.split(/[\s,;]+/).filter(Boolean).length;
+  const n = d.people.length;
   return n === 1 ? "1 person" : `${n} people`;
 }
 
@@ -141,6 +142,10 @@ export function BulkForm() {
       setError({ message: "Choose at least one role.", fields: [] });
       return;
     }
+    if (draft.audience === "users" && !draft.people.length) {
+      setError({ message: "Choose at least one person.", fields: [] });
+      return;
+    }
     if (!draft.channels.length) {
       setError({ message: "Choose at least one channel.", fields: [] });
       return;
@@ -187,7 +192,7 @@ export function BulkForm() {
             [
               ["all", "Everyone"],
               ["roles", "People with a role"],
-              ["users", "Particular people (user ids)"],
+              ["users", "Particular people"],
             ] as const
           ).map(([value, label]) => (
             <div class="check" key={value}>
@@ -223,15 +228,10 @@ export function BulkForm() {
             </fieldset>
           )}
           {draft.audience === "users" && (
-            <div>
-              <label for={id("users")}>User ids (one per line, or separated by commas)</label>
-              <textarea
-                id={id("users")}
-                rows={4}
-                value={draft.userIds}
-                onInput={(e) => edit({ userIds: e.currentTarget.value })}
-              />
-            </div>
+            <PeoplePicker
+              chosen={draft.people}
+              onChange={(people) => edit({ people })}
+            />
           )}
         </fieldset>
 

@@ -8,6 +8,8 @@ import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
 import type { Transaction } from "./types.ts";
 import { displayAmount } from "./units.ts";
+import { counterpartyLabel, networkName } from "./network.ts";
+import { LookAlikeBadge } from "./TokenBadge.tsx";
 import type { WalletState } from "./wallet-state.ts";
 
 export function Overview({ state }: { state: WalletState }) {
@@ -21,7 +23,7 @@ export function Overview({ state }: { state: WalletState }) {
         <CopyButton text={wallet.address} label="Copy address" />
       </p>
       <p class="muted small">
-        Chain {wallet.chainId}
+        <span data-testid="network-name">{networkName(wallet.chainId)}</span>
         {state.blockNumber !== null ? ` · balances at block ${state.blockNumber}` : ""}
       </p>
       {state.balanceError && <p class="error" role="alert">{state.balanceError}</p>}
@@ -32,7 +34,15 @@ export function Overview({ state }: { state: WalletState }) {
             {balances.map((b) => (
               <li key={b.token.address ?? b.token.symbol} data-symbol={b.token.symbol}>
                 <span class="token-symbol">{b.token.symbol}</span>
-                <span class="token-name muted small">{b.token.name}</span>
+                <span class="token-name muted small">
+                  {b.token.name}
+                  <LookAlikeBadge
+                    token={b.token}
+                    all={balances.map((x) =>
+                      x.token
+                    )}
+                  />
+                </span>
                 <span class="token-balance" data-testid={`balance-${b.token.symbol}`}>
                   {b.balance === null ? "—" : displayAmount(b.balance, b.token.decimals)}
                 </span>
@@ -41,7 +51,8 @@ export function Overview({ state }: { state: WalletState }) {
           </ul>
         )}
       <p>
-        <Link class="button" href="/wallet/send">Send</Link>
+        <Link class="button" href="/wallet/send">Send</Link>{" "}
+        <Link class="button secondary" href="/wallet/receive">Receive</Link>
       </p>
       <History state={state} />
     </section>
@@ -117,14 +128,29 @@ function History({ state }: { state: WalletState }) {
 
 export function TransactionRow({ t }: { t: Transaction }) {
   const other = t.direction === "out" ? t.to : t.from;
+  const amount = `${displayAmount(t.amount, t.token.decimals)} ${t.token.symbol}`;
+  const c = t.counterparty;
   return (
     <li class="row-item tx" data-transaction-id={t.id} data-status={t.status}>
       <span>
-        <strong>
-          {DIRECTION[t.direction]} {displayAmount(t.amount, t.token.decimals)} {t.token.symbol}
-        </strong>{" "}
-        <span class="muted">{t.direction === "out" ? "to" : "from"}</span>{" "}
-        <span class="mono" title={other}>{shortHex(other)}</span>
+        {c?.type === "mint"
+          ? (
+            <strong>
+              {t.direction === "in" ? "Funding" : "Minted"}: {amount}
+            </strong>
+          )
+          : (
+            <>
+              <strong>{DIRECTION[t.direction]} {amount}</strong>{" "}
+              <span class="muted">{t.direction === "out" ? "to" : "from"}</span> {c?.type === "user"
+                ? <strong data-testid="tx-counterparty" title={other}>{c.name}</strong>
+                : (
+                  <span class="mono" data-testid="tx-counterparty" title={other}>
+                    {counterpartyLabel(t)}
+                  </span>
+                )}
+            </>
+          )}
         <br />
         <span class="muted small">
           {fullTime(t.createdAt)}

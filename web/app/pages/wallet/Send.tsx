@@ -13,6 +13,7 @@ import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/api.ts";
 import { type Balance, tokenRef, type Transaction } from "./types.ts";
+import { networkName } from "./network.ts";
 import { displayAmount, parseUnits } from "./units.ts";
 import type { WalletState } from "./wallet-state.ts";
 
@@ -89,6 +90,8 @@ export function Send({ state }: { state: WalletState }) {
   const chosen: Balance | undefined = balances.find((b) => tokenRef(b.token) === tokenKey) ??
     balances[0];
   // The live copy of the transfer being confirmed.
+  const native = balances.find((b) => b.token.kind === "native")?.token;
+  const nativeSymbol = native?.symbol ?? "ETH";
   const live = pending ? state.transactions?.find((t) => t.id === pending.t.id) ?? pending.t : null;
 
   async function review(e: Event) {
@@ -184,6 +187,15 @@ export function Send({ state }: { state: WalletState }) {
           <p class="muted small">
             To address <span class="mono break">{live.to}</span>
           </p>
+          {live.maxFee !== null && (
+            <p data-testid="network-fee">
+              Network fee: at most{" "}
+              <strong>
+                {displayAmount(live.maxFee, native?.decimals ?? 18, 8)} {nativeSymbol}
+              </strong>, paid from your {nativeSymbol} balance on{" "}
+              {networkName(state.wallet.chainId)}.
+            </p>
+          )}
           <p>
             Status:{" "}
             <Pill

@@ -3,6 +3,7 @@ import { useId, useState } from "preact/hooks";
 import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { queryClient, useQuery } from "../../lib/query.ts";
 import { type Token, TOKENS_KEY } from "./types.ts";
+import { LookAlikeBadge } from "./TokenBadge.tsx";
 import type { WalletState } from "./wallet-state.ts";
 
 const KINDS: Record<Token["kind"], string> = {
@@ -49,7 +50,10 @@ export function Tokens({ state }: { state: WalletState }) {
                     <td>
                       <strong>{t.symbol}</strong>
                     </td>
-                    <td>{t.name}</td>
+                    <td>
+                      {t.name}
+                      <LookAlikeBadge token={t} all={items} />
+                    </td>
                     <td>{KINDS[t.kind]}</td>
                     <td class="mono break">{t.address ?? "—"}</td>
                   </tr>

@@ -23,6 +23,7 @@ import {
 } from "./types.ts";
 import { Overview } from "./Overview.tsx";
 import { Send } from "./Send.tsx";
+import { Receive } from "./Receive.tsx";
 import { Nfts } from "./Nfts.tsx";
 import { Tokens } from "./Tokens.tsx";
 import { Export } from "./Export.tsx";
@@ -31,6 +32,7 @@ import type { WalletState } from "./wallet-state.ts";
 const SECTIONS = [
   { id: "overview", label: "Balances and history" },
   { id: "send", label: "Send" },
+  { id: "receive", label: "Receive" },
   { id: "nfts", label: "NFTs" },
   { id: "tokens", label: "Tokens" },
   { id: "export", label: "Export key" },
@@ -168,6 +170,7 @@ export function WalletPage({ params }: PageProps) {
     >
       {section?.id === "overview" && <Overview state={state} />}
       {section?.id === "send" && <Send state={state} />}
+      {section?.id === "receive" && <Receive wallet={wallet} />}
       {section?.id === "nfts" && <Nfts />}
       {section?.id === "tokens" && <Tokens state={state} />}
       {section?.id === "export" && <Export wallet={wallet} />}
