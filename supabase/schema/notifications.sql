@@ -4,6 +4,7 @@
 --   supabase/migrations/20261124150000_inbox_session_check.sql
 --   supabase/migrations/20261128110000_notifications_delivery_slices.sql
 --   supabase/migrations/20261130040000_notifications_growth.sql
+--   supabase/migrations/20261130100000_notifications_digest_lock_order.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -1241,7 +1242,7 @@ REVOKE ALL ON FUNCTION app_private.count_new_notifications() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.digest_conversation
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261130100000_notifications_digest_lock_order.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) RETURNS integer
@@ -1269,9 +1270,11 @@ begin
   if upto_seq <= from_seq then
     return 0;
   end if;
-  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of.
+  -- Read marks wait for this digest: one moved meanwhile would not see what it tells of. The
+  -- rows are locked in user order, as a send locks them (app_private.count_unread_message), so a
+  -- digest and a send never hold one each while waiting for the other's.
   perform 1 from app.conversation_participants p
-  where p.conversation_id = target_conversation_id for share;
+  where p.conversation_id = target_conversation_id order by p.user_id for share;
 
   -- Per participant: the live messages of others since the last digest that they have not read
   -- (and sent after they joined), their number and the newest of them.
@@ -1312,7 +1315,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) IS 'Second half of the notifications.digest job: tells each participant of the conversation''s messages of others after the last digest and up to upto_seq (from claim_message_digest) that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Digests of a conversation take turns (its message_digests row); read marks wait for it. Returns how many participants were told. security definer: it writes other users'' inboxes.';
+COMMENT ON FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) IS 'Second half of the notifications.digest job: tells each participant of the conversation''s messages of others after the last digest and up to upto_seq (from claim_message_digest) that they have not read, in one app_private.notify_rows call: under the conversation''s collapse key, one unread MESSAGE notification per participant whose count adds the new messages and whose messageId and preview are the newest one''s (a participant without one gets a new notification, its event and push). Digests of a conversation take turns (its message_digests row); read marks wait for it (the participants'' rows are share-locked in user order, the order a send locks them in, so the two never deadlock). Returns how many participants were told. security definer: it writes other users'' inboxes.';
 
 REVOKE ALL ON FUNCTION app_private.digest_conversation(target_conversation_id uuid, upto_seq bigint) FROM PUBLIC;
 
