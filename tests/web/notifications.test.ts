@@ -345,10 +345,12 @@ test("[web] notifications lead where their data points: the buyer to the order, 
     await signInThroughPages(stack, ownerSession, shop.owner, "/notifications");
     const toFulfil = item(ownerSession.page, "New order to fulfil");
     await toFulfil.waitFor();
-    await ownerSession.page.waitForFunction(() =>
-      [...document.querySelectorAll("li.notification a")].some((a) =>
-        a.getAttribute("href") === "/vendor/orders"
-      )
+    await ownerSession.page.waitForFunction(
+      (href) =>
+        [...document.querySelectorAll("li.notification a")].some((a) =>
+          a.getAttribute("href") === href
+        ),
+      `/vendor/orders/${orderId}`,
     );
     await toFulfil.getByRole("link").click();
     await ownerSession.page.getByTestId("vendor-orders").waitFor();
