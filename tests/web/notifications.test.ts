@@ -101,6 +101,8 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     await liveOver(a.page, "websocket");
     await bellAt(a.page, 0);
     assert.equal(await bell(a.page).getAttribute("aria-label"), "Notifications, none unread");
+    // The tab's title carries no count while there is none.
+    assert.doesNotMatch(await a.page.title(), /^\(/);
     // The same user in a second browser, with the inbox open.
     await signInThroughPages(stack, b, reader, "/notifications");
     await liveOver(b.page, "websocket");
@@ -142,6 +144,9 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     });
     await bellAt(a.page, 3);
     await bellAt(b.page, 3);
+    // The tab's title leads with the count.
+    await a.page.waitForFunction(() => /^\(3\) Chat · /.test(document.title));
+    await b.page.waitForFunction(() => /^\(3\) Notifications · /.test(document.title));
 
     // The bell leads to the inbox: newest first.
     await bell(a.page).click();
@@ -181,6 +186,7 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     await a.page.getByRole("button", { name: "Mark all read" }).click();
     await bellAt(a.page, 0);
     await bellAt(b.page, 0);
+    await a.page.waitForFunction(() => !document.title.startsWith("("));
     await b.page.locator(`li.notification[data-read="true"]`, { hasText: friend.name }).waitFor();
     assert.equal(await a.page.getByRole("button", { name: "Mark all read" }).isDisabled(), true);
 
