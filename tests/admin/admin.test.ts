@@ -304,6 +304,8 @@ test("[admin] PUT /api/admin/config writes a new version with a diff and keeps h
   assert.equal(row.changed_by, admin.user.id);
   const pub = await expectJson(await t.request("GET", "/api/config/public"), 200);
   assert.equal(pub.whiteLabel.brandName, brand);
+  // The edit window the chat hides Edit by, changed at once in the process that wrote it.
+  assert.deepEqual(pub.limits, { messageEditWindowMinutes: 30 });
 });
 
 test("[admin] the configuration reads with every default filled in, and nested settings patch one leaf at a time", async () => {

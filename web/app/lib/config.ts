@@ -27,6 +27,8 @@ export interface PublicConfig {
   version: number;
   whiteLabel: WhiteLabel;
   features: Features;
+  /** Limits the pages show: Edit is offered for `messageEditWindowMinutes` after sending. */
+  limits?: { messageEditWindowMinutes: number };
   realtime: { url: string; anonKey: string };
 }
 
