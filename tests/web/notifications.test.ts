@@ -148,9 +148,34 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     await a.page.waitForFunction(() => /^\(3\) Chat · /.test(document.title));
     await b.page.waitForFunction(() => /^\(3\) Notifications · /.test(document.title));
 
-    // The bell leads to the inbox: newest first.
+    // The bell opens a short feed: newest first, unread marked, each a link to its object;
+    // Escape closes it and gives the focus back to the bell.
+    assert.equal(await bell(a.page).getAttribute("aria-expanded"), "false");
     await bell(a.page).click();
+    assert.equal(await bell(a.page).getAttribute("aria-expanded"), "true");
+    const feed = a.page.getByRole("region", { name: "Newest notifications" });
+    await feed.locator("li.bell-item").nth(2).waitFor();
+    assert.deepEqual(
+      (await feed.locator(".bell-item-title").allTextContents()).map((t) =>
+        t.replace(" (unread)", "")
+      ),
+      [`A new opening ${tag}`, `Maintenance tonight ${tag}`, friend.name],
+    );
+    assert.equal(await feed.locator('li.bell-item[data-read="false"]').count(), 3);
+    assert.equal(
+      await feed.getByRole("link", { name: friend.name }).getAttribute("href"),
+      `/chat/${conversation.id}`,
+    );
+    await screenshot(a.page, "notifications-bell-feed");
+    await a.page.keyboard.press("Escape");
+    await feed.waitFor({ state: "detached" });
+    assert.equal(await bell(a.page).getAttribute("aria-expanded"), "false");
+    assert.equal(await bell(a.page).evaluate((el) => el === document.activeElement), true);
+    // "See all" leads to the inbox: newest first.
+    await bell(a.page).click();
+    await feed.getByRole("link", { name: "See all" }).click();
     await a.page.waitForURL((url) => url.pathname === "/notifications");
+    await feed.waitFor({ state: "detached" });
     await item(a.page, `A new opening ${tag}`).waitFor();
     const titles = await a.page.locator("li.notification .notification-title").allTextContents();
     assert.deepEqual(titles, [
