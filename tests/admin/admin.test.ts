@@ -418,10 +418,17 @@ test("[admin] the configuration is validated: unknown keys, wrong types and bad 
   assert.deepEqual(after, before);
 });
 
-test("[admin] GET /api/config/public holds white-label and features only, for anyone", async () => {
+test("[admin] GET /api/config/public holds white-label, features and the edit window only, for anyone", async () => {
   const response = await t.request("GET", "/api/config/public");
   const body = await expectJson(response, 200);
-  assert.deepEqual(Object.keys(body).sort(), ["features", "realtime", "version", "whiteLabel"]);
+  assert.deepEqual(Object.keys(body).sort(), [
+    "features",
+    "limits",
+    "realtime",
+    "version",
+    "whiteLabel",
+  ]);
+  assert.deepEqual(Object.keys(body.limits), ["messageEditWindowMinutes"]);
   for (const key of ["brandName", "logoUrl", "primaryColor", "customDomain", "supportEmail"]) {
     assert.ok(key in body.whiteLabel, key);
   }
