@@ -304,6 +304,8 @@ test("[admin] PUT /api/admin/config writes a new version with a diff and keeps h
   assert.equal(row.changed_by, admin.user.id);
   const pub = await expectJson(await t.request("GET", "/api/config/public"), 200);
   assert.equal(pub.whiteLabel.brandName, brand);
+  // The edit window the chat hides Edit by, changed at once in the process that wrote it.
+  assert.deepEqual(pub.limits, { messageEditWindowMinutes: 30 });
 });
 
 test("[admin] the configuration reads with every default filled in, and nested settings patch one leaf at a time", async () => {
@@ -416,10 +418,17 @@ test("[admin] the configuration is validated: unknown keys, wrong types and bad 
   assert.deepEqual(after, before);
 });
 
-test("[admin] GET /api/config/public holds white-label and features only, for anyone", async () => {
+test("[admin] GET /api/config/public holds white-label, features and the edit window only, for anyone", async () => {
   const response = await t.request("GET", "/api/config/public");
   const body = await expectJson(response, 200);
-  assert.deepEqual(Object.keys(body).sort(), ["features", "realtime", "version", "whiteLabel"]);
+  assert.deepEqual(Object.keys(body).sort(), [
+    "features",
+    "limits",
+    "realtime",
+    "version",
+    "whiteLabel",
+  ]);
+  assert.deepEqual(Object.keys(body.limits), ["messageEditWindowMinutes"]);
   for (const key of ["brandName", "logoUrl", "primaryColor", "customDomain", "supportEmail"]) {
     assert.ok(key in body.whiteLabel, key);
   }

@@ -171,7 +171,7 @@ export interface Session {
  */
 function expectedConsole(text: string, url: string): boolean {
   return /Failed to load resource: the server responded with a status of 404/.test(text) &&
-    /\/api\/(auth\/providers|users|store\/vendors\/me|wallet)(\?|$)/.test(url);
+    /\/api\/(auth\/providers|users|wallet)(\?|$)/.test(url);
 }
 
 /** A fresh browser context (its own cookies and storage) with a page that records errors. */

@@ -237,6 +237,32 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
     await b.page.locator(`[data-conversation-id="${conv}"] .conversation-preview`)
       .getByText("(deleted)").waitFor();
     await screenshot(b.page, "chat-reply-edit-delete");
+
+    // Edit is offered only within the edit window: a message sent long ago has none, and one
+    // whose window closes while the page is open loses it then.
+    await send(a, "Sent long ago");
+    await send(a, "Nearly too late");
+    await b.page.locator(".msg", { hasText: "Sent long ago" }).waitFor();
+    await b.page.locator(".msg", { hasText: "Nearly too late" }).waitFor();
+    await stack.deps.sql`
+      update app.messages set created_at = now() - make_interval(
+        mins => app.config_int('limits', 'messageEditWindowMinutes') + 1)
+      where conversation_id = ${conv} and content = 'Sent long ago'`;
+    await stack.deps.sql`
+      update app.messages set created_at = now() - make_interval(
+        mins => app.config_int('limits', 'messageEditWindowMinutes'), secs => -15)
+      where conversation_id = ${conv} and content = 'Nearly too late'`;
+    await a.page.reload();
+    const late = a.page.locator(".msg.mine", { hasText: "Nearly too late" });
+    await late.getByRole("button", { name: "Edit your message" }).waitFor();
+    const long = a.page.locator(".msg.mine", { hasText: "Sent long ago" });
+    await long.getByRole("button", { name: "Reply to Alice Nguyen" }).waitFor();
+    assert.equal(await long.getByRole("button", { name: "Edit your message" }).count(), 0);
+    await late.getByRole("button", { name: "Edit your message" }).waitFor({
+      state: "detached",
+      timeout: 30_000,
+    });
+    await late.getByRole("button", { name: "Reply to Alice Nguyen" }).waitFor();
     assert.deepEqual([...a.errors, ...b.errors], []);
   } finally {
     await a.context.close();

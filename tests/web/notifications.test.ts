@@ -101,6 +101,8 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     await liveOver(a.page, "websocket");
     await bellAt(a.page, 0);
     assert.equal(await bell(a.page).getAttribute("aria-label"), "Notifications, none unread");
+    // The tab's title carries no count while there is none.
+    assert.doesNotMatch(await a.page.title(), /^\(/);
     // The same user in a second browser, with the inbox open.
     await signInThroughPages(stack, b, reader, "/notifications");
     await liveOver(b.page, "websocket");
@@ -142,10 +144,38 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     });
     await bellAt(a.page, 3);
     await bellAt(b.page, 3);
+    // The tab's title leads with the count.
+    await a.page.waitForFunction(() => /^\(3\) Chat · /.test(document.title));
+    await b.page.waitForFunction(() => /^\(3\) Notifications · /.test(document.title));
 
-    // The bell leads to the inbox: newest first.
+    // The bell opens a short feed: newest first, unread marked, each a link to its object;
+    // Escape closes it and gives the focus back to the bell.
+    assert.equal(await bell(a.page).getAttribute("aria-expanded"), "false");
     await bell(a.page).click();
+    assert.equal(await bell(a.page).getAttribute("aria-expanded"), "true");
+    const feed = a.page.getByRole("region", { name: "Newest notifications" });
+    await feed.locator("li.bell-item").nth(2).waitFor();
+    assert.deepEqual(
+      (await feed.locator(".bell-item-title").allTextContents()).map((t) =>
+        t.replace(/\s*\(unread\)$/, "")
+      ),
+      [`A new opening ${tag}`, `Maintenance tonight ${tag}`, friend.name],
+    );
+    assert.equal(await feed.locator('li.bell-item[data-read="false"]').count(), 3);
+    assert.equal(
+      await feed.getByRole("link", { name: friend.name }).getAttribute("href"),
+      `/chat/${conversation.id}`,
+    );
+    await screenshot(a.page, "notifications-bell-feed");
+    await a.page.keyboard.press("Escape");
+    await feed.waitFor({ state: "detached" });
+    assert.equal(await bell(a.page).getAttribute("aria-expanded"), "false");
+    assert.equal(await bell(a.page).evaluate((el) => el === document.activeElement), true);
+    // "See all" leads to the inbox: newest first.
+    await bell(a.page).click();
+    await feed.getByRole("link", { name: "See all" }).click();
     await a.page.waitForURL((url) => url.pathname === "/notifications");
+    await feed.waitFor({ state: "detached" });
     await item(a.page, `A new opening ${tag}`).waitFor();
     const titles = await a.page.locator("li.notification .notification-title").allTextContents();
     assert.deepEqual(titles, [
@@ -191,6 +221,7 @@ test("[web] the bell rises live within 1 s; the inbox shows it; read, read-all a
     await a.page.getByRole("button", { name: "Mark all read" }).click();
     await bellAt(a.page, 0);
     await bellAt(b.page, 0);
+    await a.page.waitForFunction(() => !document.title.startsWith("("));
     await b.page.locator(`li.notification[data-read="true"]`, { hasText: friend.name }).waitFor();
     await b.page.locator(`li.notification[data-read="true"]`, {
       hasText: `Second notice ${tag}`,
@@ -364,10 +395,12 @@ test("[web] notifications lead where their data points: the buyer to the order, 
     await signInThroughPages(stack, ownerSession, shop.owner, "/notifications");
     const toFulfil = item(ownerSession.page, "New order to fulfil");
     await toFulfil.waitFor();
-    await ownerSession.page.waitForFunction(() =>
-      [...document.querySelectorAll("li.notification a")].some((a) =>
-        a.getAttribute("href") === "/vendor/orders"
-      )
+    await ownerSession.page.waitForFunction(
+      (href) =>
+        [...document.querySelectorAll("li.notification a")].some((a) =>
+          a.getAttribute("href") === href
+        ),
+      `/vendor/orders/${orderId}`,
     );
     await toFulfil.getByRole("link").click();
     await ownerSession.page.getByTestId("vendor-orders").waitFor();
@@ -525,8 +558,13 @@ test("[web] an admin's bulk send to a role shows its progress until done (one ba
 
     // The recipient's bell rose without a reload, and the inbox has it.
     await bellAt(recipientSession.page, before + 1);
+    // Its feed shows it, unread; "Mark all read" there lowers the bell to none.
     await bell(recipientSession.page).click();
-    await item(recipientSession.page, title).waitFor();
+    const feed = recipientSession.page.getByTestId("bell-feed");
+    await feed.locator('li.bell-item[data-read="false"]', { hasText: title }).waitFor();
+    await feed.getByRole("button", { name: "Mark all read" }).click();
+    await feed.locator('li.bell-item[data-read="true"]', { hasText: title }).waitFor();
+    await bellAt(recipientSession.page, 0);
     assert.deepEqual([...adminSession.errors, ...recipientSession.errors], []);
   } finally {
     await adminSession.context.close();

@@ -97,6 +97,23 @@ test("[web] every page passes axe (no serious or critical violation) on desktop 
       const page = memberSession.page;
       await page.getByTestId("conversations").waitFor();
       await check(memberSession, `${device}-chat-list`);
+      const toggle = page.getByTestId("menu-toggle");
+      if (device === "phone") {
+        // One row: brand, the menu, the bell, the avatar; the person's name is in the menu.
+        const header = await page.locator(".app-header").boundingBox();
+        assert.ok(header && header.height < 70, `the header is one row (${header?.height} px)`);
+        assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+        await toggle.click();
+        assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+        await page.getByTestId("menu-who").getByText(member.name).waitFor();
+        await page.getByTestId("menu-panel").getByRole("link", { name: "Chat" }).waitFor();
+        await check(memberSession, `${device}-header-menu`);
+        await page.keyboard.press("Escape");
+        await page.getByTestId("menu-panel").waitFor({ state: "detached" });
+        assert.equal(await toggle.evaluate((el) => el === document.activeElement), true);
+      } else {
+        assert.equal(await toggle.isVisible(), false, "no menu button on a desktop");
+      }
       await page.goto(`${stack.base}/chat/${conversation}`);
       await page.locator(".msg", { hasText: "Let's check it by hand" }).waitFor();
       await liveOver(page, "websocket");
@@ -434,7 +451,11 @@ test("[web] the white-label (brand name) shows on every page, signed in or not",
     assert.match(await page.title(), new RegExp(`${doc.whiteLabel.brandName}$`));
     await signInThroughPages(stack, session, member);
     await page.getByTestId("brand-name").getByText(doc.whiteLabel.brandName).waitFor();
-    assert.equal(await page.title(), `Chat · ${doc.whiteLabel.brandName}`);
+    // (led by the unread count when there is one: "(1) Chat · <brand>")
+    assert.match(
+      await page.title(),
+      new RegExp(`^(\\(\\d+\\) )?Chat · ${doc.whiteLabel.brandName}$`),
+    );
   } finally {
     await session.context.close();
   }

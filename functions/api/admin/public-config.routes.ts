@@ -1,5 +1,6 @@
 /**
- * /api/config/public: what a web client needs before sign-in. No secrets. Public: it runs as
+ * /api/config/public: what a web client needs before sign-in (and the limits its pages show, such
+ * as the message edit window). No secrets. Public: it runs as
  * `anon` whoever calls. Queries: admin/public-config.queries.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
@@ -39,6 +40,13 @@ publicConfig.openapi(
           version: z.number().int(),
           whiteLabel: configDocument.shape.whiteLabel,
           features: configDocument.shape.features,
+          limits: z.object({
+            messageEditWindowMinutes: configDocument.shape.limits.shape.messageEditWindowMinutes
+              .openapi({
+                description: "How long after sending its author may edit a message (the " +
+                  "chat hides Edit once it has passed)",
+              }),
+          }),
           realtime: z.object({
             url: z.url().openapi({
               description: "The project URL for createClient(url, anonKey), e.g. " +
@@ -55,11 +63,16 @@ publicConfig.openapi(
     const deps = c.get("deps");
     const doc = await asAnonymous(c, (tx) => readPublicConfig(tx));
     const { whiteLabel, features } = publicPart.parse(doc);
+    // Limits come from the server's cached configuration (app.public_config() returns only the
+    // white-label and the flags): an admin's change shows here at once in the process that made
+    // it, within the cache's few seconds elsewhere.
+    const { messageEditWindowMinutes } = (await deps.config.get()).limits;
     c.header("Cache-Control", "public, max-age=30");
     return c.json({
       version: doc?.version ?? 0,
       whiteLabel,
       features,
+      limits: { messageEditWindowMinutes },
       realtime: { url: projectUrl(deps.settings), anonKey: deps.settings.anonKey },
     }, 200);
   },

@@ -3,7 +3,7 @@
  * routes.ts, header widgets, the live-connection indicator, the user and sign-out) and <main>.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { cart, cartCount, lastAdded } from "../lib/cart.ts";
 import { config } from "../lib/config.ts";
 import { currentLocation, Link, navigate } from "../lib/router.tsx";
@@ -20,6 +20,16 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
   const where = useStore(currentLocation);
   const user = state.user;
   const [busy, setBusy] = useState(false);
+  const inCart = cartCount(useStore(cart));
+  async function leave() {
+    setBusy(true);
+    try {
+      await signOut();
+    } finally {
+      setBusy(false);
+      navigate("/signin");
+    }
+  }
   const storeOn = cfg?.features.store !== false;
   const nav = routes.filter((r) =>
     r.nav && (user || r.publicNav) && (!r.minRole || roleAtLeast(user?.role, r.minRole)) &&
@@ -32,8 +42,45 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
         <Link href={user ? HOME : "/signin"} class="brand-link">
           <Brand />
         </Link>
+        {!bare && (nav.length > 0 || user) && (
+          <PhoneMenu>
+            {user && (
+              <p class="menu-who" data-testid="menu-who">
+                Signed in as <strong>{user.name}</strong>{" "}
+                <span class="role-badge">{user.role}</span>
+              </p>
+            )}
+            <ul>
+              {nav.map((r) => (
+                <li key={r.path}>
+                  <Link
+                    href={r.nav!.prefix}
+                    aria-current={where.path.startsWith(r.nav!.prefix) ? "page" : undefined}
+                  >
+                    {r.nav!.label}
+                  </Link>
+                </li>
+              ))}
+              {user && storeOn && (
+                <li>
+                  <Link href="/store/cart">Cart ({inCart})</Link>
+                </li>
+              )}
+              {user && (
+                <li>
+                  <Link href="/account">Your account</Link>
+                </li>
+              )}
+            </ul>
+            {user && (
+              <button type="button" class="secondary small" disabled={busy} onClick={leave}>
+                Sign out
+              </button>
+            )}
+          </PhoneMenu>
+        )}
         {!bare && nav.length > 0 && (
-          <nav aria-label="Main">
+          <nav aria-label="Main" class="main-nav">
             <ul>
               {nav.map((r) => (
                 <li key={r.path}>
@@ -65,20 +112,7 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
               <span class="role-badge" data-testid="role">{user.role}</span>
               <span class="visually-hidden">(your account)</span>
             </Link>
-            <button
-              type="button"
-              class="secondary"
-              disabled={busy}
-              onClick={async () => {
-                setBusy(true);
-                try {
-                  await signOut();
-                } finally {
-                  setBusy(false);
-                  navigate("/signin");
-                }
-              }}
-            >
+            <button type="button" class="secondary sign-out" disabled={busy} onClick={leave}>
               Sign out
             </button>
           </div>
@@ -99,6 +133,59 @@ export function Shell({ children, bare }: { children: ComponentChildren; bare?: 
       <main id="main" tabIndex={-1}>{children}</main>
       {storeOn && <CartToast />}
     </>
+  );
+}
+
+/**
+ * On a phone-sized screen the header keeps one row: the navigation, the cart, the person's name
+ * and sign-out move into this menu (a button with `aria-expanded`; Escape closes it and gives
+ * the focus back, as does a navigation or a click elsewhere). Hidden by the style sheet on wider
+ * screens, where they are in the header itself.
+ */
+function PhoneMenu({ children }: { children: ComponentChildren }) {
+  const [open, setOpen] = useState(false);
+  const where = useStore(currentLocation);
+  const button = useRef<HTMLButtonElement>(null);
+  const wrap = useRef<HTMLDivElement>(null);
+  const id = useId();
+  useEffect(() => setOpen(false), [where.path]);
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: Event) => {
+      if (!wrap.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener("pointerdown", away);
+    return () => document.removeEventListener("pointerdown", away);
+  }, [open]);
+  return (
+    <div
+      class="phone-menu"
+      ref={wrap}
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && open) {
+          e.stopPropagation();
+          setOpen(false);
+          button.current?.focus();
+        }
+      }}
+    >
+      <button
+        type="button"
+        ref={button}
+        class="menu-toggle"
+        aria-expanded={open}
+        aria-controls={id}
+        data-testid="menu-toggle"
+        onClick={() => setOpen(!open)}
+      >
+        Menu
+      </button>
+      {open && (
+        <nav id={id} class="menu-panel" aria-label="Menu" data-testid="menu-panel">
+          {children}
+        </nav>
+      )}
+    </div>
   );
 }
 

@@ -6082,6 +6082,10 @@ export interface operations {
                             store: boolean;
                             wallet: boolean;
                         };
+                        limits: {
+                            /** @description How long after sending its author may edit a message (the chat hides Edit once it has passed) */
+                            messageEditWindowMinutes: number;
+                        };
                         realtime: {
                             anonKey: string;
                             /**

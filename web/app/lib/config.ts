@@ -27,6 +27,8 @@ export interface PublicConfig {
   version: number;
   whiteLabel: WhiteLabel;
   features: Features;
+  /** Limits the pages show: Edit is offered for `messageEditWindowMinutes` after sending. */
+  limits?: { messageEditWindowMinutes: number };
   realtime: { url: string; anonKey: string };
 }
 
@@ -141,11 +143,24 @@ export function applyWhiteLabel(whiteLabel: WhiteLabel): void {
 }
 
 let currentPage: string | null = null;
+let unreadInTitle = 0;
 
-/** The document title: "<page> · <brand>"; it follows the brand when that changes. */
+/**
+ * The document title: "<page> · <brand>", led by the count of unread notifications when there
+ * are any ("(3) Chat · Agora"); it follows the brand and the count when they change.
+ */
 export function setTitle(page: string | null): void {
   const brand = config.get()?.whiteLabel.brandName ?? "Agora";
-  document.title = page ? `${page} · ${brand}` : brand;
+  const count = unreadInTitle > 0 ? `(${unreadInTitle}) ` : "";
+  document.title = count + (page ? `${page} · ${brand}` : brand);
   currentPage = page;
 }
 config.subscribe(() => setTitle(currentPage));
+
+/** The unread count the title shows (null or 0: none). */
+export function setTitleCount(count: number | null): void {
+  const next = count ?? 0;
+  if (next === unreadInTitle) return;
+  unreadInTitle = next;
+  setTitle(currentPage);
+}

@@ -1,6 +1,6 @@
 /**
  * The signed-in user's count of unread notifications, for the header's bell (on the first page:
- * kept small) and the inbox.
+ * kept small), the inbox and the tab's title.
  *
  * Read from `GET /api/notifications?limit=1` (`unreadCount`), then kept current by the live
  * events on `user:<id>`: `notification.created` adds one when the notification is unread (only
@@ -14,12 +14,15 @@
  *   before their events go out), so the count settles on the server's figure.
  */
 import { api } from "./api.ts";
+import { setTitleCount } from "./config.ts";
 import { onFeedChange } from "./live.ts";
 import { createStore } from "./store.ts";
 import { userEvents } from "./user-events.ts";
 
 /** null while unknown (signed out, notifications off, not read yet). */
 export const unread = createStore<number | null>(null);
+// The tab's title leads with the count ("(3) Chat · Agora"), nothing when there is none.
+unread.subscribe(setTitleCount);
 
 const SETTLE_MS = 2_000;
 let owner: string | null = null;

@@ -8,9 +8,29 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { apiOrigin } from "../../lib/api.ts";
+import { config } from "../../lib/config.ts";
+import { useStore } from "../../lib/store.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
 import { COMMON_EMOJI, type Message } from "./api.ts";
 import { RichText } from "./rich-text.ts";
+
+/**
+ * Whether one's own message may still be edited: until `createdAt` plus the configuration's
+ * `limits.messageEditWindowMinutes` (the server refuses later edits with 422). Re-renders when
+ * the window closes while the page is open. Without the limit (an older server) Edit stays.
+ */
+function useEditWindow(createdAt: string, own: boolean): boolean {
+  const minutes = useStore(config)?.limits?.messageEditWindowMinutes;
+  const until = minutes === undefined ? Infinity : Date.parse(createdAt) + minutes * 60_000;
+  const [, rerender] = useState(0);
+  const open = own && Date.now() < until;
+  useEffect(() => {
+    if (!open || until === Infinity) return;
+    const timer = setTimeout(() => rerender((n) => n + 1), until - Date.now() + 50);
+    return () => clearTimeout(timer);
+  }, [open, until]);
+  return open;
+}
 
 export function MessageItem(
   {
@@ -67,6 +87,7 @@ export function MessageItem(
   const deleted = m.deletedAt !== null;
   const mentionsMe = !deleted && meId !== undefined && (m.mentions ?? []).includes(meId);
   const [picking, setPicking] = useState(false);
+  const editable = useEditWindow(m.createdAt, mine && !deleted);
   return (
     <li
       class={`msg${mine ? " mine" : ""}${deleted ? " deleted" : ""}${
@@ -197,7 +218,7 @@ export function MessageItem(
           <button type="button" class="link" onClick={onReply} aria-label={`Reply to ${sender}`}>
             Reply
           </button>
-          {mine && (
+          {mine && editable && (
             <button type="button" class="link" onClick={onEdit} aria-label="Edit your message">
               Edit
             </button>

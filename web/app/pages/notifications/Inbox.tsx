@@ -15,8 +15,8 @@
  */
 import type { InfiniteData } from "@tanstack/query-core";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
-import { queryClient, useInfiniteQuery, useQuery } from "../../lib/query.ts";
+import { client, data, describeError, FRESH } from "../../lib/client.ts";
+import { queryClient, useInfiniteQuery } from "../../lib/query.ts";
 import { config } from "../../lib/config.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
 import { onFeedChange, type RealtimeEnvelope } from "../../lib/live.ts";
@@ -33,7 +33,7 @@ import {
   TYPE_SHORT,
   TYPES,
 } from "./types.ts";
-import { isOrderNotification, targetOf } from "./links.ts";
+import { targetOf } from "./links.ts";
 
 const PAGE_SIZE = 20;
 
@@ -167,7 +167,8 @@ async function readPage(q: InboxQuery, cursor: string | null): Promise<InboxPage
 }
 
 export function Inbox() {
-  const userId = useStore(session).user?.id;
+  const me = useStore(session).user;
+  const userId = me?.id;
   const cfg = useStore(config);
   const count = useStore(unread);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -212,22 +213,9 @@ export function Inbox() {
     );
   }, [userId]);
 
-  // Order notifications lead the shop's owner to the shop, the buyer to the order.
-  const needsVendor = !!cfg?.features.store && !!listed?.some(isOrderNotification);
-  const vendor = useQuery({
-    queryKey: ["store", "vendors", "me"],
-    queryFn: () =>
-      client.GET("/api/store/vendors/me", FRESH).then(
-        (r) => r.data?.id ?? null,
-        (err) => {
-          if (err instanceof ApiError && err.status === 404) return null;
-          throw err;
-        },
-      ),
-    enabled: needsVendor,
-    staleTime: 60_000,
-  });
-  const vendorId = vendor.data !== undefined ? vendor.data : vendor.error ? null : undefined;
+  // Order notifications lead the shop's owner to the shop's order, the buyer to the order: the
+  // session names the person's shop (null without one), so nobody asks GET /api/store/vendors/me.
+  const vendorId = me?.vendor === undefined ? undefined : me.vendor?.id ?? null;
 
   async function loadMore() {
     setError(null);

@@ -5,7 +5,7 @@
  * | source | data | page |
  * |---|---|---|
  * | conversations, messages | `conversationId`, `messageId`, `count` | `/chat/<conversationId>` |
- * | orders (buyer and the shop's owner) | `kind`, `orderId`, `checkoutId`, `vendorId`, `status` | the buyer's `/store/orders/<orderId>`; the owner's `/vendor/orders` |
+ * | orders (buyer and the shop's owner) | `kind`, `orderId`, `checkoutId`, `vendorId`, `status` | the buyer's `/store/orders/<orderId>`; the owner's `/vendor/orders/<orderId>` |
  * | vendor decisions | `kind: "vendor.status_changed"`, `vendorId`, `status` | `/vendor` |
  * | wallet transactions | `transactionId`, `status`, `direction` | `/wallet` (the history) |
  * | a key export | `kind: "wallet.key_exported"`, `address` | `/account` (the sessions) |
@@ -48,7 +48,7 @@ export function targetOf(
   const order = id(d.orderId);
   if (order && features.store) {
     if (vendorId && id(d.vendorId) === vendorId) {
-      return { href: "/vendor/orders", label: "Open your shop's orders" };
+      return { href: `/vendor/orders/${order}`, label: "Open the order in your shop" };
     }
     return { href: `/store/orders/${order}`, label: "Open the order" };
   }
