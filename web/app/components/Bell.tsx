@@ -169,7 +169,7 @@ export function Bell() {
                           </Link>
                         )
                         : n.title}
-                      {isUnread && <span class="visually-hidden">{" (unread)"}</span>}
+                      {isUnread && <span class="visually-hidden">&nbsp;(unread)</span>}
                     </span>
                     <time dateTime={n.createdAt}>{shortTime(n.createdAt)}</time>
                   </li>
