@@ -238,6 +238,19 @@ test("[web] security events and the access log filter by type, route and user (t
     const page = session.page;
     const table = page.getByTestId("security-table");
     await table.waitFor();
+    // Exactly the types the log holds, from the API: the one no fixed list offered among them.
+    const [{ stored }] = await stack.deps.sql<{ stored: string[] }[]>`
+      select array_agg(distinct type order by type) as stored from app.security_events`;
+    await page.waitForFunction(
+      (want) => {
+        const select = [...document.querySelectorAll("label")]
+          .find((l) => l.textContent?.trim() === "Type")?.control as HTMLSelectElement | undefined;
+        const offered = [...(select?.options ?? [])].map((o) => o.value).filter(Boolean);
+        return JSON.stringify(offered) === JSON.stringify(want);
+      },
+      stored,
+      { timeout: 10_000 },
+    );
     await page.getByLabel("Type").selectOption("admin.role_changed");
     await page.getByLabel("User id").fill(target.id);
     await page.getByRole("button", { name: "Apply filters" }).click();

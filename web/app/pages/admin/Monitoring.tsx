@@ -15,23 +15,13 @@ import { Link } from "../../lib/router.tsx";
 
 type Filters = Record<string, string>;
 
-const KNOWN_TYPES = [
-  "admin.access_denied",
-  "admin.config_changed",
-  "admin.role_changed",
-  "auth.signin",
-  "auth.signin_failed",
-  "auth.signout",
-];
-
 /** The security event types the log holds, from the API (every stored type, alphabetically). */
 function useSecurityTypes(): string[] {
   const types = useQuery({
     queryKey: [...ADMIN_KEY, "security-event-types"],
     queryFn: async () => data(await client.GET("/api/admin/security-events/types", FRESH)).types,
   });
-  // Until (or unless) the API's list arrives, the types every deployment writes.
-  return [...new Set([...KNOWN_TYPES, ...(types.data ?? [])])].sort();
+  return types.data ?? [];
 }
 
 /** A detail's key as words: `previousRole` → "previous role", `ip_address` → "ip address". */
