@@ -358,6 +358,42 @@ test('[web] "Send to many" is in the admin navigation and picks its recipients b
   }
 });
 
+test("[web] on a 390 px phone the admin users list does not scroll sideways", async () => {
+  const admin = await createPerson(stack, "Pia Phone", "ADMIN");
+  await createPerson(stack, "Maximilian Longname-Wolfeschlegelsteinhausen", "MEMBER");
+  const session = await openContext(stack, {
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  try {
+    await signInThroughPages(stack, session, admin, "/admin/users");
+    const page = session.page;
+    const table = page.getByTestId("users-table");
+    await table.locator("tbody tr").first().waitFor();
+    const widths = await page.evaluate(() => {
+      const wrap = document.querySelector('[aria-label="Users table"]') as HTMLElement;
+      return {
+        wrap: wrap.clientWidth,
+        content: wrap.scrollWidth,
+        page: document.documentElement.scrollWidth,
+      };
+    });
+    assert.ok(widths.content <= widths.wrap, `the table fits: ${JSON.stringify(widths)}`);
+    assert.ok(widths.page <= 390, `the page fits: ${JSON.stringify(widths)}`);
+    // Each cell names its column.
+    const role = table.locator("tbody tr").first().locator('td[data-label="Role"]');
+    assert.match(
+      await role.evaluate((el) => getComputedStyle(el, "::before").content),
+      /Role: /,
+    );
+    await screenshot(page, "admin-users-phone");
+    assert.deepEqual(session.errors, []);
+  } finally {
+    await session.context.close();
+  }
+});
+
 test("[web] an admin suspends a user with a reason; the user's page is signed out on its next action", async () => {
   const admin = await createPerson(stack, "Sue Spender", "ADMIN");
   const member = await createPerson(stack, "Tom Troublesome", "MEMBER");
