@@ -3,6 +3,7 @@
 --   supabase/migrations/20261121100200_conversations.sql
 --   supabase/migrations/20261130020000_conversations_mute_block.sql
 --   supabase/migrations/20261130030000_conversations_growth.sql
+--   supabase/migrations/20261201040000_conversations_unread_buckets.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -201,6 +202,27 @@ ALTER TABLE app.user_blocks ENABLE ROW LEVEL SECURITY;
 CREATE POLICY user_blocks_select_blocker_or_admin ON app.user_blocks FOR SELECT TO authenticated USING (((blocker_id = ( SELECT auth.uid() AS uid)) OR ( SELECT app.is_admin() AS is_admin)));
 
 GRANT SELECT ON TABLE app.user_blocks TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.message_seq_buckets
+-- created in 20261201040000_conversations_unread_buckets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.message_seq_buckets (
+    conversation_id uuid NOT NULL,
+    bucket bigint NOT NULL,
+    live integer NOT NULL
+);
+
+COMMENT ON TABLE app_private.message_seq_buckets IS 'Live (not tombstoned) messages of a conversation per bucket of 1,000 seqs (bucket = seq / 1000), thread replies included: what app_private.count_unread_between sums instead of counting the messages a read mark passes. Kept by app_private.count_live_message (a send) and app_private.uncount_live_message (a tombstone); messages are never deleted one by one (only with their conversation, which cascades here). Rebuilt by app_private.recount_message_buckets. Server only.';
+
+ALTER TABLE ONLY app_private.message_seq_buckets
+    ADD CONSTRAINT message_seq_buckets_pkey PRIMARY KEY (conversation_id, bucket);
+
+ALTER TABLE ONLY app_private.message_seq_buckets
+    ADD CONSTRAINT message_seq_buckets_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES app.conversations(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.message_seq_buckets ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.add_participants
@@ -745,6 +767,71 @@ COMMENT ON FUNCTION app_private.copy_conversation_activity() IS 'When a conversa
 REVOKE ALL ON FUNCTION app_private.copy_conversation_activity() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.count_live_message
+-- created in 20261201040000_conversations_unread_buckets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_live_message() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  insert into app_private.message_seq_buckets as b (conversation_id, bucket, live)
+  values (new.conversation_id, new.seq / 1000, 1)
+  on conflict (conversation_id, bucket) do update set live = b.live + 1;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_live_message() IS 'After a live message is inserted: one more in its bucket. Fires before messages_count_unread (trigger names sort so), under the conversation''s row lock the send holds, so a bucket row is always locked before the participants'' rows, as the tombstone does too. security definer: the buckets are server only.';
+
+REVOKE ALL ON FUNCTION app_private.count_live_message() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.count_unread_between
+-- created in 20261201040000_conversations_unread_buckets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.count_unread_between(conversation uuid, reader uuid, after_seq bigint, upto_seq bigint) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  first_full bigint := (after_seq + 1000) / 1000;  -- the first bucket wholly after after_seq
+  last_full bigint := (upto_seq + 1) / 1000 - 1;   -- the last bucket wholly up to upto_seq
+  total bigint;
+begin
+  if upto_seq <= after_seq then
+    return 0;
+  end if;
+  if last_full - first_full < 2 then
+    -- At most four buckets' worth: count the messages themselves.
+    select count(*) into total from app.messages m
+    where m.conversation_id = conversation and m.seq > after_seq and m.seq <= upto_seq
+      and m.deleted_at is null and m.sender_id is distinct from reader;
+    return total;
+  end if;
+  select
+    (select count(*) from app.messages m
+     where m.conversation_id = conversation
+       and ((m.seq > after_seq and m.seq < first_full * 1000)
+            or (m.seq > last_full * 1000 + 999 and m.seq <= upto_seq))
+       and m.deleted_at is null and m.sender_id is distinct from reader)
+    + (select coalesce(sum(b.live), 0) from app_private.message_seq_buckets b
+       where b.conversation_id = conversation and b.bucket between first_full and last_full)
+    - (select count(*) from app.messages m
+       where m.sender_id = reader and m.conversation_id = conversation
+         and m.seq between first_full * 1000 and last_full * 1000 + 999 and m.deleted_at is null)
+  into total;
+  return total;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.count_unread_between(conversation uuid, reader uuid, after_seq bigint, upto_seq bigint) IS 'The messages of a conversation with after_seq < seq <= upto_seq that are live and not the reader''s own: what a read mark moving between the two passes over. Whole buckets of 1,000 seqs come from app_private.message_seq_buckets less the reader''s own live messages (index only); the two partial ends, or a short range, are counted row by row; so the cost is bounded by a few thousand index entries whatever the range. Called by the security definer triggers that keep unread_count; no grants.';
+
+REVOKE ALL ON FUNCTION app_private.count_unread_between(conversation uuid, reader uuid, after_seq bigint, upto_seq bigint) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.count_unread_message
 -- created in 20261130030000_conversations_growth.sql
 -- ---------------------------------------------------------------------------------------------
@@ -827,16 +914,13 @@ REVOKE ALL ON FUNCTION app_private.guard_participant_block() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_read_mark
--- created in 20261121100200_conversations.sql; last changed in 20261130030000_conversations_growth.sql
+-- created in 20261121100200_conversations.sql; last changed in 20261201040000_conversations_unread_buckets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.guard_read_mark() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
-declare
-  last_seq bigint;
-  passed bigint;
 begin
   -- The foreign key's own `set null`: the person who added this participant deleted their account.
   if new.added_by is null and old.added_by is not null
@@ -874,32 +958,18 @@ begin
   -- statement here reads a fresh snapshot: a racing send or deletion either is in old.unread_count
   -- and visible below, or waits for this row and then sees the new mark.
   if new.last_read_seq > old.last_read_seq then
-    select c.last_seq into last_seq from app.conversations c where c.id = new.conversation_id;
-    if new.last_read_seq - old.last_read_seq <= last_seq - new.last_read_seq then
-      select count(*) into passed from app.messages m
-      where m.conversation_id = new.conversation_id
-        and m.seq > old.last_read_seq and m.seq <= new.last_read_seq
-        and m.deleted_at is null and m.sender_id is distinct from new.user_id;
-      new.unread_count := old.unread_count - passed;
-    else
-      -- Fewer messages above the new mark than passed over: count those instead.
-      select count(*) into new.unread_count from app.messages m
-      where m.conversation_id = new.conversation_id and m.seq > new.last_read_seq
-        and m.deleted_at is null and m.sender_id is distinct from new.user_id;
-    end if;
+    new.unread_count := old.unread_count - app_private.count_unread_between(
+      new.conversation_id, new.user_id, old.last_read_seq, new.last_read_seq);
   else
-    select count(*) into passed from app.messages m
-    where m.conversation_id = new.conversation_id
-      and m.seq > new.last_read_seq and m.seq <= old.last_read_seq
-      and m.deleted_at is null and m.sender_id is distinct from new.user_id;
-    new.unread_count := old.unread_count + passed;
+    new.unread_count := old.unread_count + app_private.count_unread_between(
+      new.conversation_id, new.user_id, new.last_read_seq, old.last_read_seq);
   end if;
   new.last_read_at := now();
   return new;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only (back only inside app.mark_unread, which names the row in app.read_mark_back) and name a real message at that position; nothing else of a participant row changes, except the foreign key''s own set null of added_by when that account was deleted. Moves unread_count by the messages the mark passes over (or recounts those above the new mark when fewer), under the row''s lock. security definer: it reads messages the row''s update may not see.';
+COMMENT ON FUNCTION app_private.guard_read_mark() IS 'Read marks move forward only (back only inside app.mark_unread, which names the row in app.read_mark_back) and name a real message at that position; nothing else of a participant row changes, except the foreign key''s own set null of added_by when that account was deleted. Moves unread_count by the live messages of others the mark passes over (app_private.count_unread_between: bounded cost however far), under the row''s lock. security definer: it reads messages the row''s update may not see.';
 
 REVOKE ALL ON FUNCTION app_private.guard_read_mark() FROM PUBLIC;
 
@@ -952,26 +1022,74 @@ COMMENT ON FUNCTION app_private.read_mark_events() IS 'Each forward move of a re
 REVOKE ALL ON FUNCTION app_private.read_mark_events() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.recount_message_buckets
+-- created in 20261201040000_conversations_unread_buckets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.recount_message_buckets() RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  written bigint;
+begin
+  delete from app_private.message_seq_buckets;
+  insert into app_private.message_seq_buckets (conversation_id, bucket, live)
+  select m.conversation_id, m.seq / 1000, count(*)
+  from app.messages m where m.deleted_at is null
+  group by 1, 2;
+  get diagnostics written = row_count;
+  return written;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.recount_message_buckets() IS 'Recounts every bucket of app_private.message_seq_buckets from the messages (run by this migration over the existing messages, and by seeds that insert messages with triggers off). Returns the buckets written. Not for a live system''s hot path: it reads every message.';
+
+REVOKE ALL ON FUNCTION app_private.recount_message_buckets() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.start_participant
--- created in 20261130030000_conversations_growth.sql
+-- created in 20261130030000_conversations_growth.sql; last changed in 20261201040000_conversations_unread_buckets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.start_participant() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
+declare
+  last_seq bigint;
 begin
-  select c.last_activity_at into new.last_activity_at from app.conversations c where c.id = new.conversation_id;
-  select count(*) into new.unread_count from app.messages m
-  where m.conversation_id = new.conversation_id and m.seq > new.last_read_seq
-    and m.deleted_at is null and m.sender_id is distinct from new.user_id;
+  select c.last_activity_at, c.last_seq into new.last_activity_at, last_seq
+  from app.conversations c where c.id = new.conversation_id;
+  new.unread_count := app_private.count_unread_between(
+    new.conversation_id, new.user_id, new.last_read_seq, last_seq);
   return new;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.start_participant() IS 'Before a participant row is inserted: its copy of the conversation''s activity, and its unread count counted once (joining a long group costs one count; add_participants holds the conversation''s lock, so no send races it). security definer: it reads messages the new participant may not see yet.';
+COMMENT ON FUNCTION app_private.start_participant() IS 'Before a participant row is inserted: its copy of the conversation''s activity, and its unread count (app_private.count_unread_between up to the conversation''s last seq: joining a long group costs a few thousand index entries at most; add_participants holds the conversation''s lock, so no send races it). security definer: it reads messages the new participant may not see yet.';
 
 REVOKE ALL ON FUNCTION app_private.start_participant() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.uncount_live_message
+-- created in 20261201040000_conversations_unread_buckets.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.uncount_live_message() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  update app_private.message_seq_buckets b set live = b.live - 1
+  where b.conversation_id = new.conversation_id and b.bucket = new.seq / 1000;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.uncount_live_message() IS 'After a message becomes a tombstone: one fewer live in its bucket. Fires before messages_uncount_unread (trigger names sort so): the bucket row first, then the participants'' rows, the order a send takes them in. security definer: the buckets are server only.';
+
+REVOKE ALL ON FUNCTION app_private.uncount_live_message() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.uncount_unread_message

@@ -125,7 +125,7 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261130030000_conversations_growth.sql
+-- created in 20261121100300_messages.sql; last changed in 20261201040000_conversations_unread_buckets.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -164,11 +164,13 @@ CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
 
 CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) WHERE (reply_to_id IS NOT NULL);
 
-CREATE INDEX messages_sender_id_idx ON app.messages USING btree (sender_id);
+CREATE INDEX messages_sender_conversation_seq_idx ON app.messages USING btree (sender_id, conversation_id, seq) INCLUDE (deleted_at);
 
 CREATE INDEX messages_thread_id_seq_idx ON app.messages USING btree (thread_id, seq) WHERE (thread_id IS NOT NULL);
 
 CREATE TRIGGER messages_assign_seq BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.assign_message_seq();
+
+CREATE TRIGGER messages_count_live AFTER INSERT ON app.messages FOR EACH ROW WHEN ((new.deleted_at IS NULL)) EXECUTE FUNCTION app_private.count_live_message();
 
 CREATE TRIGGER messages_count_unread AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.count_unread_message();
 
@@ -185,6 +187,8 @@ CREATE TRIGGER messages_mentions AFTER INSERT ON app.messages FOR EACH ROW WHEN 
 CREATE TRIGGER messages_thread_reply BEFORE INSERT ON app.messages FOR EACH ROW WHEN ((new.thread_id IS NOT NULL)) EXECUTE FUNCTION app_private.count_thread_reply();
 
 CREATE TRIGGER messages_tombstoned AFTER UPDATE OF deleted_at ON app.messages FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app_private.message_tombstoned();
+
+CREATE TRIGGER messages_uncount_live AFTER UPDATE OF deleted_at ON app.messages FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app_private.uncount_live_message();
 
 CREATE TRIGGER messages_uncount_unread AFTER UPDATE OF deleted_at ON app.messages FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app_private.uncount_unread_message();
 

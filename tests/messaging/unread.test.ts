@@ -57,14 +57,16 @@ async function listed(who: SignedIn, conversationId: string) {
   return page.items.find((c: { id: string }) => c.id === conversationId);
 }
 
-test("[messaging] racing sends, deletions, read marks and unread marks keep every unread counter exact", async () => {
-  const people = await Promise.all(Array.from({ length: 4 }, () => signInAs(t, "MEMBER")));
-  const conv = await group(people[0], people.slice(1), "Race for unread");
-  const sent: { id: string; by: SignedIn }[] = [];
-  for (let i = 0; i < 24; i++) {
-    const by = people[i % 4];
-    sent.push({ id: (await send(by, conv.id, `before ${i}`)).id, by });
-  }
+/**
+ * Three rounds of 20 racing requests: sends, authors deleting their own earlier messages, read
+ * marks and unread marks to messages of `sent` (spread over the history); then every counter
+ * must equal its count and the list show it.
+ */
+async function raceAndCheck(
+  people: SignedIn[],
+  conv: { id: string },
+  sent: { id: string; by: SignedIn }[],
+) {
   for (let round = 0; round < 3; round++) {
     const work: Promise<Response>[] = [];
     for (let i = 0; i < 20; i++) {
@@ -107,6 +109,38 @@ test("[messaging] racing sends, deletions, read marks and unread marks keep ever
     const row = rows.find((r) => r.user_id === person.user.id)!;
     assert.equal(item.unreadCount, row.counted, "the list shows the counter");
   }
+}
+
+test("[messaging] racing sends, deletions, read marks and unread marks keep every unread counter exact", async () => {
+  const people = await Promise.all(Array.from({ length: 4 }, () => signInAs(t, "MEMBER")));
+  const conv = await group(people[0], people.slice(1), "Race for unread");
+  const sent: { id: string; by: SignedIn }[] = [];
+  for (let i = 0; i < 24; i++) {
+    const by = people[i % 4];
+    sent.push({ id: (await send(by, conv.id, `before ${i}`)).id, by });
+  }
+  await raceAndCheck(people, conv, sent);
+});
+
+test("[messaging] the same race in a group of 3,500 messages, where marks move across whole buckets of 1,000", async () => {
+  const people = await Promise.all(Array.from({ length: 4 }, () => signInAs(t, "MEMBER")));
+  const conv = await group(people[0], people.slice(1), "Long race for unread");
+  // The history through the real triggers (they keep the counters and the buckets), 100 rows a
+  // statement rather than 3,500 requests (one statement of them all would update the same
+  // participant rows thousands of times in one transaction, each update slower than the last).
+  const ids = people.map((p) => p.user.id);
+  for (let from = 1; from <= 3500; from += 100) {
+    await t.deps.sql`
+      insert into app.messages (conversation_id, sender_id, content)
+      select ${conv.id}, (${ids}::uuid[])[1 + g % 4], 'history ' || g
+      from generate_series(${from}::int, ${from + 99}::int) g`;
+  }
+  // Targets far apart: four in a row every 125 messages (one of each author), with their author.
+  const rows = await t.deps.sql<{ id: string; sender_id: string }[]>`
+    select id, sender_id from app.messages
+    where conversation_id = ${conv.id} and seq % 125 < 4 order by seq`;
+  const sent = rows.map((r) => ({ id: r.id, by: people[ids.indexOf(r.sender_id)] }));
+  await raceAndCheck(people, conv, sent);
 });
 
 test("[messaging] the list's unreadCount leaves out one's own messages and tombstones, and follows read marks", async () => {

@@ -134,7 +134,8 @@ async function seed(ctx: GrowthContext) {
       join growth_members mm on mm.conversation_id = g.conversation_id
       cross join lateral (select hashtext(g.conversation_id::text) as h) x
       cross join lateral generate_series(1, g.n) q(seq);
-      update app.conversations c set last_seq = g.n from growth_counts g where g.conversation_id = c.id`);
+      update app.conversations c set last_seq = g.n from growth_counts g where g.conversation_id = c.id;
+      select app_private.recount_message_buckets()`);
     await tx.unsafe(def);
     // Read marks: the heavy user has 0 to 3 unread per conversation and is half-way through the
     // hall (a page short of its middle); the typical user never read the hall; others are up to date.
