@@ -143,7 +143,10 @@ test("[messaging] reactions live: after 50 simultaneous adds and 99 people toggl
   const sse = followSse(stream);
   const poll = followPoll(people[1], topic, ready.id!);
   try {
-    const check = async (burst: string) => {
+    // The events the checks have looked at, and the counts of the last of them.
+    let seen = 0;
+    let last: Counts = [];
+    const check = async (burst: string, direction: "up" | "down" | "mixed", changes: number) => {
       const finalId = await lastEventId(message.id);
       await until(
         `${burst}: the SSE client to receive ${finalId}`,
@@ -166,32 +169,45 @@ test("[messaging] reactions live: after 50 simultaneous adds and 99 people toggl
         where event = 'message.reactions' and payload ->> 'messageId' = ${message.id}
           and (xid::text || '.' || id::text) = any(${ids}::text[])`;
       assert.deepEqual(ids, ordered, `${burst}: SSE order`);
-      // Each event is one change after the one before it: one count one apart, the rest equal.
-      // Events out of commit order, or counted in a snapshot missing an earlier commit, are not.
-      const history = sse.all.get(message.id)!;
+      // Reactions arriving together are applied in one batch with one event, so an event may be
+      // several changes after the one before it, but never behind it: events out of commit
+      // order, or counted in a snapshot missing an earlier commit, would take counts back. In a
+      // burst of adds no count ever goes down (of removals, up), and between consecutive events
+      // there are never more changes than the burst made.
+      const received = sse.all.get(message.id)!;
+      const history = [last, ...received.slice(seen)];
+      let steps = 0;
       for (let i = 1; i < history.length; i++) {
-        assert.equal(
-          distance(history[i - 1], history[i]),
-          1,
-          `${burst}: event ${i} (${sorted(history[i])}) is one change after ${
-            sorted(history[i - 1])
-          }`,
-        );
+        steps += distance(history[i - 1], history[i]);
+        if (direction === "mixed") continue;
+        for (const r of direction === "up" ? history[i - 1] : history[i]) {
+          const other = (direction === "up" ? history[i] : history[i - 1])
+            .find((x) => x.emoji === r.emoji)?.count ?? 0;
+          assert.ok(
+            other >= r.count,
+            `${burst}: event ${i} (${sorted(history[i])}) goes back from ${sorted(history[i - 1])}`,
+          );
+        }
       }
+      assert.ok(steps <= changes, `${burst}: ${steps} steps between events, ${changes} changes`);
+      seen = received.length;
+      last = history[history.length - 1];
     };
 
     await Promise.all(people.slice(0, 50).map((p) => react(p, message.id, "🔥", true)));
     assert.equal(sorted(await dbCounts(message.id)), sorted([{ emoji: "🔥", count: 50 }]));
-    await check("50 adds of one emoji");
+    await check("50 adds of one emoji", "up", 50);
 
     const emoji = ["👍", "❤️", "😂", "🎉", "🔥"];
     const mine = people.map((_, i) => new Set(i < 50 ? ["🔥"] : []));
     for (let round = 0; round < 3; round++) {
+      let changes = 0;
       await Promise.all(people.map(async (p, i) => {
         for (let k = 0; k < 8; k++) {
           const e = emoji[(i * 7 + k * 3 + round) % emoji.length];
           const present = !mine[i].has(e);
           await react(p, message.id, e, present);
+          changes++;
           if (present) mine[i].add(e);
           else mine[i].delete(e);
         }
@@ -199,8 +215,17 @@ test("[messaging] reactions live: after 50 simultaneous adds and 99 people toggl
       const expected = emoji.map((e) => ({ emoji: e, count: mine.filter((s) => s.has(e)).length }))
         .filter((r) => r.count > 0);
       assert.equal(sorted(await dbCounts(message.id)), sorted(expected), `round ${round}: rows`);
-      await check(`round ${round} of 99 people toggling`);
+      await check(`round ${round} of 99 people toggling`, "mixed", changes);
     }
+
+    // Everyone takes back everything at once: no count ever goes up, and nothing is left.
+    const removals = mine.flatMap((set, i) => [...set].map((e) => ({ who: people[i], e })));
+    await Promise.all(people.map(async (p, i) => {
+      for (const e of [...mine[i]]) await react(p, message.id, e, false);
+    }));
+    assert.equal(sorted(await dbCounts(message.id)), sorted([]));
+    await check("everyone taking everything back", "down", removals.length);
+    assert.equal(sorted(sse.last.get(message.id)!.reactions), sorted([]));
   } finally {
     stream.close();
     await poll.stop();

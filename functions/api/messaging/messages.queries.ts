@@ -86,20 +86,46 @@ export interface ReactionsJson {
   reactions: { emoji: string; count: number; me: boolean }[];
 }
 
+/** One reaction of a batch: the caller's claims and what they asked for. */
+export interface ReactionItem {
+  claims: DbClaims;
+  emoji: string;
+  present: boolean;
+}
+
 /**
- * Adds (`present`) or removes the caller's reaction in one statement
- * (`app_private.set_reaction_as`, see its comment): participation, the 20-emoji limit, the row
- * and the `message.reactions` event under RLS rules checked by `app.set_reaction`, whose
- * per-message lock is then held only until the commit that follows at once on the server.
+ * What a batch did: the counts after it (without `me`) and, per item in order, the caller's own
+ * emoji after it, or the error that item alone raised (a SQLSTATE error's fields, `AG404` /
+ * `AG422` with the message for the caller).
  */
-export async function setReactionAs(
+export interface ReactionBatchResult {
+  reactions: { emoji: string; count: number }[];
+  items: (
+    | { mine: string[] }
+    | { error: { code: string; message: string; hint: string | null; detail: string | null } }
+  )[];
+}
+
+/**
+ * Applies a batch of reactions to one message in one statement, so one transaction and one
+ * commit (`app_private.set_reactions_as`, see its comment): each item as its caller, in a block
+ * of its own, under the message's lock; one `message.reactions` event for the batch. Called by
+ * the coalescer (messaging/reaction-batches.ts), never across a round trip inside the lock.
+ */
+export async function setReactionsAs(
   sql: Sql,
-  claims: DbClaims,
-  input: { messageId: string; emoji: string; present: boolean },
-): Promise<ReactionsJson> {
-  const [{ result }] = await sql<{ result: ReactionsJson }[]>`
-    select app_private.set_reaction_as(
-      ${JSON.stringify(claims)}, ${input.messageId}, ${input.emoji}, ${input.present}) as result`;
+  messageId: string,
+  items: ReactionItem[],
+): Promise<ReactionBatchResult> {
+  const payload = items.map((i) => ({
+    claims: JSON.stringify(i.claims),
+    emoji: i.emoji,
+    present: i.present,
+  }));
+  const [{ result }] = await sql<{ result: ReactionBatchResult }[]>`
+    select app_private.set_reactions_as(${messageId}, ${
+    sql.json(payload as never)
+  }::jsonb) as result`;
   return result;
 }
 

@@ -15,14 +15,9 @@ import {
 } from "../core/openapi.ts";
 import { asUser, callerClaims, serverSql } from "../core/doors.ts";
 import { requireRole } from "../core/middleware/roles.ts";
-import {
-  deleteMessage,
-  editMessage,
-  listThread,
-  markRead,
-  setReactionAs,
-} from "./messages.queries.ts";
+import { deleteMessage, editMessage, listThread, markRead } from "./messages.queries.ts";
 import { emojiParam, messageContent, messageSchema, reactionSchema } from "./message.schemas.ts";
+import { reactionBatches } from "./reaction-batches.ts";
 
 export const messages = router();
 
@@ -141,9 +136,10 @@ for (const present of [true, false]) {
     }),
     async (c) => {
       const { id, emoji } = c.req.valid("param");
-      // The hot path: one statement as the caller (messaging/messages.queries.ts says why).
+      // The hot path: batched per message with the reactions arriving meanwhile, one
+      // statement and one commit per batch (messaging/reaction-batches.ts says why).
       const sql = serverSql(c.get("deps"), "message reaction");
-      const result = await setReactionAs(sql, callerClaims(c), {
+      const result = await reactionBatches(sql).set(callerClaims(c), {
         messageId: id,
         emoji,
         present,
