@@ -91,7 +91,10 @@ test("[store] race: 20 connections pay, deliver, refund and settle one vendor's 
     // Each order settled at most once, and the flags say exactly what the ledger holds.
     const [ledger] = await t.deps.sql<{ twice: number; disagree: number; settled: number }[]>`
       select
-        (select count(*) from (select order_id, kind from app.settlement_lines
+        -- Sale and refund lines per order and kind; carry lines (no order) per settlement
+        -- carried: several carries of one vendor are not one order settled twice.
+        (select count(*) from (select coalesce(order_id, source_settlement_id), kind
+                               from app.settlement_lines
                                where vendor_id = ${vendor.id}
                                group by 1, 2 having count(*) > 1) x)::int as twice,
         (select count(*) from app.orders o where o.vendor_id = ${vendor.id}
