@@ -1,7 +1,8 @@
 /**
  * One conversation: its messages (newest at the bottom, older ones loaded on scrolling up), live
- * over `conversation:<id>` (created, updated, deleted, read, typing), presence on the same
- * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments,
+ * over `conversation:<id>` (created, updated, deleted, read, typing), who of the others is
+ * online (app-wide presence: lib/presence.ts), read marks sent as messages are seen, replies,
+ * edits, tombstones and attachments,
  * reactions (`message.reactions`) and threads (a side panel; replies stay out of the main list).
  * The header's menu mutes the conversation (1 hour, 8 hours, until unmuted) or unmutes it, and
  * leaves a group; a message offers Block and Report for its sender. Messages of people the
@@ -15,7 +16,7 @@
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
-import { joinPresence, type Present } from "../../lib/presence.ts";
+import { watchPresence } from "../../lib/presence.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { useStore } from "../../lib/store.ts";
 import { clockTime } from "../../lib/format.ts";
@@ -59,7 +60,7 @@ export function ConversationView(
   tick.current = state.tick;
   const [readers, setReaders] = useState<Map<string, number>>(new Map());
   const [typing, setTyping] = useState<Map<string, TypingEntry>>(new Map());
-  const [present, setPresent] = useState<Present[] | null>(null);
+  const [present, setPresent] = useState<Set<string> | null>(null);
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
@@ -265,11 +266,15 @@ export function ConversationView(
     };
   }, [conversationId]);
 
-  // Presence on the conversation's channel.
+  // Presence, app-wide: whether each other participant has the app open anywhere (at most the
+  // first 50 of a big group: a channel each).
+  const otherIds = (conversation?.participants ?? []).map((p) => p.userId)
+    .filter((id) => id !== me.id).sort().slice(0, 50).join(",");
   useEffect(() => {
-    const handle = joinPresence(conversationId, { userId: me.id, name: me.name }, setPresent);
-    return () => handle.leave();
-  }, [conversationId, me.id]);
+    setPresent(null);
+    if (!otherIds) return;
+    return watchPresence(otherIds.split(","), setPresent);
+  }, [otherIds]);
 
   // Typing entries expire on their own.
   useEffect(() => {
@@ -356,7 +361,7 @@ export function ConversationView(
 
   const people = new Map(conversation?.participants.map((p) => [p.userId, p]) ?? []);
   const name = conversation ? conversationName(conversation, me.id) : "Conversation";
-  const onlineIds = new Set(present?.map((p) => p.userId) ?? []);
+  const onlineIds = present ?? new Set<string>();
   const others = conversation?.participants.filter((p) => p.userId !== me.id) ?? [];
   const onlineOthers = others.filter((p) => onlineIds.has(p.userId));
 
