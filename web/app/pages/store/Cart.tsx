@@ -16,7 +16,8 @@ import { type Address, storeApi } from "./api.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
 import { rememberCheckout } from "./checkouts.ts";
 import { recallAddress, rememberAddress } from "./address.ts";
-import { countries, likelyCountry } from "./countries.ts";
+import { likelyCountry } from "../../lib/countries.ts";
+import { CountrySelect } from "../../components/CountrySelect.tsx";
 
 function groupByVendor(lines: CartLine[]): [string, CartLine[]][] {
   const groups = new Map<string, CartLine[]>();
@@ -214,17 +215,12 @@ export function CartPage() {
                 {field("postalCode", "Postal code", { autocomplete: "postal-code" })}
                 <div>
                   <label for={ids.country}>Country</label>
-                  <select
+                  <CountrySelect
                     id={ids.country}
                     value={address.country}
-                    autocomplete="country"
-                    aria-required="true"
                     {...marks("country")}
-                    onChange={(e) => edit("country", e.currentTarget.value)}
-                  >
-                    <option value="">Choose a country</option>
-                    {countries().map((c) => <option key={c.code} value={c.code}>{c.name}</option>)}
-                  </select>
+                    onChange={(code) => edit("country", code)}
+                  />
                   {problem("country")}
                 </div>
               </div>

@@ -23,7 +23,7 @@ import {
   storeApi,
 } from "./api.ts";
 import { StoreFrame } from "./common.tsx";
-import { countryName } from "./countries.ts";
+import { countryName } from "../../lib/countries.ts";
 import { useLiveOrders } from "./live-orders.ts";
 
 export function OrdersPage({ params }: PageProps) {

@@ -6,6 +6,8 @@ import { Link } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { Pill } from "../../components/Pill.tsx";
+import { CountrySelect } from "../../components/CountrySelect.tsx";
+import { likelyCountry } from "../../lib/countries.ts";
 import { type OwnVendor, statusTone, storeApi } from "../store/api.ts";
 
 const STATUS_TEXT: Record<string, string> = {
@@ -102,7 +104,8 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
     name: "",
     description: "",
     contactEmail: me.email ?? "",
-    country: "",
+    // The browser's country first, as the shipping address does; the person changes it.
+    country: likelyCountry(),
   });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -113,11 +116,9 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
       class="card"
       onSubmit={async (e) => {
         e.preventDefault();
-        const country = form.country.trim().toUpperCase();
+        const country = form.country;
         if (form.name.trim().length < 2) return setError("Give the shop a name.");
-        if (!/^[A-Z]{2}$/.test(country)) {
-          return setError("The country is a two-letter code, such as US or DE.");
-        }
+        if (!country) return setError("Choose the country the shop is in.");
         setBusy(true);
         setError(null);
         try {
@@ -156,13 +157,11 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
         value={form.contactEmail}
         onInput={set("contactEmail")}
       />
-      <label for={ids.country}>Country (two letters, e.g. US)</label>
-      <input
+      <label for={ids.country}>Country</label>
+      <CountrySelect
         id={ids.country}
         value={form.country}
-        maxLength={2}
-        autocomplete="country"
-        onInput={set("country")}
+        onChange={(country) => setForm({ ...form, country })}
       />
       {error && <p class="error" role="alert">{error}</p>}
       <div class="actions">
