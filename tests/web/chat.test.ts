@@ -292,9 +292,11 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
 
     // Edit is offered only within the edit window: a message sent long ago has none, and one
     // whose window closes while the page is open loses it then.
+    // One send at a time (the composer ignores Enter while one is on its way): the second is
+    // typed once the first has arrived.
     await send(a, "Sent long ago");
-    await send(a, "Nearly too late");
     await b.page.locator(".msg", { hasText: "Sent long ago" }).waitFor();
+    await send(a, "Nearly too late");
     await b.page.locator(".msg", { hasText: "Nearly too late" }).waitFor();
     await stack.deps.sql`
       update app.messages set created_at = now() - make_interval(

@@ -5,6 +5,7 @@
  * `insufficient_stock` with the lines short, shown next to them. The checkout's answer goes to the
  * payment step (Checkout.tsx).
  */
+import { client, data } from "../../lib/client.ts";
 import { useId, useRef, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
@@ -12,7 +13,7 @@ import { cart, type CartLine, clearCart, setQuantity } from "../../lib/cart.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
-import { type Address, storeApi } from "./api.ts";
+import type { Address } from "./types.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
 import { rememberCheckout } from "./checkouts.ts";
 import { recallAddress, rememberAddress } from "./address.ts";
@@ -105,7 +106,12 @@ export function CartPage() {
     };
     const key = crypto.randomUUID();
     try {
-      const { checkout } = await storeApi.checkOut(body, key);
+      const { checkout } = data(
+        await client.POST("/api/store/orders", {
+          params: { header: { "idempotency-key": key } },
+          body,
+        }),
+      );
       rememberCheckout(checkout);
       rememberAddress(me.id, body.shipping.address);
       clearCart();

@@ -8,7 +8,8 @@ import { useStore } from "../../lib/store.ts";
 import { Pill } from "../../components/Pill.tsx";
 import { CountrySelect } from "../../components/CountrySelect.tsx";
 import { likelyCountry } from "../../lib/countries.ts";
-import { type OwnVendor, statusTone, storeApi } from "../store/api.ts";
+import { type OwnVendor, statusTone } from "../store/types.ts";
+import { client, data } from "../../lib/client.ts";
 
 const STATUS_TEXT: Record<string, string> = {
   pending: "Your application is waiting for an administrator. This page updates when they decide.",
@@ -73,7 +74,7 @@ export function Overview({ vendor, onChanged }: { vendor: OwnVendor; onChanged: 
             onClick={async () => {
               setPayouts({ busy: true });
               try {
-                const { url } = await storeApi.payoutsLink();
+                const { url } = data(await client.POST("/api/store/vendors/me/payouts"));
                 const target = new URL(url, location.href);
                 // The dev provider's onboarding is a local stand-in: complete it in place.
                 if (target.pathname.startsWith("/_dev/accounts/")) {
@@ -122,11 +123,13 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
         setBusy(true);
         setError(null);
         try {
-          await storeApi.apply({
-            name: form.name.trim(),
-            description: form.description.trim(),
-            contactEmail: form.contactEmail.trim(),
-            country,
+          await client.POST("/api/store/vendors/apply", {
+            body: {
+              name: form.name.trim(),
+              description: form.description.trim(),
+              contactEmail: form.contactEmail.trim(),
+              country,
+            },
           });
           onApplied();
         } catch (err) {
