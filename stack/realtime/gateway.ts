@@ -855,11 +855,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
 /**
  * The topics Agora's events use (`app.readable_topics`: `conversation:<id>`, `user:<id>`,
- * `vendor:<id>`, `admin`). Their channels are private only: a public join of one is refused, so a
+ * `vendor:<id>`, `admin`) and its app-wide presence (`presence:<user id>`). Their channels are private only: a public join of one is refused, so a
  * client that forgets `private: true` is told so at once instead of talking on a channel anyone
  * may join under the same name (nothing private is ever sent on the public one, but what the
  * client sends there is public).
  */
 export function isReservedTopic(sub: string): boolean {
-  return sub === "admin" || /^(conversation|user|vendor):/.test(sub);
+  return sub === "admin" || /^(conversation|user|vendor|presence):/.test(sub);
 }

@@ -2,6 +2,7 @@
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261121100000_events.sql
 --   supabase/migrations/20261130050200_events_partitions.sql
+--   supabase/migrations/20261201020000_events_presence_topics.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -54,7 +55,7 @@ GRANT SELECT ON TABLE app.events TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.can_read_topic
--- created in 20261121100000_events.sql; last changed in 20261130030000_conversations_growth.sql
+-- created in 20261121100000_events.sql; last changed in 20261201020000_events_presence_topics.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.can_read_topic(topic text) RETURNS boolean
@@ -62,18 +63,62 @@ CREATE FUNCTION app.can_read_topic(topic text) RETURNS boolean
     SET search_path TO ''
     AS $$
 begin
+  if topic like 'presence:%' then
+    return app.can_see_presence(topic);
+  end if;
   return exists (select 1 from app.readable_topics_among(array[topic]) t);
 end;
 $$;
 
-COMMENT ON FUNCTION app.can_read_topic(topic text) IS 'Whether the caller may read one realtime topic: app.readable_topics_among of that one topic (the rule of app.readable_topics, checked by key), so one rule serves every transport.';
+COMMENT ON FUNCTION app.can_read_topic(topic text) IS 'Whether the caller may read one realtime topic: app.readable_topics_among of that one topic (the rule of app.readable_topics, checked by key), so one rule serves every transport; presence:<user id> topics (Realtime presence only, no events) by app.can_see_presence.';
 
 REVOKE ALL ON FUNCTION app.can_read_topic(topic text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.can_read_topic(topic text) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app.can_see_presence
+-- created in 20261201020000_events_presence_topics.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.can_see_presence(topic text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  me uuid := auth.uid();
+  uuid_re constant text := '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+  target uuid;
+begin
+  if me is null or topic is null or topic not like 'presence:%' or substr(topic, 10) !~ uuid_re then
+    return false;
+  end if;
+  -- The topic rule's gate first (a live session, SUBSCRIBER or above): the caller's own user topic.
+  if not exists (select 1 from app.readable_topics_among(array['user:' || me::text])) then
+    return false;
+  end if;
+  target := substr(topic, 10)::uuid;
+  if target = me then
+    return true;
+  end if;
+  return exists (
+      select 1
+      from app.conversation_participants mine
+      join app.conversation_participants theirs
+        on theirs.conversation_id = mine.conversation_id and theirs.user_id = target
+      where mine.user_id = me)
+    and not exists (
+      select 1 from app.user_blocks b where b.blocker_id = target and b.blocked_id = me);
+end;
+$_$;
+
+COMMENT ON FUNCTION app.can_see_presence(topic text) IS 'Whether the caller may see who is online on presence:<user id>: that user themself, or anyone sharing a conversation with them whom they do not block (a live session and SUBSCRIBER or above first, as app.readable_topics_among). Presence is app-wide (a person is online while any page of the app is open), so it is shown only to people who already share a conversation. security definer: it reads memberships, blocks and sessions the caller may not read; it returns a boolean.';
+
+REVOKE ALL ON FUNCTION app.can_see_presence(topic text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.can_see_presence(topic text) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.can_write_topic
--- created in 20261121100000_events.sql
+-- created in 20261121100000_events.sql; last changed in 20261201020000_events_presence_topics.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.can_write_topic(topic text) RETURNS boolean
@@ -81,11 +126,12 @@ CREATE FUNCTION app.can_write_topic(topic text) RETURNS boolean
     SET search_path TO ''
     AS $$
 begin
-  return topic like 'conversation:%' and app.can_read_topic(topic);
+  return (topic like 'conversation:%' and app.can_read_topic(topic))
+    or (topic = 'presence:' || auth.uid()::text and app.can_see_presence(topic));
 end;
 $$;
 
-COMMENT ON FUNCTION app.can_write_topic(topic text) IS 'Whether the caller may broadcast or track presence on a realtime topic: participants of a conversation may (presence, client-side signals); user: and admin topics are written by the server only (realtime.send), never by clients. security definer: it reads memberships through app.can_read_topic; it returns a boolean.';
+COMMENT ON FUNCTION app.can_write_topic(topic text) IS 'Whether the caller may broadcast or track presence on a realtime topic: participants of a conversation may (presence, client-side signals); a person on their own presence:<user id> topic (app-wide presence); user: and admin topics are written by the server only (realtime.send), never by clients. security definer: it reads memberships through app.can_read_topic; it returns a boolean.';
 
 REVOKE ALL ON FUNCTION app.can_write_topic(topic text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.can_write_topic(topic text) TO authenticated;

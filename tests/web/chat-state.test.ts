@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "../support/helpers.ts";
 import { initialState, reducer, type State } from "../../web/app/pages/chat/conversation-state.ts";
-import type { Message } from "../../web/app/pages/chat/api.ts";
+import type { Message } from "../../web/app/pages/chat/types.ts";
 
 function message(reactions: Message["reactions"]): Message {
   return {
@@ -23,6 +23,7 @@ function message(reactions: Message["reactions"]): Message {
     threadId: null,
     thread: null,
     reactions,
+    mentions: [],
   } as Message;
 }
 

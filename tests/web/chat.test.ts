@@ -74,6 +74,58 @@ async function send(session: Session, text: string): Promise<number> {
   return at;
 }
 
+test("[web] presence is app-wide: B in the store shows online in A's conversation, offline once B's tab closes", async () => {
+  const alice = await createPerson(stack, "Ama Presence");
+  const bob = await createPerson(stack, "Ben Elsewhere");
+  const carol = await createPerson(stack, "Cleo Stranger");
+  const conv = await group(alice, [bob], "Who is around");
+  const a = await openContext(stack);
+  const b = await openContext(stack);
+  const c = await openContext(stack);
+  try {
+    await signInThroughPages(stack, a, alice);
+    await openConversation(a, conv);
+    await liveOver(a.page, "websocket");
+    const presence = a.page.getByTestId("presence");
+    await presence.getByText("nobody else online").waitFor();
+
+    // Bob signs in and stays in the store: he is online in Alice's conversation all the same.
+    await signInThroughPages(stack, b, bob, "/store");
+    await b.page.getByTestId("header-cart").waitFor();
+    assert.equal(new URL(b.page.url()).pathname, "/store");
+    await presence.getByText("Ben Elsewhere online").waitFor({ timeout: 10_000 });
+    const avatar = a.page.getByRole("list", { name: "Participants" }).getByRole("link", {
+      name: "Ben Elsewhere, online",
+    });
+    await avatar.waitFor();
+
+    // Someone who shares no conversation with Alice being online changes nothing for her, and
+    // is not allowed to watch Alice's presence (app.can_see_presence: pgTAP 109).
+    await signInThroughPages(stack, c, carol, "/store");
+    await liveOver(c.page, "websocket");
+    assert.equal(await presence.textContent(), "Ben Elsewhere online");
+
+    // Bob moves to another page of the app: still online.
+    await b.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Chat" })
+      .click();
+    await b.page.waitForURL(/\/chat/);
+    await a.page.waitForTimeout(500);
+    assert.equal(await presence.textContent(), "Ben Elsewhere online");
+
+    // Bob closes the tab: offline in Alice's view within the presence timeout (the socket's close
+    // ends his presence at once; a lost connection would after the idle timeout).
+    const closedAt = Date.now();
+    await b.page.close();
+    await presence.getByText("nobody else online").waitFor({ timeout: 10_000 });
+    const took = Date.now() - closedAt;
+    assert.ok(took < 10_000, `offline after ${took} ms`);
+  } finally {
+    await a.context.close();
+    await b.context.close();
+    await c.context.close();
+  }
+});
+
 test("[web] two browsers chat: delivery within 1 s, typing, read marks, presence, live unread counts", async () => {
   const alice = await createPerson(stack, "Alice Martin");
   const bob = await createPerson(stack, "Bob Okafor");
@@ -240,9 +292,11 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
 
     // Edit is offered only within the edit window: a message sent long ago has none, and one
     // whose window closes while the page is open loses it then.
+    // One send at a time (the composer ignores Enter while one is on its way): the second is
+    // typed once the first has arrived.
     await send(a, "Sent long ago");
-    await send(a, "Nearly too late");
     await b.page.locator(".msg", { hasText: "Sent long ago" }).waitFor();
+    await send(a, "Nearly too late");
     await b.page.locator(".msg", { hasText: "Nearly too late" }).waitFor();
     await stack.deps.sql`
       update app.messages set created_at = now() - make_interval(

@@ -241,7 +241,12 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     assert.deepEqual(asked, [], "no GET /api/store/vendors/me without a shop");
     await page.getByLabel("Shop name").fill(`Nia's Knits ${tag}`);
     await page.getByLabel("What you sell").fill("Hand-knitted scarves and hats.");
-    await page.getByLabel("Country (two letters, e.g. US)").fill("ie");
+    // The country is the shipping address's picker: named countries, the browser's first
+    // (en-US here), the ISO code stored.
+    const country = page.getByLabel("Country", { exact: true });
+    assert.equal(await country.evaluate((e) => e.tagName), "SELECT");
+    assert.equal(await country.inputValue(), "US");
+    await country.selectOption({ label: "Ireland" });
     await page.getByRole("button", { name: "Apply to sell" }).click();
     await page.getByTestId("vendor-status").getByText("pending").waitFor();
     assert.deepEqual(asked, [200], "asked once there is a shop");

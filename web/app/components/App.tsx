@@ -7,7 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { config, loadConfig, setTitle } from "../lib/config.ts";
 import { type RealtimeEnvelope, stopLive, subscribe } from "../lib/live.ts";
-import { stopPresence } from "../lib/presence.ts";
+import { stopPresence, trackSelf } from "../lib/presence.ts";
 import { currentLocation, matchPath, navigate, onNavigate } from "../lib/router.tsx";
 import { loadSession, roleAtLeast, session } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
@@ -77,6 +77,13 @@ export function App() {
       stopPresence();
     };
   }, [userId, boot]);
+
+  // Presence, app-wide: online while any page of the app is open, signed in (lib/presence.ts).
+  const userName = state.user?.name;
+  useEffect(() => {
+    if (!userId || boot !== "ready") return;
+    return trackSelf({ id: userId, name: userName ?? "" });
+  }, [userId, userName, boot]);
 
   const found = findRoute(where.path);
   const { page: PageComponent, error: pageError } = usePage(found?.route);

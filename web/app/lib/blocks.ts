@@ -4,7 +4,7 @@
  * page lists them). Loaded once per session on first use; each change updates it at once.
  */
 import { createStore } from "./store.ts";
-import { peopleApi } from "../pages/people/api.ts";
+import { type Answer, client, data, FRESH } from "./client.ts";
 import { session } from "./session.ts";
 
 /** Blocked user ids; null until loaded. */
@@ -17,8 +17,12 @@ export function loadBlocked(): Promise<void> {
     const ids = new Set<string>();
     let cursor: string | null = null;
     do {
-      const page: { items: { id: string }[]; nextCursor: string | null } = await peopleApi
-        .blocked(cursor);
+      const page: Answer<"/api/users/blocked", "get"> = data(
+        await client.GET("/api/users/blocked", {
+          params: { query: { limit: 200, ...(cursor ? { cursor } : {}) } },
+          ...FRESH,
+        }),
+      );
       for (const p of page.items) ids.add(p.id);
       cursor = page.nextCursor;
     } while (cursor);
@@ -32,8 +36,9 @@ export function loadBlocked(): Promise<void> {
 
 /** Blocks or unblocks someone, then updates the shared list. */
 export async function setBlocked(userId: string, blocked: boolean): Promise<void> {
-  if (blocked) await peopleApi.block(userId);
-  else await peopleApi.unblock(userId);
+  const path = { params: { path: { id: userId } } };
+  if (blocked) await client.PUT("/api/users/{id}/block", path);
+  else await client.DELETE("/api/users/{id}/block", path);
   const next = new Set(blockedIds.get() ?? []);
   if (blocked) next.add(userId);
   else next.delete(userId);

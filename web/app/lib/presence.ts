@@ -1,6 +1,12 @@
 /**
- * Presence: who has a conversation open, through supabase-js Presence on the conversation's
- * private channel (`conversation:<id>`), as hosted Supabase Realtime does it.
+ * Presence, app-wide: a person is online while they have the app open on any page, signed in.
+ *
+ * Each signed-in page tracks its person on their own private channel, `presence:<user id>`
+ * (supabase-js Presence, as hosted Supabase Realtime does it; the local gateway alike). A
+ * conversation's view listens, without tracking, on the presence channels of its other
+ * participants: someone is online while their channel holds at least one presence (one per open
+ * tab). Who may listen is the database's rule (`app.can_see_presence`): the person, and whoever
+ * shares a conversation with them and is not blocked by them; only the person may track.
  *
  * A supabase-js client of its own: the transport's client keeps one channel per topic for its
  * broadcasts and leaves it when it falls back to SSE, while presence lives only on the socket.
@@ -11,6 +17,8 @@ import { config, realtimeProjectUrl } from "./config.ts";
 import { accessToken } from "./live.ts";
 
 let client: SupabaseClient | null = null;
+/** Counts sign-outs: a join asked for before one never starts after it. */
+let epoch = 0;
 
 async function presenceClient(): Promise<SupabaseClient> {
   const cfg = config.get();
@@ -28,56 +36,86 @@ async function presenceClient(): Promise<SupabaseClient> {
   return client;
 }
 
-export interface PresenceHandle {
-  leave(): void;
-}
+/** The presence topic of a person. */
+export const presenceTopic = (userId: string) => `presence:${userId}`;
 
-export interface Present {
-  userId: string;
-  name: string;
-}
-
-/**
- * Tracks the caller on the conversation's channel; `onChange` gets everyone present (null while
- * the channel is not joined).
- */
-export function joinPresence(
-  conversationId: string,
-  me: Present,
-  onChange: (present: Present[] | null) => void,
-): PresenceHandle {
+/** A channel joined once the client is ready (nothing if stopped first). */
+function open(
+  userId: string,
+  setup: (channel: RealtimeChannel) => void,
+  onStatus: (status: string) => void,
+): () => void {
   let channel: RealtimeChannel | null = null;
-  let left = false;
+  let stopped = false;
+  const since = epoch;
   void presenceClient().then((c) => {
-    if (left) return;
-    channel = c.channel(`conversation:${conversationId}`, {
-      config: { private: true, presence: { key: me.userId } },
+    if (stopped || since !== epoch) return;
+    channel = c.channel(presenceTopic(userId), {
+      config: { private: true, presence: { key: userId } },
     });
-    const publish = () => {
-      const state = channel!.presenceState<Present>();
-      const seen = new Map<string, Present>();
-      for (const [key, metas] of Object.entries(state)) {
-        const meta = metas[0];
-        seen.set(key, { userId: key, name: meta?.name ?? "" });
-      }
-      onChange([...seen.values()]);
-    };
-    channel
-      .on("presence", { event: "sync" }, publish)
-      .subscribe((status) => {
-        if (status === "SUBSCRIBED") void channel!.track({ name: me.name });
-        else onChange(null);
-      });
-  }).catch(() => onChange(null));
-  return {
-    leave() {
-      left = true;
-      if (channel) void client?.removeChannel(channel);
-    },
+    setup(channel);
+    channel.subscribe((status) => onStatus(status));
+  }).catch(() => onStatus("CHANNEL_ERROR"));
+  return () => {
+    stopped = true;
+    if (channel) void client?.removeChannel(channel);
   };
 }
 
+/**
+ * Tracks the signed-in person as online on their own presence channel until the returned
+ * function is called (or sign-out). Called once by the app for every signed-in page.
+ */
+export function trackSelf(me: { id: string; name: string }): () => void {
+  let channel: RealtimeChannel | null = null;
+  return open(me.id, (c) => {
+    channel = c;
+    // A presence listener turns presence on for the join (supabase-js).
+    c.on("presence", { event: "sync" }, () => {});
+  }, (status) => {
+    // Tracked again after each (re)join: a new socket starts without it.
+    if (status === "SUBSCRIBED") void channel?.track({ name: me.name, at: Date.now() });
+  });
+}
+
+/**
+ * Watches whether each of `userIds` is online; `onChange` gets the ids online now, or null while
+ * none of the channels is joined (presence unknown: no WebSocket, or not allowed).
+ */
+export function watchPresence(
+  userIds: string[],
+  onChange: (online: Set<string> | null) => void,
+): () => void {
+  const online = new Set<string>();
+  const joined = new Set<string>();
+  const publish = () => onChange(joined.size ? new Set(online) : null);
+  const stops = userIds.map((userId) => {
+    let channel: RealtimeChannel | null = null;
+    return open(userId, (c) => {
+      channel = c;
+      c.on("presence", { event: "sync" }, () => {
+        const here = Object.keys(channel!.presenceState()).length > 0;
+        if (here) online.add(userId);
+        else online.delete(userId);
+        publish();
+      });
+    }, (status) => {
+      if (status === "SUBSCRIBED") joined.add(userId);
+      else {
+        joined.delete(userId);
+        online.delete(userId);
+      }
+      publish();
+    });
+  });
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
+
+/** Ends presence (sign-out): every channel left, the socket closed. */
 export function stopPresence(): void {
+  epoch++;
   const closing = client;
   client = null;
   if (closing) void closing.removeAllChannels().finally(() => closing.realtime.disconnect());

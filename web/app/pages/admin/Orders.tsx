@@ -10,7 +10,7 @@ import { api, describeError, query } from "../../lib/api.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import { type Money, type Order, ORDER_STATUS, orderNumber, statusTone } from "../store/api.ts";
+import { type Money, type Order, ORDER_STATUS, orderNumber, statusTone } from "../store/types.ts";
 
 interface AdminOrder extends Order {
   checkout: {

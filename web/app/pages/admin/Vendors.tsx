@@ -15,7 +15,7 @@ import {
 import { fullTime } from "../../lib/format.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import { statusTone } from "../store/api.ts";
+import { statusTone } from "../store/types.ts";
 import type { Vendor } from "./types.ts";
 
 const decideVendor = async (

@@ -3,8 +3,8 @@
  * phone-sized screen one of the two shows at a time: the list at /chat, a conversation at
  * /chat/<id> with a way back.
  *
- * How the list stays live: it is read again (debounced) whenever something happens in one of its
- * conversations. The open conversation's events come from its own feed (with the transport's
+ * How the list stays live: it is in the query cache (`CONVERSATIONS`), marked stale (debounced) whenever
+ * something happens in one of its conversations, which reads it again for everything showing it. The open conversation's events come from its own feed (with the transport's
  * full fallback); the other listed conversations are followed over the WebSocket only, because on
  * SSE or long-polling each topic would hold an HTTP connection of the six a browser allows per
  * host; without a socket the list is read again every 20 s instead. `user:<id>` says when the user
@@ -13,6 +13,8 @@
  * feeds: docs/web.md.)
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { type Answer, client, data, FRESH } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
 import { describeError } from "../../lib/api.ts";
 import { liveStatus, onFeedChange, subscribe } from "../../lib/live.ts";
 import { navigate } from "../../lib/router.tsx";
@@ -20,7 +22,6 @@ import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import type { PageProps } from "../../lib/page.ts";
-import { chatApi, type Conversation } from "./api.ts";
 import { ConversationList } from "./ConversationList.tsx";
 import { ConversationView } from "./ConversationView.tsx";
 import { NewConversationDialog } from "./NewConversation.tsx";
@@ -30,33 +31,31 @@ const SIDE_FEEDS = 20;
 const SIDE_FEEDS_DELAY_MS = 800;
 const OFFLINE_REFRESH_MS = 20_000;
 
-function useConversations(openId: string | undefined) {
-  const [items, setItems] = useState<Conversation[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const reading = useRef(false);
-  const again = useRef(false);
+/** The conversation list's key in the query cache (its first 50, newest activity first). */
+export const CONVERSATIONS = ["conversations"] as const;
 
-  const load = useCallback(async () => {
-    if (reading.current) {
-      again.current = true;
-      return;
-    }
-    reading.current = true;
-    try {
-      const page = await chatApi.conversations({ limit: 50 });
-      setItems(page.items);
-      setError(null);
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      reading.current = false;
-      if (again.current) {
-        again.current = false;
-        void load();
-      }
-    }
-  }, []);
+function useConversations(openId: string | undefined) {
+  // Without a socket the side feeds are silent: the list is read again now and then instead.
+  const status = useStore(liveStatus);
+  const list = useQuery({
+    queryKey: CONVERSATIONS,
+    queryFn: async ({ signal }) =>
+      data(
+        await client.GET("/api/conversations", {
+          params: { query: { limit: 50 } },
+          signal,
+          ...FRESH,
+        }),
+      ),
+    // Read again at each visit (shown from the cache meanwhile): no feed followed it while away.
+    staleTime: 0,
+    refetchInterval: status.kind === "websocket" ? false : OFFLINE_REFRESH_MS,
+  });
+  const items = list.data?.items ?? null;
+  const error = list.error ? describeError(list.error) : null;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // A read asked for while one is on its way replaces it (the cache cancels the older one).
+  const load = useCallback(() => queryClient.invalidateQueries({ queryKey: CONVERSATIONS }), []);
 
   /**
    * Something happened: read the list again shortly. Events within 250 ms share one read, and a
@@ -71,7 +70,6 @@ function useConversations(openId: string | undefined) {
   }, [load]);
 
   useEffect(() => {
-    void load();
     const off = userEvents.on((e) => {
       if (e.event.startsWith("conversation.")) soon();
     });
@@ -110,21 +108,25 @@ function useConversations(openId: string | undefined) {
     };
   }, [sideKey]);
 
-  // Without a socket, the side feeds are silent: read the list now and then instead.
-  const status = useStore(liveStatus);
-  useEffect(() => {
-    if (status.kind === "websocket") return;
-    const every = setInterval(() => void load(), OFFLINE_REFRESH_MS);
-    return () => clearInterval(every);
-  }, [status.kind === "websocket"]);
+  /** The open conversation's unread count, as its read mark's answer said. */
+  const setUnread = useCallback((id: string, unreadCount: number) => {
+    queryClient.setQueryData<Answer<"/api/conversations", "get">>(
+      CONVERSATIONS,
+      (page) =>
+        page && {
+          ...page,
+          items: page.items.map((c) => c.id === id ? { ...c, unreadCount } : c),
+        },
+    );
+  }, []);
 
-  return { items, error, reload: soon, setItems };
+  return { items, error, reload: soon, setUnread };
 }
 
 export function ChatPage({ params }: PageProps) {
   const me = useStore(session).user!;
   const openId = params.conversationId;
-  const { items, error, reload, setItems } = useConversations(openId);
+  const { items, error, reload, setUnread } = useConversations(openId);
   const [creating, setCreating] = useState(false);
   const [searching, setSearching] = useState("");
   const open = items?.find((c) => c.id === openId) ?? null;
@@ -154,10 +156,7 @@ export function ChatPage({ params }: PageProps) {
               listLoaded={items !== null}
               me={me}
               onActivity={reload}
-              onRead={(unread) =>
-                setItems((list) =>
-                  list?.map((c) => c.id === openId ? { ...c, unreadCount: unread } : c) ?? list
-                )}
+              onRead={(unread) => setUnread(openId, unread)}
             />
           )
           : (

@@ -6,10 +6,20 @@
  * `@` opens a picker of the conversation's participants (arrows and Enter or Tab, or a click);
  * the chosen person's name is written as `@Name` and sent in `mentions` while it stays in the text.
  */
+import { client, data } from "../../lib/client.ts";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError, upload as uploadFile } from "../../lib/api.ts";
 import { bytes } from "../../lib/format.ts";
-import { chatApi, type Message, type Participant } from "./api.ts";
+import type { Message, Participant } from "./types.ts";
+import type { Schema } from "../../lib/client.ts";
+
+/** Tells the others whether the caller is typing (best effort: a lost signal expires). */
+function typing(conversationId: string, isTyping: boolean): Promise<unknown> {
+  return client.POST("/api/conversations/{id}/typing", {
+    params: { path: { id: conversationId } },
+    body: { isTyping },
+  }).catch(() => {});
+}
 
 interface Upload {
   key: string;
@@ -98,7 +108,7 @@ export function Composer(
   // Stop typing, and free previews, when leaving the conversation.
   useEffect(() => () => {
     clearTimeout(typingIdle.current);
-    if (typingSent.current) void chatApi.typing(conversationId, false).catch(() => {});
+    if (typingSent.current) void typing(conversationId, false);
   }, [conversationId]);
   useEffect(() => () => uploads.forEach((u) => u.preview && URL.revokeObjectURL(u.preview)), []);
 
@@ -108,7 +118,7 @@ export function Composer(
     if (!value.trim()) return stopTyping();
     if (Date.now() - typingSent.current > TYPING_REPEAT_MS) {
       typingSent.current = Date.now();
-      void chatApi.typing(conversationId, true).catch(() => {});
+      void typing(conversationId, true);
     }
     typingIdle.current = setTimeout(stopTyping, TYPING_IDLE_MS);
   }
@@ -117,7 +127,7 @@ export function Composer(
     clearTimeout(typingIdle.current);
     if (!typingSent.current) return;
     typingSent.current = 0;
-    void chatApi.typing(conversationId, false).catch(() => {});
+    void typing(conversationId, false);
   }
 
   function addFiles(files: FileList | null) {
@@ -132,7 +142,12 @@ export function Composer(
       setUploads((list) => [...list, upload]);
       const change = (patch: Partial<Upload>) =>
         setUploads((list) => list.map((u) => u.key === upload.key ? { ...u, ...patch } : u));
-      chatApi.upload(file, (progress) => change({ progress }), upload.abort.signal)
+      uploadFile<Schema<"Attachment">>(
+        "/api/attachments",
+        file,
+        (progress) => change({ progress }),
+        upload.abort.signal,
+      )
         .then((a) => change({ attachmentId: a.id, progress: 1 }))
         .catch((err) => change({ error: describeError(err) }));
     }
@@ -159,14 +174,22 @@ export function Composer(
     try {
       const mentions = [...mentioned].filter(([, name]) => text.includes(`@${name}`))
         .map(([id]) => id);
-      const message = await chatApi.send(conversationId, {
-        // The API needs some text; an attachment-only message says what it carries.
-        content: text.trim() || ready.map((u) => u.file.name).join(", "),
-        ...(replyTo ? { replyToId: replyTo.id } : {}),
-        ...(threadId ? { threadId } : {}),
-        ...(ready.length ? { attachmentIds: ready.map((u) => u.attachmentId!) } : {}),
-        ...(mentions.length ? { mentions } : {}),
-      }, idempotencyKey.current);
+      const message = data(
+        await client.POST("/api/conversations/{id}/messages", {
+          params: {
+            path: { id: conversationId },
+            header: { "idempotency-key": idempotencyKey.current },
+          },
+          body: {
+            // The API needs some text; an attachment-only message says what it carries.
+            content: text.trim() || ready.map((u) => u.file.name).join(", "),
+            ...(replyTo ? { replyToId: replyTo.id } : {}),
+            ...(threadId ? { threadId } : {}),
+            ...(ready.length ? { attachmentIds: ready.map((u) => u.attachmentId!) } : {}),
+            ...(mentions.length ? { mentions } : {}),
+          },
+        }),
+      );
       idempotencyKey.current = crypto.randomUUID();
       setText("");
       setMentioned(new Map());

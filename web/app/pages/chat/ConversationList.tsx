@@ -2,7 +2,7 @@
 import { Link } from "../../lib/router.tsx";
 import { shortTime } from "../../lib/format.ts";
 import { Avatar } from "../../components/Avatar.tsx";
-import { type Conversation, conversationName } from "./api.ts";
+import { type Conversation, conversationName } from "./types.ts";
 
 function preview(c: Conversation, me: string): string {
   const last = c.lastMessage;

@@ -1,7 +1,8 @@
 /**
  * One conversation: its messages (newest at the bottom, older ones loaded on scrolling up), live
- * over `conversation:<id>` (created, updated, deleted, read, typing), presence on the same
- * channel, read marks sent as messages are seen, replies, edits, tombstones and attachments,
+ * over `conversation:<id>` (created, updated, deleted, read, typing), who of the others is
+ * online (app-wide presence: lib/presence.ts), read marks sent as messages are seen, replies,
+ * edits, tombstones and attachments,
  * reactions (`message.reactions`) and threads (a side panel; replies stay out of the main list).
  * The header's menu mutes the conversation (1 hour, 8 hours, until unmuted) or unmutes it, and
  * leaves a group; a message offers Block and Report for its sender. Messages of people the
@@ -15,7 +16,7 @@
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
-import { joinPresence, type Present } from "../../lib/presence.ts";
+import { watchPresence } from "../../lib/presence.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { useStore } from "../../lib/store.ts";
 import { clockTime } from "../../lib/format.ts";
@@ -26,18 +27,39 @@ import { Avatar } from "../../components/Avatar.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
 import { ReportDialog } from "../../components/ReportDialog.tsx";
 import {
-  chatApi,
   type Conversation,
   conversationName,
   type Message,
   type MuteState,
   type Reaction,
-} from "./api.ts";
+} from "./types.ts";
+import { client, data, FRESH } from "../../lib/client.ts";
 import { initialState, reducer } from "./conversation-state.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";
 
 const PAGE = 30;
+
+/** A page of the conversation's messages, newest first, before `cursor`. */
+async function messagesPage(conversationId: string, cursor: string | null) {
+  return data(
+    await client.GET("/api/conversations/{id}/messages", {
+      params: {
+        path: { id: conversationId },
+        query: { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      },
+    }),
+  );
+}
+
+/** A thread: its root and a page of its replies. */
+async function thread(rootId: string, limit: number, cursor: string | null) {
+  return data(
+    await client.GET("/api/messages/{id}/thread", {
+      params: { path: { id: rootId }, query: { limit, ...(cursor ? { cursor } : {}) } },
+    }),
+  );
+}
 
 interface TypingEntry {
   expiresAt: number;
@@ -59,7 +81,7 @@ export function ConversationView(
   tick.current = state.tick;
   const [readers, setReaders] = useState<Map<string, number>>(new Map());
   const [typing, setTyping] = useState<Map<string, TypingEntry>>(new Map());
-  const [present, setPresent] = useState<Present[] | null>(null);
+  const [present, setPresent] = useState<Set<string> | null>(null);
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
@@ -99,7 +121,10 @@ export function ConversationView(
   useEffect(() => {
     setMuteState(null);
     setMenuOpen(false);
-    chatApi.settings(conversationId).then(setMuteState, () => {});
+    client.GET("/api/conversations/{id}/settings", {
+      params: { path: { id: conversationId } },
+      ...FRESH,
+    }).then((r) => setMuteState(data(r)), () => {});
   }, [conversationId]);
 
   /** Mutes for `hours` (null: until unmuted), or unmutes (`hours` false). */
@@ -107,13 +132,15 @@ export function ConversationView(
     setMenuOpen(false);
     try {
       setMuteState(
-        await chatApi.mute(
-          conversationId,
-          hours === false
-            ? { muted: false }
-            : hours === null
-            ? { muted: true }
-            : { muted: true, mutedUntil: new Date(Date.now() + hours * 3_600_000).toISOString() },
+        data(
+          await client.PUT("/api/conversations/{id}/settings", {
+            params: { path: { id: conversationId } },
+            body: hours === false
+              ? { muted: false }
+              : hours === null
+              ? { muted: true }
+              : { muted: true, mutedUntil: new Date(Date.now() + hours * 3_600_000).toISOString() },
+          }),
         ),
       );
     } catch (err) {
@@ -124,7 +151,9 @@ export function ConversationView(
   async function leave() {
     setLeaving(false);
     try {
-      await chatApi.leave(conversationId, me.id);
+      await client.DELETE("/api/conversations/{id}/participants/{userId}", {
+        params: { path: { id: conversationId, userId: me.id } },
+      });
       onActivity();
       navigate("/chat");
     } catch (err) {
@@ -140,7 +169,7 @@ export function ConversationView(
   /** Reads a root again (its exact reply count and last reply time). */
   function refreshRoot(rootId: string) {
     const readFrom = tick.current;
-    void chatApi.thread(rootId, { limit: 1 })
+    void thread(rootId, 1, null)
       .then((t) => dispatch({ type: "merge", messages: [t.root], readFrom }))
       .catch(() => {});
   }
@@ -154,7 +183,7 @@ export function ConversationView(
   async function loadThread(rootId: string, cursor: string | null) {
     try {
       const readFrom = tick.current;
-      const t = await chatApi.thread(rootId, { limit: 50, cursor });
+      const t = await thread(rootId, 50, cursor);
       dispatch({ type: "merge", messages: [t.root, ...t.items], readFrom });
       setThreadMore(t.nextCursor);
     } catch (err) {
@@ -165,7 +194,15 @@ export function ConversationView(
   async function react(m: Message, emoji: string, present: boolean) {
     try {
       const readFrom = tick.current;
-      const r = await chatApi.react(m.id, emoji, present);
+      const r = data(
+        present
+          ? await client.PUT("/api/messages/{id}/reactions/{emoji}", {
+            params: { path: { id: m.id, emoji } },
+          })
+          : await client.DELETE("/api/messages/{id}/reactions/{emoji}", {
+            params: { path: { id: m.id, emoji } },
+          }),
+      );
       dispatch({ type: "own reactions", id: m.id, reactions: r.reactions, readFrom });
     } catch (err) {
       setNotice(describeError(err));
@@ -177,7 +214,7 @@ export function ConversationView(
     let live = true;
     const newest = () => {
       const readFrom = tick.current;
-      return chatApi.messages(conversationId, { limit: PAGE }).then((page) => {
+      return messagesPage(conversationId, null).then((page) => {
         if (!live) return;
         dispatch({ type: "merge", messages: page.items, readFrom });
         return page;
@@ -265,11 +302,15 @@ export function ConversationView(
     };
   }, [conversationId]);
 
-  // Presence on the conversation's channel.
+  // Presence, app-wide: whether each other participant has the app open anywhere (at most the
+  // first 50 of a big group: a channel each).
+  const otherIds = (conversation?.participants ?? []).map((p) => p.userId)
+    .filter((id) => id !== me.id).sort().slice(0, 50).join(",");
   useEffect(() => {
-    const handle = joinPresence(conversationId, { userId: me.id, name: me.name }, setPresent);
-    return () => handle.leave();
-  }, [conversationId, me.id]);
+    setPresent(null);
+    if (!otherIds) return;
+    return watchPresence(otherIds.split(","), setPresent);
+  }, [otherIds]);
 
   // Typing entries expire on their own.
   useEffect(() => {
@@ -325,7 +366,7 @@ export function ConversationView(
     dispatch({ type: "loading", loading: true });
     try {
       const readFrom = tick.current;
-      const page = await chatApi.messages(conversationId, { limit: PAGE, cursor: state.older });
+      const page = await messagesPage(conversationId, state.older);
       const el = scroller.current;
       if (el) keepOffset.current = el.scrollHeight - el.scrollTop;
       dispatch({ type: "merge", messages: page.items, readFrom });
@@ -343,7 +384,8 @@ export function ConversationView(
     if (!newest || newest.seq <= markedSeq.current) return;
     if (document.visibilityState !== "visible" || !stickToBottom.current) return;
     markedSeq.current = newest.seq;
-    chatApi.markRead(newest.id)
+    client.PUT("/api/messages/{id}/read", { params: { path: { id: newest.id } } })
+      .then(data)
       .then((r) => callbacks.current.onRead(r.unreadCount))
       .catch(() => markedSeq.current = 0);
   }
@@ -356,7 +398,7 @@ export function ConversationView(
 
   const people = new Map(conversation?.participants.map((p) => [p.userId, p]) ?? []);
   const name = conversation ? conversationName(conversation, me.id) : "Conversation";
-  const onlineIds = new Set(present?.map((p) => p.userId) ?? []);
+  const onlineIds = present ?? new Set<string>();
   const others = conversation?.participants.filter((p) => p.userId !== me.id) ?? [];
   const onlineOthers = others.filter((p) => onlineIds.has(p.userId));
 
@@ -518,7 +560,12 @@ export function ConversationView(
               onCancelEdit={() => setEditing(null)}
               onSaveEdit={async (content) => {
                 try {
-                  const saved = await chatApi.edit(m.id, content);
+                  const saved = data(
+                    await client.PUT("/api/messages/{id}", {
+                      params: { path: { id: m.id } },
+                      body: { content },
+                    }),
+                  );
                   dispatch({ type: "merge", messages: [saved] });
                   setEditing(null);
                 } catch (err) {
@@ -659,7 +706,9 @@ export function ConversationView(
               const m = deleting!;
               setDeleting(null);
               try {
-                const r = await chatApi.remove(m.id);
+                const r = data(
+                  await client.DELETE("/api/messages/{id}", { params: { path: { id: m.id } } }),
+                );
                 dispatch({ type: "deleted", id: r.id, deletedAt: r.deletedAt });
               } catch (err) {
                 setNotice(describeError(err));

@@ -11,7 +11,7 @@ import { apiOrigin } from "../../lib/api.ts";
 import { config } from "../../lib/config.ts";
 import { useStore } from "../../lib/store.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";
-import { COMMON_EMOJI, type Message } from "./api.ts";
+import { COMMON_EMOJI, type Message } from "./types.ts";
 import { RichText } from "./rich-text.ts";
 
 /**

@@ -8,11 +8,12 @@
  * writes back into text, so whatever a message holds is shown as text, and only the marks are
  * elements.
  */
+import { client, data } from "../../lib/client.ts";
 import { useEffect, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { Link } from "../../lib/router.tsx";
 import { shortTime } from "../../lib/format.ts";
-import { chatApi, type SearchResult } from "./api.ts";
+import type { SearchResult } from "./types.ts";
 
 const MIN_CHARS = 3;
 const DEBOUNCE_MS = 250;
@@ -76,7 +77,12 @@ export function SearchResults({ query }: { query: string }) {
     const controller = new AbortController();
     const timer = setTimeout(async () => {
       try {
-        const page = await chatApi.search(query.trim(), { signal: controller.signal });
+        const page = data(
+          await client.GET("/api/messages/search", {
+            params: { query: { q: query.trim(), limit: 20 } },
+            signal: controller.signal,
+          }),
+        );
         setResults(page.items);
         setNext(page.nextCursor);
       } catch (err) {
@@ -92,7 +98,11 @@ export function SearchResults({ query }: { query: string }) {
   async function more() {
     if (!next) return;
     try {
-      const page = await chatApi.search(query.trim(), { cursor: next });
+      const page = data(
+        await client.GET("/api/messages/search", {
+          params: { query: { q: query.trim(), limit: 20, ...(next ? { cursor: next } : {}) } },
+        }),
+      );
       setResults((list) => [...(list ?? []), ...page.items]);
       setNext(page.nextCursor);
     } catch (err) {

@@ -3,11 +3,12 @@
  * direct conversation (an existing one between the two is returned, not duplicated), several make
  * a group with a title.
  */
+import { client, data } from "../../lib/client.ts";
 import { useEffect, useId, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Avatar } from "../../components/Avatar.tsx";
-import { chatApi, type Conversation, type Person } from "./api.ts";
+import type { Conversation, Person } from "./types.ts";
 
 export function NewConversationDialog(
   { open, onClose, onCreated }: {
@@ -37,7 +38,10 @@ export function NewConversationDialog(
     }
     const abort = new AbortController();
     const timer = setTimeout(() => {
-      chatApi.people(search.trim(), abort.signal)
+      client.GET("/api/users", {
+        params: { query: { search: search.trim(), limit: 20 } },
+        signal: abort.signal,
+      }).then(data)
         .then((page) => {
           setFound(page.items);
           setUnavailable(false);
@@ -67,11 +71,15 @@ export function NewConversationDialog(
     setError(null);
     try {
       const group = picked.length > 1;
-      const conversation = await chatApi.createConversation({
-        type: group ? "group" : "direct",
-        participantIds: picked.map((p) => p.id),
-        ...(group && title.trim() ? { title: title.trim() } : {}),
-      });
+      const conversation = data(
+        await client.POST("/api/conversations", {
+          body: {
+            type: group ? "group" : "direct",
+            participantIds: picked.map((p) => p.id),
+            ...(group && title.trim() ? { title: title.trim() } : {}),
+          },
+        }),
+      );
       onCreated(conversation);
     } catch (err) {
       setError(describeError(err));

@@ -12,7 +12,7 @@
  * same message only brings `me`: the counts stay the event's (the event of the caller's own
  * change is still to come, or already in).
  */
-import type { Message, Reaction } from "./api.ts";
+import type { Message, Reaction } from "./types.ts";
 
 export interface State {
   byId: Map<string, Message>;

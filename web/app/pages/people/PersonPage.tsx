@@ -14,14 +14,24 @@ import type { PageProps } from "../../lib/page.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { BlockDialog } from "../../components/BlockDialog.tsx";
 import { ReportDialog } from "../../components/ReportDialog.tsx";
-import { chatApi } from "../chat/api.ts";
-import { peopleApi, type PublicProfile } from "./api.ts";
+import { client, data, FRESH } from "../../lib/client.ts";
+import { useQuery } from "../../lib/query.ts";
 
 export function PersonPage({ params }: PageProps) {
   const me = useStore(session).user!;
   const blocked = useStore(blockedIds);
-  const [person, setPerson] = useState<PublicProfile | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const profile = useQuery({
+    queryKey: ["users", params.userId],
+    queryFn: async () =>
+      data(
+        await client.GET("/api/users/{id}", {
+          params: { path: { id: params.userId } },
+          ...FRESH,
+        }),
+      ),
+  });
+  const person = profile.data ?? null;
+  const error = profile.error ? describeError(profile.error) : null;
   const [notice, setNotice] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [reporting, setReporting] = useState(false);
@@ -29,9 +39,6 @@ export function PersonPage({ params }: PageProps) {
   const id = params.userId;
 
   useEffect(() => {
-    setPerson(null);
-    setError(null);
-    peopleApi.profile(id).then(setPerson, (err) => setError(describeError(err)));
     void loadBlocked().catch(() => {});
   }, [id]);
 
@@ -63,7 +70,11 @@ export function PersonPage({ params }: PageProps) {
 
   async function write() {
     try {
-      const c = await chatApi.createConversation({ type: "direct", participantIds: [person!.id] });
+      const c = data(
+        await client.POST("/api/conversations", {
+          body: { type: "direct", participantIds: [person!.id] },
+        }),
+      );
       navigate(`/chat/${c.id}`);
     } catch (err) {
       setNotice(describeError(err));
@@ -135,13 +146,15 @@ export function PersonPage({ params }: PageProps) {
 /** The people one blocks, each with Unblock (on the profile page). */
 export function BlockedPeople() {
   const blocked = useStore(blockedIds);
-  const [people, setPeople] = useState<{ id: string; name: string; image: string | null }[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const list = useQuery({
+    queryKey: ["users", "blocked"],
+    queryFn: async () =>
+      data(await client.GET("/api/users/blocked", { params: { query: { limit: 200 } }, ...FRESH })),
+  });
+  const people = list.data?.items ?? [];
+  const [failed, setError] = useState<string | null>(null);
+  const error = failed ?? (list.error ? describeError(list.error) : null);
   useEffect(() => {
-    peopleApi.blocked().then(
-      (page) => setPeople(page.items),
-      (err) => setError(describeError(err)),
-    );
     void loadBlocked().catch(() => {});
   }, []);
   const shown = people.filter((p) => blocked === null || blocked.has(p.id));

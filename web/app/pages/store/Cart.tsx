@@ -5,6 +5,7 @@
  * `insufficient_stock` with the lines short, shown next to them. The checkout's answer goes to the
  * payment step (Checkout.tsx).
  */
+import { client, data } from "../../lib/client.ts";
 import { useId, useRef, useState } from "preact/hooks";
 import { ApiError, describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
@@ -12,11 +13,12 @@ import { cart, type CartLine, clearCart, setQuantity } from "../../lib/cart.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
-import { type Address, storeApi } from "./api.ts";
+import type { Address } from "./types.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
 import { rememberCheckout } from "./checkouts.ts";
 import { recallAddress, rememberAddress } from "./address.ts";
-import { countries, likelyCountry } from "./countries.ts";
+import { likelyCountry } from "../../lib/countries.ts";
+import { CountrySelect } from "../../components/CountrySelect.tsx";
 
 function groupByVendor(lines: CartLine[]): [string, CartLine[]][] {
   const groups = new Map<string, CartLine[]>();
@@ -104,7 +106,12 @@ export function CartPage() {
     };
     const key = crypto.randomUUID();
     try {
-      const { checkout } = await storeApi.checkOut(body, key);
+      const { checkout } = data(
+        await client.POST("/api/store/orders", {
+          params: { header: { "idempotency-key": key } },
+          body,
+        }),
+      );
       rememberCheckout(checkout);
       rememberAddress(me.id, body.shipping.address);
       clearCart();
@@ -214,17 +221,12 @@ export function CartPage() {
                 {field("postalCode", "Postal code", { autocomplete: "postal-code" })}
                 <div>
                   <label for={ids.country}>Country</label>
-                  <select
+                  <CountrySelect
                     id={ids.country}
                     value={address.country}
-                    autocomplete="country"
-                    aria-required="true"
                     {...marks("country")}
-                    onChange={(e) => edit("country", e.currentTarget.value)}
-                  >
-                    <option value="">Choose a country</option>
-                    {countries().map((c) => <option key={c.code} value={c.code}>{c.name}</option>)}
-                  </select>
+                    onChange={(code) => edit("country", code)}
+                  />
                   {problem("country")}
                 </div>
               </div>

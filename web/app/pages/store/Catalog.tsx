@@ -10,7 +10,7 @@ import { money, toMinor } from "../../lib/format.ts";
 import { addToCart } from "../../lib/cart.ts";
 import { currentLocation, Link, navigate } from "../../lib/router.tsx";
 import { useStore } from "../../lib/store.ts";
-import { type Product, type ProductPage, storeApi } from "./api.ts";
+import { type Product, type ProductPage, searchProducts } from "./types.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
 
 const SORTS = [
@@ -63,7 +63,7 @@ export function CatalogPage() {
   useEffect(() => {
     let live = true;
     setError(null);
-    storeApi.products({ ...filters, limit: 24 }).then((p) => {
+    searchProducts({ ...filters, limit: 24 }).then((p) => {
       if (live) setPage(p);
     }).catch((err) => live && setError(describeError(err)));
     return () => {
@@ -77,7 +77,11 @@ export function CatalogPage() {
     if (!page?.nextCursor) return;
     setLoadingMore(true);
     try {
-      const next = await storeApi.products({ ...filters, limit: 24, cursor: page.nextCursor });
+      const next = await searchProducts({
+        ...filters,
+        limit: 24,
+        cursor: page.nextCursor ?? undefined,
+      });
       setPage({ ...next, items: [...page.items, ...next.items] });
     } catch (err) {
       setError(describeError(err));

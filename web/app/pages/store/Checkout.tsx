@@ -16,10 +16,10 @@ import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
 import type { PageProps } from "../../lib/page.ts";
-import { type Checkout, type Order, ORDER_STATUS, statusTone, storeApi } from "./api.ts";
+import { type Checkout, type Order, ORDER_STATUS, statusTone } from "./types.ts";
 import { forgetCheckout, recallCheckout } from "./checkouts.ts";
 import { StoreFrame } from "./common.tsx";
-import { useLiveOrders } from "./live-orders.ts";
+import { listOrders, moveOrder, readOrder, useLiveOrders } from "./live-orders.ts";
 
 async function devPay(paymentIntentId: string, outcome: "succeed" | "fail"): Promise<void> {
   const response = await fetch(
@@ -49,10 +49,10 @@ export function CheckoutPage({ params }: PageProps) {
       setCheckout(found);
       if (found) {
         // Read again: the payment may have gone through while the page was away.
-        const fresh = await Promise.all(found.orders.map((o) => storeApi.order(o.id)));
+        const fresh = await Promise.all(found.orders.map((o) => readOrder(o.id)));
         if (live) setOrders(fresh);
       } else {
-        const page = await storeApi.orders({ as: "buyer", limit: 100 });
+        const page = await listOrders({ as: "buyer", limit: 100 });
         if (live) setOrders(page.items.filter((o) => o.checkoutId === id));
       }
     }).catch((err) => live && setError(describeError(err)));
@@ -125,7 +125,7 @@ export function CheckoutPage({ params }: PageProps) {
               checkout={checkout ?? null}
               onCancel={async () => {
                 try {
-                  const order = await storeApi.moveOrder(orders[0].id, {
+                  const order = await moveOrder(orders[0].id, {
                     status: "cancelled",
                     reason: "Cancelled by the buyer at checkout",
                   });

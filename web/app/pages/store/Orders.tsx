@@ -14,17 +14,11 @@ import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { Pill } from "../../components/Pill.tsx";
 import type { PageProps } from "../../lib/page.ts";
-import {
-  type Order,
-  ORDER_STATUS,
-  orderNumber,
-  type OrderStatus,
-  statusTone,
-  storeApi,
-} from "./api.ts";
+import { type Order, ORDER_STATUS, orderNumber, type OrderStatus, statusTone } from "./types.ts";
+import type { Query } from "../../lib/client.ts";
 import { StoreFrame } from "./common.tsx";
-import { countryName } from "./countries.ts";
-import { useLiveOrders } from "./live-orders.ts";
+import { countryName } from "../../lib/countries.ts";
+import { listOrders, moveOrder, readOrder, useLiveOrders } from "./live-orders.ts";
 
 export function OrdersPage({ params }: PageProps) {
   return params.orderId ? <OrderDetail id={params.orderId} /> : <OrderList />;
@@ -39,7 +33,9 @@ function OrderList() {
   const statusId = useId();
   useEffect(() => {
     let live = true;
-    storeApi.orders({ as: "buyer", status, limit: 25 }).then((page) => {
+    listOrders(
+      { as: "buyer", status: status || undefined, limit: 25 } as Query<"/api/store/orders", "get">,
+    ).then((page) => {
       if (!live) return;
       load(page.items);
       setCursor(page.nextCursor);
@@ -99,7 +95,12 @@ function OrderList() {
           class="secondary"
           onClick={async () => {
             try {
-              const page = await storeApi.orders({ as: "buyer", status, limit: 25, cursor });
+              const page = await listOrders({
+                as: "buyer",
+                status: status || undefined,
+                limit: 25,
+                cursor,
+              } as Query<"/api/store/orders", "get">);
               load([...(orders ?? []), ...page.items]);
               setCursor(page.nextCursor);
             } catch (err) {
@@ -120,7 +121,7 @@ function OrderDetail({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    storeApi.order(id).then((o) => {
+    readOrder(id).then((o) => {
       // Order e-mails link here for everyone they go to: the shop's owner (who sees the order
       // but did not buy it) is taken to the order in their shop's orders.
       if (me && o.buyerId !== me.id && me.role !== "ADMIN") {
@@ -135,7 +136,7 @@ function OrderDetail({ id }: { id: string }) {
   const move = async (status: OrderStatus, reason: string) => {
     setBusy(true);
     try {
-      load([await storeApi.moveOrder(id, { status, reason })]);
+      load([await moveOrder(id, { status, reason })]);
     } catch (err) {
       setError(describeError(err));
     } finally {

@@ -1,12 +1,14 @@
 /** One product: pictures, description, price, what is available, "Add to cart" and "Report". */
+import { client, data, FRESH } from "../../lib/client.ts";
 import { useEffect, useId, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
+import { useQuery } from "../../lib/query.ts";
 import { addToCart } from "../../lib/cart.ts";
 import { setTitle } from "../../lib/config.ts";
 import { Link } from "../../lib/router.tsx";
 import type { PageProps } from "../../lib/page.ts";
-import { type Product, storeApi } from "./api.ts";
+import type { Product } from "./types.ts";
 import { cartLine } from "./Catalog.tsx";
 import { ProductImage, StoreFrame } from "./common.tsx";
 import { useStore } from "../../lib/store.ts";
@@ -14,8 +16,21 @@ import { session } from "../../lib/session.ts";
 import { ReportDialog } from "../../components/ReportDialog.tsx";
 
 export function ProductPage({ params }: PageProps) {
-  const [product, setProduct] = useState<Product | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // In the query cache: read at each visit (stock moves), shown from the cache meanwhile.
+  const read = useQuery({
+    queryKey: ["store", "products", params.productId],
+    queryFn: async ({ signal }) =>
+      data(
+        await client.GET("/api/store/products/{id}", {
+          params: { path: { id: params.productId } },
+          signal,
+          ...FRESH,
+        }),
+      ),
+    staleTime: 0,
+  });
+  const product: Product | null = read.data ?? null;
+  const error = read.error ? describeError(read.error) : null;
   const [quantity, setQuantity] = useState(1);
   const [added, setAdded] = useState<string | null>(null);
   const qtyId = useId();
@@ -23,12 +38,8 @@ export function ProductPage({ params }: PageProps) {
   const [reporting, setReporting] = useState(false);
   const [reported, setReported] = useState(false);
   useEffect(() => {
-    setProduct(null);
-    storeApi.product(params.productId).then((p) => {
-      setProduct(p);
-      setTitle(p.title);
-    }).catch((err) => setError(describeError(err)));
-  }, [params.productId]);
+    if (product) setTitle(product.title);
+  }, [product?.title]);
 
   if (error) {
     return (

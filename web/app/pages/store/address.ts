@@ -5,7 +5,7 @@
  * account is never offered to another.
  */
 import { onSignedOut } from "../../lib/session.ts";
-import type { Address } from "./api.ts";
+import type { Address } from "./types.ts";
 
 const KEY = "agora-address";
 

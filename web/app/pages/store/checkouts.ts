@@ -5,7 +5,8 @@
  * (POST /api/store/checkouts/:id/payment) while it awaits payment within its reservation.
  */
 import { ApiError } from "../../lib/api.ts";
-import { type Checkout, storeApi } from "./api.ts";
+import { client, data } from "../../lib/client.ts";
+import type { Checkout } from "./types.ts";
 
 const inMemory = new Map<string, Checkout>();
 
@@ -25,7 +26,9 @@ export async function recallCheckout(id: string): Promise<Checkout | null> {
   const known = inMemory.get(id);
   if (known) return known;
   try {
-    const { checkout } = await storeApi.resumePayment(id);
+    const { checkout } = data(
+      await client.POST("/api/store/checkouts/{id}/payment", { params: { path: { id } } }),
+    );
     inMemory.set(id, checkout);
     return checkout;
   } catch (err) {

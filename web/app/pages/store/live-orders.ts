@@ -1,11 +1,33 @@
 /**
  * A list of orders kept current from the user's live order events (`order.created`,
  * `order.status_changed` on `user:<id>`), and the merging it rests on: the newer copy of each
- * order wins. Used by the checkout, the buyer's orders and the vendor's orders.
+ * order wins. Used by the checkout, the buyer's orders and the vendor's orders, with the order
+ * calls they share (the typed client).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { userEvents } from "../../lib/user-events.ts";
-import type { Order } from "./api.ts";
+import { client, data, FRESH, type Query, type RequestBody } from "../../lib/client.ts";
+import type { Order } from "./types.ts";
+
+/** A page of the caller's orders as buyer or as the shop's owner (newest first). */
+export async function listOrders(query: Query<"/api/store/orders", "get">) {
+  return data(await client.GET("/api/store/orders", { params: { query }, ...FRESH }));
+}
+
+/** One order (its buyer, its shop's owner, or an ADMIN). */
+export async function readOrder(id: string): Promise<Order> {
+  return data(await client.GET("/api/store/orders/{id}", { params: { path: { id } }, ...FRESH }));
+}
+
+/** Moves an order (the API says which moves the caller may make). */
+export async function moveOrder(
+  id: string,
+  body: RequestBody<"/api/store/orders/{id}/status", "put">,
+): Promise<Order> {
+  return data(
+    await client.PUT("/api/store/orders/{id}/status", { params: { path: { id } }, body }),
+  );
+}
 
 /**
  * Keeps a list of orders current from the user's live order events. The setter merges what was

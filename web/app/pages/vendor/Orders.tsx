@@ -16,9 +16,9 @@ import {
   type OrderStatus,
   type OwnVendor,
   statusTone,
-  storeApi,
-} from "../store/api.ts";
-import { mergeInto, mergeOrder } from "../store/live-orders.ts";
+} from "../store/types.ts";
+import type { Query } from "../../lib/client.ts";
+import { listOrders, mergeInto, mergeOrder, moveOrder, readOrder } from "../store/live-orders.ts";
 import { OrderView } from "../store/Orders.tsx";
 
 const FILTERS: [string, string][] = [
@@ -49,11 +49,13 @@ export function VendorOrders(
   useEffect(() => {
     let live = true;
     const status = filter === "open" ? undefined : filter;
-    storeApi.orders({ as: "vendor", status, limit: 50 }).then((page) => {
-      if (!live) return;
-      setOrders((list) => mergeInto(list, page.items));
-      setCursor(page.nextCursor);
-    }).catch((err) => live && setError(describeError(err)));
+    listOrders({ as: "vendor", status, limit: 50 } as Query<"/api/store/orders", "get">).then(
+      (page) => {
+        if (!live) return;
+        setOrders((list) => mergeInto(list, page.items));
+        setCursor(page.nextCursor);
+      },
+    ).catch((err) => live && setError(describeError(err)));
     return () => {
       live = false;
     };
@@ -64,7 +66,7 @@ export function VendorOrders(
   useEffect(() => {
     if (!focus) return;
     let live = true;
-    storeApi.order(focus).then((o) => {
+    readOrder(focus).then((o) => {
       if (!live) return;
       setOrders((list) => mergeOrder(list ?? [], o));
       setOpen(o.id);
@@ -82,9 +84,9 @@ export function VendorOrders(
       filter === "open" ? OPEN.includes(o.status) || o.status === "pending_payment" : !filter ||
         o.status === filter
     ) ?? null;
-  const move = async (order: Order, body: Parameters<typeof storeApi.moveOrder>[1]) => {
+  const move = async (order: Order, body: Parameters<typeof moveOrder>[1]) => {
     try {
-      const next = await storeApi.moveOrder(order.id, body);
+      const next = await moveOrder(order.id, body);
       setOrders((list) => mergeOrder(list, next));
       setError(null);
       return true;
@@ -192,7 +194,12 @@ export function VendorOrders(
           onClick={async () => {
             const status = filter === "open" ? undefined : filter;
             try {
-              const page = await storeApi.orders({ as: "vendor", status, limit: 50, cursor });
+              const page = await listOrders({
+                as: "vendor",
+                status,
+                limit: 50,
+                cursor,
+              } as Query<"/api/store/orders", "get">);
               setOrders((list) => [...(list ?? []), ...page.items]);
               setCursor(page.nextCursor);
             } catch (err) {

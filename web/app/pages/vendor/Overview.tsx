@@ -6,7 +6,10 @@ import { Link } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import { Pill } from "../../components/Pill.tsx";
-import { type OwnVendor, statusTone, storeApi } from "../store/api.ts";
+import { CountrySelect } from "../../components/CountrySelect.tsx";
+import { likelyCountry } from "../../lib/countries.ts";
+import { type OwnVendor, statusTone } from "../store/types.ts";
+import { client, data } from "../../lib/client.ts";
 
 const STATUS_TEXT: Record<string, string> = {
   pending: "Your application is waiting for an administrator. This page updates when they decide.",
@@ -71,7 +74,7 @@ export function Overview({ vendor, onChanged }: { vendor: OwnVendor; onChanged: 
             onClick={async () => {
               setPayouts({ busy: true });
               try {
-                const { url } = await storeApi.payoutsLink();
+                const { url } = data(await client.POST("/api/store/vendors/me/payouts"));
                 const target = new URL(url, location.href);
                 // The dev provider's onboarding is a local stand-in: complete it in place.
                 if (target.pathname.startsWith("/_dev/accounts/")) {
@@ -102,7 +105,8 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
     name: "",
     description: "",
     contactEmail: me.email ?? "",
-    country: "",
+    // The browser's country first, as the shipping address does; the person changes it.
+    country: likelyCountry(),
   });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -113,19 +117,19 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
       class="card"
       onSubmit={async (e) => {
         e.preventDefault();
-        const country = form.country.trim().toUpperCase();
+        const country = form.country;
         if (form.name.trim().length < 2) return setError("Give the shop a name.");
-        if (!/^[A-Z]{2}$/.test(country)) {
-          return setError("The country is a two-letter code, such as US or DE.");
-        }
+        if (!country) return setError("Choose the country the shop is in.");
         setBusy(true);
         setError(null);
         try {
-          await storeApi.apply({
-            name: form.name.trim(),
-            description: form.description.trim(),
-            contactEmail: form.contactEmail.trim(),
-            country,
+          await client.POST("/api/store/vendors/apply", {
+            body: {
+              name: form.name.trim(),
+              description: form.description.trim(),
+              contactEmail: form.contactEmail.trim(),
+              country,
+            },
           });
           onApplied();
         } catch (err) {
@@ -156,13 +160,11 @@ export function ApplyForm({ onApplied }: { onApplied: () => void }) {
         value={form.contactEmail}
         onInput={set("contactEmail")}
       />
-      <label for={ids.country}>Country (two letters, e.g. US)</label>
-      <input
+      <label for={ids.country}>Country</label>
+      <CountrySelect
         id={ids.country}
         value={form.country}
-        maxLength={2}
-        autocomplete="country"
-        onInput={set("country")}
+        onChange={(country) => setForm({ ...form, country })}
       />
       {error && <p class="error" role="alert">{error}</p>}
       <div class="actions">

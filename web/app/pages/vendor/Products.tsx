@@ -8,7 +8,15 @@ import { minorDigits, money, toMinor } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import { type OwnVendor, type Product, type ProductInput, storeApi } from "../store/api.ts";
+import {
+  type OwnVendor,
+  type Product,
+  type ProductInput,
+  type ProductPage,
+  searchProducts,
+} from "../store/types.ts";
+import { client, data, type RequestBody } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
 
 const ANOTHER = "__another__";
 
@@ -29,17 +37,28 @@ function slugOf(text: string): string {
     .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
 
+type NewProduct = RequestBody<"/api/store/products", "post">;
+
+/** Changes a product of the caller's shop (`stock` with `expectedStock`: 409 when it moved). */
+async function updateProduct(id: string, body: ProductInput): Promise<Product> {
+  return data(await client.PUT("/api/store/products/{id}", { params: { path: { id } }, body }));
+}
+
 export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
-  const [items, setItems] = useState<Product[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // The shop's products in the query cache; a save writes its answer in (the stock) or reads the
+  // list again (a product added or edited). Read at each visit: checkouts move the stock.
+  const key = ["store", "products", { vendorId: vendor.id }];
+  const list = useQuery({
+    queryKey: key,
+    queryFn: () => searchProducts({ vendorId: vendor.id, sort: "newest", limit: 200 }),
+    staleTime: 0,
+  });
+  const items = list.data?.items ?? null;
+  const error = list.error ? describeError(list.error) : null;
   const [editing, setEditing] = useState<Product | "new" | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const currency = vendor.balances.pending.currency;
-  const load = () =>
-    storeApi.products({ vendorId: vendor.id, sort: "newest", limit: 200 })
-      .then((page) => setItems(page.items))
-      .catch((err) => setError(describeError(err)));
-  useEffect(() => void load(), [vendor.id]);
+  const load = () => queryClient.invalidateQueries({ queryKey: key });
   const approved = vendor.status === "approved";
   return (
     <section>
@@ -87,7 +106,14 @@ export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
                       <StockEditor
                         product={p}
                         onSaved={(next) => {
-                          setItems((list) => list?.map((x) => x.id === next.id ? next : x) ?? null);
+                          queryClient.setQueryData<ProductPage>(
+                            key,
+                            (page) =>
+                              page && {
+                                ...page,
+                                items: page.items.map((x) => x.id === next.id ? next : x),
+                              },
+                          );
                           setNotice(`Stock of ${next.title} saved.`);
                         }}
                       />
@@ -161,7 +187,7 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
         if (!Number.isInteger(stock) || stock < 0) return setError("A whole number, 0 or more.");
         try {
           onSaved(
-            await storeApi.updateProduct(product.id, { stock, expectedStock: onHand(product) }),
+            await updateProduct(product.id, { stock, expectedStock: onHand(product) }),
           );
           setError(null);
         } catch (err) {
@@ -240,7 +266,7 @@ function ProductDialog(
     .sort((a, b) => categoryLabel(a).localeCompare(categoryLabel(b)));
   useEffect(() => {
     if (!product) return;
-    storeApi.products({ limit: 1 })
+    searchProducts({ limit: 1 })
       .then((page) => setKnown(page.facets.categories.map((c) => c.value)))
       .catch(() => {});
   }, [product]);
@@ -310,8 +336,8 @@ function ProductDialog(
           try {
             onSaved(
               existing
-                ? await storeApi.updateProduct(existing.id, input)
-                : await storeApi.createProduct(input),
+                ? await updateProduct(existing.id, input)
+                : data(await client.POST("/api/store/products", { body: input as NewProduct })),
             );
           } catch (err) {
             setError(stockError(err));

@@ -1,9 +1,10 @@
 /** The shop's settlements: what each daily run settled (gross, commission, refunds, net). */
-import { useEffect, useState } from "preact/hooks";
 import { describeError } from "../../lib/api.ts";
+import { client, data, FRESH } from "../../lib/client.ts";
+import { useInfiniteQuery } from "../../lib/query.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Pill } from "../../components/Pill.tsx";
-import { type OwnVendor, type Settlement, statusTone, storeApi } from "../store/api.ts";
+import { type OwnVendor, type Settlement, statusTone } from "../store/types.ts";
 
 export function SettlementTable(
   { items, showVendor }: { items: Settlement[]; showVendor?: (id: string) => string },
@@ -49,15 +50,21 @@ export function SettlementTable(
 }
 
 export function VendorSettlements({ vendor }: { vendor: OwnVendor }) {
-  const [items, setItems] = useState<Settlement[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    storeApi.mySettlements({ limit: 50 }).then((page) => {
-      setItems(page.items);
-      setCursor(page.nextCursor);
-    }).catch((err) => setError(describeError(err)));
-  }, [vendor.id]);
+  // Pages of the shop's settlements in the query cache ("Load more" asks for the next one).
+  const list = useInfiniteQuery({
+    queryKey: ["vendor", vendor.id, "settlements"],
+    queryFn: async ({ pageParam }: { pageParam: string | null }) =>
+      data(
+        await client.GET("/api/store/vendors/me/settlements", {
+          params: { query: { limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+          ...FRESH,
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+  const items = list.data?.pages.flatMap((page) => page.items) ?? null;
+  const error = list.error ? describeError(list.error) : null;
   return (
     <section>
       <h1>Settlements</h1>
@@ -71,19 +78,12 @@ export function VendorSettlements({ vendor }: { vendor: OwnVendor }) {
         : items.length === 0
         ? <p>Nothing settled yet.</p>
         : <SettlementTable items={items} />}
-      {cursor && (
+      {list.hasNextPage && (
         <button
           type="button"
           class="secondary"
-          onClick={async () => {
-            try {
-              const page = await storeApi.mySettlements({ limit: 50, cursor });
-              setItems([...(items ?? []), ...page.items]);
-              setCursor(page.nextCursor);
-            } catch (err) {
-              setError(describeError(err));
-            }
-          }}
+          disabled={list.isFetchingNextPage}
+          onClick={() => void list.fetchNextPage()}
         >
           Load more
         </button>

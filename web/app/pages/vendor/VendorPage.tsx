@@ -15,7 +15,8 @@ import { subscribe } from "../../lib/live.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
 import type { PageProps } from "../../lib/page.ts";
-import { type Order, type OwnVendor, storeApi } from "../store/api.ts";
+import type { Order, OwnVendor } from "../store/types.ts";
+import { client, data, FRESH } from "../../lib/client.ts";
 import { mergeOrder } from "../store/live-orders.ts";
 import { ApplyForm, Overview } from "./Overview.tsx";
 import { VendorProducts } from "./Products.tsx";
@@ -47,7 +48,7 @@ export function VendorPage({ params }: PageProps) {
       setVendor(null);
       return;
     }
-    await storeApi.myVendor().then((v) => {
+    await client.GET("/api/store/vendors/me", FRESH).then(data).then((v) => {
       setVendor(v);
       setError(null);
     }).catch((err) => {

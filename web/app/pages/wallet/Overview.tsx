@@ -5,7 +5,7 @@ import { fullTime, shortHex } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import { statusTone } from "../store/api.ts";
+import { statusTone } from "../store/types.ts";
 import type { Transaction } from "./types.ts";
 import { displayAmount } from "./units.ts";
 import { counterpartyLabel, networkName } from "./network.ts";

@@ -11,7 +11,7 @@ import { ApiError, client, data, describeError } from "../../lib/client.ts";
 import { fullTime, shortHex } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import { statusTone } from "../store/api.ts";
+import { statusTone } from "../store/types.ts";
 import { type Balance, tokenRef, type Transaction } from "./types.ts";
 import { networkName } from "./network.ts";
 import { displayAmount, parseUnits } from "./units.ts";
