@@ -4,7 +4,6 @@
 --   supabase/migrations/20261129100500_orders_one_policy_per_operation.sql
 --   supabase/migrations/20261129140100_orders_resume_payment.sql
 --   supabase/migrations/20261130080000_orders_buyer_name.sql
---   supabase/migrations/20261201040100_orders_page_json.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -786,7 +785,7 @@ GRANT ALL ON FUNCTION app.order_buyer_name(target app.orders) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.order_json
--- created in 20261124110200_orders.sql; last changed in 20261201040100_orders_page_json.sql
+-- created in 20261124110200_orders.sql; last changed in 20261130080000_orders_buyer_name.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.order_json(target app.orders) RETURNS jsonb
@@ -794,82 +793,57 @@ CREATE FUNCTION app.order_json(target app.orders) RETURNS jsonb
     SET search_path TO ''
     AS $$
 begin
-  return (select x.body from app.orders_json(array[target]) x);
+  return (
+    select jsonb_build_object(
+      'id', target.id,
+      'checkoutId', target.checkout_id,
+      'buyerId', target.buyer_id,
+      'buyer', case when target.buyer_id is not null then
+        jsonb_build_object('id', target.buyer_id, 'name', app.order_buyer_name(target)) end,
+      'vendor', jsonb_build_object('id', target.vendor_id, 'name', target.vendor_name),
+      'status', target.status,
+      'items', coalesce((
+        select jsonb_agg(jsonb_build_object(
+          'productId', i.product_id,
+          'title', i.title,
+          'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', target.currency),
+          'quantity', i.quantity,
+          'total', jsonb_build_object('amount', i.total, 'currency', target.currency)
+        ) order by i.title, i.product_id)
+        from app.order_items i where i.order_id = target.id
+      ), '[]'::jsonb),
+      'total', jsonb_build_object('amount', target.total, 'currency', target.currency),
+      'payment', jsonb_build_object(
+        'status', target.payment_status,
+        'refund', (
+          select jsonb_build_object('status', r.status,
+                                    'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency))
+          from app.refunds r where r.order_id = target.id
+        )
+      ),
+      'shipping', jsonb_build_object(
+        'address', target.shipping_address,
+        'carrier', target.carrier,
+        'trackingNumber', target.tracking_number
+      ),
+      'history', coalesce((
+        select jsonb_agg(jsonb_build_object(
+          'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
+          'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        ) order by h.id)
+        from app.order_history h where h.order_id = target.id
+      ), '[]'::jsonb),
+      'createdAt', to_char(target.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'updatedAt', to_char(target.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    )
+  );
 end;
 $$;
 
-COMMENT ON FUNCTION app.order_json(target app.orders) IS 'An order as the API shows it (GET /api/store/orders/:id and every order event): app.orders_json for one order, so the object has one definition. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order; the buyer''s name through app.order_buyer_name.';
+COMMENT ON FUNCTION app.order_json(target app.orders) IS 'An order as the API shows it (GET /api/store/orders/:id and every order event): buyer (id and profile name), vendor, items with money, total, payment (with its refund), shipping and history. security invoker: items, refund and history are read with the caller''s rights, which show them to exactly those who see the order; the buyer''s name through app.order_buyer_name.';
 
 REVOKE ALL ON FUNCTION app.order_json(target app.orders) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.order_json(target app.orders) TO authenticated;
-
--- ---------------------------------------------------------------------------------------------
--- function app.orders_json
--- created in 20261201040100_orders_page_json.sql
--- ---------------------------------------------------------------------------------------------
-
-CREATE FUNCTION app.orders_json(targets app.orders[]) RETURNS TABLE(order_id uuid, body jsonb)
-    LANGUAGE plpgsql STABLE
-    SET search_path TO ''
-    AS $$
-begin
-  return query
-  with page as (
-    select t.id, t.currency from unnest(targets) t
-  ), items as (
-    select i.order_id, jsonb_agg(jsonb_build_object(
-             'productId', i.product_id,
-             'title', i.title,
-             'unitPrice', jsonb_build_object('amount', i.unit_price, 'currency', p.currency),
-             'quantity', i.quantity,
-             'total', jsonb_build_object('amount', i.total, 'currency', p.currency)
-           ) order by i.title, i.product_id) as items
-    from app.order_items i join page p on p.id = i.order_id
-    group by i.order_id
-  ), refunds as (
-    select r.order_id, jsonb_build_object(
-             'status', r.status,
-             'amount', jsonb_build_object('amount', r.amount, 'currency', r.currency)) as refund
-    from app.refunds r where r.order_id in (select page.id from page)
-  ), history as (
-    select h.order_id, jsonb_agg(jsonb_build_object(
-             'from', h.from_status, 'to', h.to_status, 'actor', h.actor, 'reason', h.reason,
-             'at', to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-           ) order by h.id) as history
-    from app.order_history h where h.order_id in (select page.id from page)
-    group by h.order_id
-  )
-  select t.id, jsonb_build_object(
-    'id', t.id,
-    'checkoutId', t.checkout_id,
-    'buyerId', t.buyer_id,
-    'buyer', case when t.buyer_id is not null then
-      jsonb_build_object('id', t.buyer_id, 'name', app.order_buyer_name(t)) end,
-    'vendor', jsonb_build_object('id', t.vendor_id, 'name', t.vendor_name),
-    'status', t.status,
-    'items', coalesce(i.items, '[]'::jsonb),
-    'total', jsonb_build_object('amount', t.total, 'currency', t.currency),
-    'payment', jsonb_build_object('status', t.payment_status, 'refund', r.refund),
-    'shipping', jsonb_build_object(
-      'address', t.shipping_address,
-      'carrier', t.carrier,
-      'trackingNumber', t.tracking_number
-    ),
-    'history', coalesce(h.history, '[]'::jsonb),
-    'createdAt', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'updatedAt', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-  )
-  from unnest(targets) t
-  left join items i on i.order_id = t.id
-  left join refunds r on r.order_id = t.id
-  left join history h on h.order_id = t.id;
-end;
-$$;
-
-COMMENT ON FUNCTION app.orders_json(targets app.orders[]) IS 'Orders as the API shows them (buyer with profile name, vendor, items with money, total, payment with its refund, shipping, history), one row per order given, in no particular order: the lists build a page''s objects here, one aggregate per part, so the policies of items, refunds and history (which ask the orders'' policy, for a shop''s owner app.my_vendor_ids()) run once per statement, not once per order. security invoker: the parts are read with the caller''s rights, which show them to exactly those who see the order; the buyer''s name through app.order_buyer_name.';
-
-REVOKE ALL ON FUNCTION app.orders_json(targets app.orders[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.orders_json(targets app.orders[]) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.after_order_change

@@ -40,14 +40,15 @@ export async function listOrders(
   // ones), each read down orders_vendor_idx with the vendor's id as a value, then merged. A
   // semi-join with `vendor_id in (select app.my_vendor_ids())` made the planner walk the
   // global index of every vendor's orders instead (issue 30).
-  const pageRows = q.as === "buyer"
-    ? tx`
-      select o from app.orders o
+  const rows = q.as === "buyer"
+    ? await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
+      select o.id, app.order_json(o) as order, o.created_at::text as created_at_key
+      from app.orders o
       ${where(tx, [tx`o.buyer_id = (select auth.uid())`, ...conditions])}
       order by o.created_at desc, o.id desc
       limit ${limit}`
-    : tx`
-      select x.o
+    : await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
+      select (x.o).id, app.order_json(x.o) as order, (x.o).created_at::text as created_at_key
       from app.my_vendor_ids() as mine (vendor_id)
       cross join lateral (
         select o from app.orders o
@@ -57,14 +58,6 @@ export async function listOrders(
       ) x
       order by (x.o).created_at desc, (x.o).id desc
       limit ${limit}`;
-  // The page's objects in one call (app.orders_json: each part's policy once per statement,
-  // not once per order).
-  const rows = await tx<{ id: string; order: OrderJson; created_at_key: string }[]>`
-    with page as materialized (${pageRows})
-    select (p.o).id, j.body as order, (p.o).created_at::text as created_at_key
-    from page p
-    join app.orders_json((select array_agg(p2.o) from page p2)) j on j.order_id = (p.o).id
-    order by (p.o).created_at desc, (p.o).id desc`;
   const { rows: page, nextCursor } = slicePage(rows, q.limit, (r) => [r.created_at_key, r.id]);
   return { items: page.map((r) => r.order), nextCursor };
 }
