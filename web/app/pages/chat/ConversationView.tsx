@@ -78,6 +78,9 @@ export function ConversationView(
   const [state, dispatch] = useReducer(reducer, undefined, initialState);
   // The reactions tick as of the last render: a read started now is older than any event after it.
   const tick = useRef(0);
+  /** Stops following the conversation's topic (set by the effect that follows it). */
+  const unfollow = useRef<() => void>(() => {});
+  const [following, setFollowing] = useState(0);
   tick.current = state.tick;
   const [readers, setReaders] = useState<Map<string, number>>(new Map());
   const [typing, setTyping] = useState<Map<string, TypingEntry>>(new Map());
@@ -150,6 +153,9 @@ export function ConversationView(
 
   async function leave() {
     setLeaving(false);
+    // Stop following the conversation first: once out of it, a request of the live transport
+    // still waiting on its topic would be refused (403) instead of ending quietly.
+    unfollow.current();
     try {
       await client.DELETE("/api/conversations/{id}/participants/{userId}", {
         params: { path: { id: conversationId, userId: me.id } },
@@ -158,6 +164,7 @@ export function ConversationView(
       navigate("/chat");
     } catch (err) {
       setNotice(describeError(err));
+      setFollowing((n) => n + 1); // still in it: follow it again
     }
   }
 
@@ -209,7 +216,8 @@ export function ConversationView(
     }
   }
 
-  // Load the newest page, then follow the topic.
+  // Load the newest page, then follow the topic (again when `following` moves: a leave that
+  // failed). `unfollow` stops it early, before leaving.
   useEffect(() => {
     let live = true;
     const newest = () => {
@@ -296,11 +304,17 @@ export function ConversationView(
         void newest().catch(() => {});
       },
     });
+    let stopped = false;
+    const unfollowThis = () => {
+      if (!stopped) stop();
+      stopped = true;
+    };
+    unfollow.current = unfollowThis;
     return () => {
       live = false;
-      stop();
+      unfollowThis();
     };
-  }, [conversationId]);
+  }, [conversationId, following]);
 
   // Presence, app-wide: whether each other participant has the app open anywhere (at most the
   // first 50 of a big group: a channel each).
