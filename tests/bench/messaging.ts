@@ -83,7 +83,6 @@ import {
   waitForQuietMachine,
   withStack,
 } from "./scaffold.ts";
-import { join } from "node:path";
 import postgres from "postgres";
 import type { Cluster } from "../../stack/postgres.ts";
 import {
@@ -229,17 +228,21 @@ function samplePhase(bench: Bench, loadPid: number, subscribersPid: number): Cpu
 
 // Profiling (--profile) ----------------------------------------------------------------------
 
-/** pg_stat_statements in this throwaway cluster only: preload it and restart. */
+/**
+ * pg_stat_statements in this throwaway cluster only: preload it and restart. Through ALTER SYSTEM
+ * (postgresql.auto.conf): the cluster's start rewrites everything after its own settings block in
+ * postgresql.conf, so a line appended there would be gone by the restart.
+ */
 async function enableStatements(cluster: Cluster): Promise<void> {
-  await Deno.writeTextFile(
-    join(cluster.dataDir, "postgresql.conf"),
-    "\n# messaging bench --profile\nshared_preload_libraries = 'pg_cron,pg_stat_statements'\n" +
-      "pg_stat_statements.track = all\n",
-    { append: true },
+  await cluster.psql(
+    "alter system set shared_preload_libraries = pg_cron, pg_stat_statements",
   );
   await cluster.stop();
   await cluster.start();
   await cluster.psql("create extension if not exists pg_stat_statements with schema extensions");
+  // Known only once the library is loaded; a reload is enough for it.
+  await cluster.psql("alter system set pg_stat_statements.track = 'all'");
+  await cluster.psql("select pg_reload_conf()");
 }
 
 /** What the app's pool connections are doing, sampled every 20 ms during the full window. */
