@@ -117,6 +117,22 @@ export function planShape(node: PlanNode): string {
   return text;
 }
 
+const JSON_TYPES = new Set([114, 3802]); // json, jsonb
+
+/**
+ * A statement's parameters to send again. The driver reports them serialized: a json or jsonb
+ * one (`tx.json(...)`) is the text of its JSON, which sending again would encode a second time
+ * (a string, not the object: "an audience names userIds, roles or all"), so those go back parsed.
+ */
+async function replayedParams(tx: Tx, s: Statement): Promise<postgres.ParameterOrJSON<never>[]> {
+  const params = s.params as postgres.ParameterOrJSON<never>[];
+  if (!params.some((p) => typeof p === "string")) return params;
+  const { types } = await tx.unsafe(s.query).describe();
+  return params.map((p, i) =>
+    JSON_TYPES.has(types[i]) && typeof p === "string" ? JSON.parse(p) as never : p
+  );
+}
+
 async function measure(
   url: string,
   op: GrowthOperation,
@@ -151,7 +167,7 @@ async function measure(
         for (const s of statements) {
           const [row] = await tx.unsafe(
             `explain (analyze, buffers, format json) ${s.query}`,
-            s.params as postgres.ParameterOrJSON<never>[],
+            await replayedParams(tx, s),
           );
           const [plan] = row["QUERY PLAN"] as {
             Plan: PlanNode;
