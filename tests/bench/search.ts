@@ -60,12 +60,12 @@ insert into app.conversations (id, type, title, created_by, last_seq, created_at
 select ${conv("c")}, 'group', 'Group ' || c, ${user("1 + c % 1000")}, ${messages} / 10000 + 1,
   now() - interval '400 days'
 from generate_series(0, 9999) c;
-insert into app.conversation_participants (conversation_id, user_id, joined_at)
-select ${conv("c")}, ${user("u")}, now() - interval '400 days'
+insert into app.conversation_participants (conversation_id, user_id, joined_at, last_activity_at)
+select ${conv("c")}, ${user("u")}, now() - interval '400 days', now()
 from generate_series(0, 9999) c, lateral (values (1 + c % 1000), (1 + (c * 7 + 3) % 1000)) v(u)
 on conflict do nothing;
-insert into app.conversation_participants (conversation_id, user_id, joined_at)
-select ${conv("c")}, '${USER}'::uuid, now() - interval '400 days'
+insert into app.conversation_participants (conversation_id, user_id, joined_at, last_activity_at)
+select ${conv("c")}, '${USER}'::uuid, now() - interval '400 days', now()
 from generate_series(0, 9999, 50) c;
 insert into app.messages (conversation_id, seq, sender_id, content, created_at)
 select ${conv("(i * 7919) % 10000")}, i / 10000 + 1, ${user("1 + ((i * 7919) % 10000) % 1000")},
