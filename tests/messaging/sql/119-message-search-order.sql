@@ -53,18 +53,21 @@ from (
   from generate_series(1, 600) i
 ) x;
 
--- 8,000 more in a conversation neither caller is in, at the same instants: the search's first
--- query per tier covers the newest 4,000 messages of all, so both its queries (that range, then
--- the older messages) take part.
+-- 8,000 more in a conversation neither caller is in: 3,999 newer than all the above, the rest
+-- older. The search's first query per dense tier covers the newest 4,000 messages of all, so
+-- both its queries (that range, then the older messages) take part, and the first page's edge
+-- between them is the newest of the messages above (one the callers may find).
 insert into app.messages (conversation_id, seq, sender_id, content, created_at)
 select 'd0000000-0000-4000-9000-000000001099', i, 'd0000000-0000-4000-8000-000000000002',
   (array['pelican meeting', 'the mailbox', '会議室で', 'superpelican'])[1 + i % 4],
-  now() - (floor(random() * 400))::int * interval '1 minute'
+  case when i <= 3999 then now() + (1 + i % 50) * interval '1 minute'
+       else now() - (500 + i % 50) * interval '1 minute' end
 from generate_series(1, 8000) i;
 
 set local session_replication_role = origin;
 -- Statistics, so that the search tells dense terms (the fill's) from sparse ones, as in life.
 analyze app.messages;
+analyze app.conversation_participants;
 
 -- The brute-force order (as the superuser): every match of the caller's conversations, scored.
 create function pg_temp.brute(me uuid, terms text[], conv uuid) returns text[]
@@ -95,8 +98,13 @@ declare
   i uuid;
   r record;
   n integer;
+  calls integer := 0;
 begin
   loop
+    calls := calls + 1;
+    if calls > 1000 then
+      return acc || 'more than 1,000 pages'::text;  -- a cursor that does not move on
+    end if;
     n := 0;
     for r in select * from app.search_messages(terms, conv, s, c, i, page) loop
       acc := acc || (r.message_id::text || ':' || r.score);
