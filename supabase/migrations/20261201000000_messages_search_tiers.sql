@@ -152,13 +152,17 @@ begin
       else format('to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery and (select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0) from (select to_tsvector(''simple''::regconfig, m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)) = %s', any_prefix, tier)
     end;
     query := format($q$
-      select m.id, %s, m.created_at
-      from /* from */ app.messages m
-      where %s and m.deleted_at is null %s
-        and %s
-        and ($3::uuid is null or (m.created_at, m.id) < ($2, $3))
-        and /* range */ true
-      order by m.created_at desc, m.id desc
+      select s.id, %s, s.created_at from (
+        select m.id, m.created_at
+        from /* from */ app.messages m
+        where %s and m.deleted_at is null %s
+          and %s
+          and ($3::uuid is null or (m.created_at, m.id) < ($2, $3))
+          and /* range */ true
+        -- offset 0: the matches first, then their sort; never a walk of the whole table newest
+        -- first, which the planner may pick for a sparse tier and which reads until it finds them
+        offset 0) s
+      order by s.created_at desc, s.id desc
       limit $4
     $q$, tier, membership, term_filter, tier_filter);
     -- First the newest `walk` messages before the tier's cursor (any conversation's): their
