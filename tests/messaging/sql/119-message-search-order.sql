@@ -7,9 +7,12 @@
  * the brute-force order: every match of the caller's conversations scored term by term (2 a whole
  * word, 1 a word start, 0 inside), sorted by score, created_at and id. Two callers: one in 1,050
  * conversations (the semi-join on their participant rows) and one in 40 (a literal array).
+ * Each case twice: by tiers (agora.search_score_all_below 0) and by scoring every match (a line
+ * above any estimate), the two ways the function chooses between by the matches it expects (a
+ * caller in more than 1,000 conversations, caller 0, goes by tiers either way).
  */
 begin;
-select plan(50);
+select plan(98);
 
 set local session_replication_role = replica;
 
@@ -143,22 +146,27 @@ select ok((select count(distinct s) from cases, unnest(expected) e, lateral (sel
            where terms = array['pel', 'mee']) >= 3,
   'A search of two terms spans several score tiers.');
 
--- Each case, as its caller, with pages of 1, 4 and 9 rows.
+-- Each case, as its caller, with pages of 5 and 13 rows, by tiers and by scoring every match.
 do $$
 declare
   k record;
   p integer;
+  way text;
 begin
-  for k in select * from cases order by n loop
-    foreach p in array array[5, 13] loop
-      perform tests.authenticate_as(k.me);
-      update cases set got = pg_temp.paged(k.terms, k.conv, p) where n = k.n;
-      perform tests.clear_authentication();
-      insert into results (name, got, expected)
-      select format('%s, caller %s, conversation %s, pages of %s: the brute-force order',
-               k.terms, right(k.me::text, 1), coalesce(right(k.conv::text, 2), 'any'), p),
-             got, expected
-      from cases where n = k.n;
+  foreach way in array array['tiers', 'scored'] loop
+    perform set_config('agora.search_score_all_below',
+                       case way when 'tiers' then '0' else '1000000000' end, true);
+    for k in select * from cases order by n loop
+      foreach p in array array[5, 13] loop
+        perform tests.authenticate_as(k.me);
+        update cases set got = pg_temp.paged(k.terms, k.conv, p) where n = k.n;
+        perform tests.clear_authentication();
+        insert into results (name, got, expected)
+        select format('%s, caller %s, conversation %s, pages of %s, %s: the brute-force order',
+                 k.terms, right(k.me::text, 1), coalesce(right(k.conv::text, 2), 'any'), p, way),
+               got, expected
+        from cases where n = k.n;
+      end loop;
     end loop;
   end loop;
 end;
