@@ -4,6 +4,7 @@
 --   supabase/migrations/20261130020000_conversations_mute_block.sql
 --   supabase/migrations/20261130030000_conversations_growth.sql
 --   supabase/migrations/20261201040000_conversations_unread_buckets.sql
+--   supabase/migrations/20261202000100_conversations_search_cap.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -604,7 +605,7 @@ GRANT ALL ON FUNCTION app.remove_participant(target_conversation_id uuid, target
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.search_my_conversations
--- created in 20261130030000_conversations_growth.sql
+-- created in 20261130030000_conversations_growth.sql; last changed in 20261202000100_conversations_search_cap.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type DEFAULT NULL::app.conversation_type, after_activity timestamp with time zone DEFAULT NULL::timestamp with time zone, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 51) RETURNS TABLE(conversation_id uuid)
@@ -613,7 +614,7 @@ CREATE FUNCTION app.search_my_conversations(pattern text, conversation_type app.
     AS $$
 declare
   me uuid := auth.uid();
-  cap constant integer := 1000;
+  cap constant integer := 5000;
   by_name uuid[];
   by_title uuid[];
 begin
@@ -632,7 +633,8 @@ begin
     where lower(c.title) like pattern and c.title is not null
     limit cap + 1);
   if cardinality(by_name) <= cap and cardinality(by_title) <= cap then
-    -- A rare term: the caller's rows among those few (a primary-key probe each), newest first.
+    -- A rarer term: the caller's rows among those candidates (a primary-key probe each), newest
+    -- first.
     return query
       select p.conversation_id
       from (select distinct x from unnest(by_name || by_title) x) cand
@@ -664,7 +666,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) IS 'The ids of a page of the caller''s conversations whose title or another participant''s name is like the pattern (lowercase, `%` around), newest activity first, after the (activity, id) given. A term matching at most 1,000 participations and titles is found through the trigram indexes of names and titles; a commoner one walks the caller''s conversations newest first until the page is full. security definer: it reads other people''s names and memberships; it returns only the caller''s own conversations.';
+COMMENT ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) IS 'The ids of a page of the caller''s conversations whose title or another participant''s name is like the pattern (lowercase, `%` around), newest activity first, after the (activity, id) given. A term matching at most 5,000 participations and titles is found through the trigram indexes of names and titles (a primary-key probe per candidate); a commoner one walks the caller''s conversations newest first until the page is full. security definer: it reads other people''s names and memberships; it returns only the caller''s own conversations.';
 
 REVOKE ALL ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.search_my_conversations(pattern text, conversation_type app.conversation_type, after_activity timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;

@@ -5,6 +5,7 @@
 --   supabase/migrations/20261130000000_messages_reactions_threads.sql
 --   supabase/migrations/20261130020100_messages_mentions.sql
 --   supabase/migrations/20261201010000_messages_reaction_batches.sql
+--   supabase/migrations/20261202000000_messages_search_tiers.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -126,7 +127,7 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261201040000_conversations_unread_buckets.sql
+-- created in 20261121100300_messages.sql; last changed in 20261202000000_messages_search_tiers.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -159,9 +160,13 @@ ALTER TABLE ONLY app.messages
 
 CREATE INDEX messages_content_trgm ON app.messages USING gin (lower(content) extensions.gin_trgm_ops);
 
+CREATE INDEX messages_content_words ON app.messages USING gin (to_tsvector('simple'::regconfig, content));
+
 CREATE INDEX messages_conversation_id_seq_main_idx ON app.messages USING btree (conversation_id, seq) WHERE (thread_id IS NULL);
 
 CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
+
+CREATE INDEX messages_created_at_id_idx ON app.messages USING btree (created_at, id);
 
 CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) WHERE (reply_to_id IS NOT NULL);
 
@@ -490,18 +495,39 @@ GRANT ALL ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.search_messages
--- created in 20261129170000_messages_search.sql
+-- created in 20261129170000_messages_search.sql; last changed in 20261202000000_messages_search_tiers.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.search_messages(terms text[], in_conversation uuid DEFAULT NULL::uuid, after_score integer DEFAULT NULL::integer, after_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 51) RETURNS TABLE(message_id uuid, score integer, created_at timestamp with time zone)
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $_$
 declare
   ids uuid[];
+  membership text;
   term_filter text;
   words tsquery[];
   prefixes tsquery[];
+  all_words tsquery;
+  any_prefix tsquery;
+  ranked integer;
+  top integer;
+  tier integer;
+  tier_filter text;
+  wanted integer := max_rows;
+  got integer;
+  walk constant integer := 4000;
+  top_at timestamptz;
+  top_id uuid;
+  top_known boolean := false;
+  edge_at timestamptz;
+  edge_id uuid;
+  query text;
+  plan jsonb;
+  dense boolean;
+  estimate float8;
+  total float8;
+  caller_rows float8;
 begin
   if coalesce(cardinality(terms), 0) not between 1 and 8
      or exists (select 1 from unnest(terms) t where t is null or char_length(t) < 3 or char_length(t) > 200) then
@@ -512,9 +538,18 @@ begin
   end if;
   -- What the caller may read now: the conversations they are in (none for a user below
   -- SUBSCRIBER or suspended, see app.my_conversation_ids). Someone who left is no longer in it.
-  ids := array(select c from app.my_conversation_ids() c);
+  -- The rule of app.my_conversation_ids, but at most 1,001 ids: more are not needed (below).
+  if app.has_role('SUBSCRIBER') then
+    ids := array(select p.conversation_id from app.conversation_participants p
+                 where p.user_id = auth.uid() limit 1001);
+  else
+    ids := '{}';
+  end if;
   if in_conversation is not null then
-    if not (in_conversation = any(ids)) then
+    if cardinality(ids) = 0 or not exists (
+      select 1 from app.conversation_participants p
+      where p.conversation_id = in_conversation and p.user_id = auth.uid()
+    ) then
       raise exception 'conversation not found' using errcode = 'AG404';
     end if;
     ids := array[in_conversation];
@@ -522,10 +557,16 @@ begin
   if cardinality(ids) = 0 then
     return;
   end if;
-  -- One `like` per term, and the conversation ids, as literals: the planner then estimates each
-  -- term from the index expression's statistics and the ids by their number, and picks the
-  -- trigram index alone (a rare term), or ANDed with the conversations' index (a common one).
-  -- `\`, `%` and `_` in a term are taken literally.
+  -- Up to 1,000 conversations as a literal (the planner estimates it, ANDs it with the
+  -- conversations' index or hashes it); more as a semi-join on the caller's participant rows,
+  -- the same rows app.my_conversation_ids read (its role check passed above).
+  membership := case when cardinality(ids) <= 1000
+    then format('m.conversation_id = any(%L::uuid[])', ids)
+    else format('m.conversation_id in (select p.conversation_id from app.conversation_participants p where p.user_id = %L::uuid)', auth.uid())
+  end;
+  -- One `like` per term, as literals (`\`, `%` and `_` taken literally): every match contains
+  -- every term. Words and prefixes: full-text search with the `simple` configuration (a term
+  -- without a word, only punctuation, scores 0).
   select string_agg(format('and lower(m.content) like %L',
            '%' || replace(replace(replace(lower(t), '\', '\\'), '%', '\%'), '_', '\_') || '%'), ' '),
          array_agg(case when numnode(plainto_tsquery('simple', t)) > 0 then plainto_tsquery('simple', t) end),
@@ -533,28 +574,129 @@ begin
                    then (plainto_tsquery('simple', t)::text || ':*')::tsquery end)
     into term_filter, words, prefixes
     from unnest(terms) t;
-  -- Best match first: per term, 2 when it is a whole word of the message (full-text search with
-  -- the `simple` configuration: lowercased, no stemming, any language), 1 when it starts a word,
-  -- 0 when it is inside one (CJK text has no spaces, so its terms are mostly inside a word);
-  -- then newest. The page continues after the (score, created_at, id) of the last row shown.
-  return query execute format($q$
-    select m.id, s.score, m.created_at
-    from app.messages m
-    cross join lateral (
-      select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0)::integer
-      -- offset 0: one to_tsvector per message, not one per use of v
-      from (select to_tsvector('simple', m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)
-    ) as s(score)
-    where m.conversation_id = any(%L::uuid[]) and m.deleted_at is null %s
-      and ($3::uuid is null or (s.score, m.created_at, m.id) < ($1, $2, $3))
-    order by s.score desc, m.created_at desc, m.id desc
-    limit $4
-  $q$, ids, term_filter)
-  using after_score, after_created_at, after_id, max_rows, words, prefixes;
+  -- The terms that can score (with a word), and what every tier's condition is made of: all of
+  -- them whole words (the top tier), any of them starting a word (any tier above 0).
+  ranked := 0;
+  for i in 1 .. cardinality(terms) loop
+    if words[i] is not null then
+      ranked := ranked + 1;
+      all_words := case when all_words is null then words[i] else all_words && words[i] end;
+      any_prefix := case when any_prefix is null then prefixes[i] else any_prefix || prefixes[i] end;
+    end if;
+  end loop;
+  top := 2 * ranked;
+  -- Are the matches dense? The planner's estimate of the rows containing every term (from the
+  -- trigram index expression's statistics; planning only), against the table's size: at least
+  -- 1 in 100 messages, the newest `walk` messages hold some of the caller's, and reading them
+  -- first is cheaper than any index. Otherwise the indexes alone (the walk would find nothing).
+  execute format('explain (format json) select 1 from app.messages m where true %s', term_filter)
+    into plan;
+  estimate := (plan->0->'Plan'->>'Plan Rows')::float8;
+  total := (select greatest(c.reltuples, 0) from pg_catalog.pg_class c where c.oid = 'app.messages'::regclass);
+  dense := estimate >= 0.01 * total;
+  -- Few matches expected for this caller (the term's estimate times the caller's share of the
+  -- messages): score them all and take the page, one query. A caller in more than 1,000
+  -- conversations goes by tiers without counting.
+  if cardinality(ids) <= 1000 then
+    select coalesce(sum(c.last_seq), 0) into caller_rows from app.conversations c where c.id = any(ids);
+    if estimate * caller_rows / greatest(total, 1)
+       < coalesce(nullif(current_setting('agora.search_score_all_below', true), '')::float8, 2000) then
+      return query execute format($q$
+        select m.id, s.score, m.created_at
+        from app.messages m
+        cross join lateral (
+          select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0)::integer
+          -- offset 0: one to_tsvector per message, not one per use of v
+          from (select to_tsvector('simple', m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)
+        ) as s(score)
+        where %s and m.deleted_at is null %s
+          and ($3::uuid is null or (s.score, m.created_at, m.id) < ($1, $2, $3))
+        order by s.score desc, m.created_at desc, m.id desc
+        limit $4
+      $q$, membership, term_filter)
+      using after_score, after_created_at, after_id, max_rows, words, prefixes;
+      return;
+    end if;
+  end if;
+  -- Best match first: tier by tier from the cursor's (or the top one), newest first within a
+  -- tier, each tier asked only for what the page still lacks.
+  if after_id is not null and after_score is null then
+    return;  -- no row sorts after a cursor without a score
+  end if;
+  tier := case when after_id is null then top else least(after_score, top) end;
+  while tier >= 0 and wanted > 0 loop
+    -- The tier as conditions on the message's words (to_tsvector, as messages_content_words
+    -- indexes it): exact for the top tier (every term a whole word), for tier 0 (no term starts
+    -- a word) and for every tier of one term; a middle tier of several terms adds the score.
+    tier_filter := case
+      when ranked = 0 then 'true'
+      when tier = top then format('to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery', all_words)
+      when tier = 0 then format('not to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery', any_prefix)
+      when ranked = 1 then format('to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery and not to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery', any_prefix, all_words)
+      else format('to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery and (select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0) from (select to_tsvector(''simple''::regconfig, m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)) = %s', any_prefix, tier)
+    end;
+    query := format($q$
+      select s.id, %s, s.created_at from (
+        select m.id, m.created_at
+        from /* from */ app.messages m
+        where %s and m.deleted_at is null %s
+          and %s
+          and ($3::uuid is null or (m.created_at, m.id) < ($2, $3))
+          and /* range */ true
+        -- offset 0: the matches first, then their sort; never a walk of the whole table newest
+        -- first, which the planner may pick for a sparse tier and which reads until it finds them
+        offset 0) s
+      order by s.created_at desc, s.id desc
+      limit $4
+    $q$, tier, membership, term_filter, tier_filter);
+    -- First the newest `walk` messages before the tier's cursor (any conversation's): their
+    -- position is one index read; the tier's rows among them are found by that range (the
+    -- planner walks it newest first), enough when the caller's matches are dense. Then, only
+    -- if the page still lacks rows, the older ones, the planner choosing the indexes.
+    if not dense then
+      edge_id := null;
+    elsif tier = after_score and after_id is not null then
+      select m.created_at, m.id into edge_at, edge_id from app.messages m
+      where (m.created_at, m.id) < (after_created_at, after_id)
+      order by m.created_at desc, m.id desc offset walk - 1 limit 1;
+    else
+      if not top_known then
+        select m.created_at, m.id into top_at, top_id from app.messages m
+        order by m.created_at desc, m.id desc offset walk - 1 limit 1;
+        top_known := true;
+      end if;
+      edge_at := top_at;
+      edge_id := top_id;
+    end if;
+    if edge_id is null then
+      -- Sparse matches, or fewer than `walk` messages before the cursor: one query.
+      return query execute query
+      using after_score, case when tier = after_score then after_created_at end,
+            case when tier = after_score then after_id end, wanted, words, prefixes;
+      get diagnostics got = row_count;
+      wanted := wanted - got;
+    else
+      -- `offset 0`: only that range from its index, every other condition tested on its rows
+      -- (the planner would otherwise AND in the word and trigram indexes, whole posting lists).
+      return query execute replace(query, '/* from */ app.messages m',
+        '(select * from app.messages m where (m.created_at, m.id) >= ($7, $8) offset 0) m')
+      using after_score, case when tier = after_score then after_created_at end,
+            case when tier = after_score then after_id end, wanted, words, prefixes, edge_at, edge_id;
+      get diagnostics got = row_count;
+      wanted := wanted - got;
+      if wanted > 0 then
+        return query execute replace(query, '/* range */ true', '(m.created_at, m.id) < ($7, $8)')
+        using after_score, null::timestamptz, null::uuid, wanted, words, prefixes, edge_at, edge_id;
+        get diagnostics got = row_count;
+        wanted := wanted - got;
+      end if;
+    end if;
+    tier := tier - 1;
+  end loop;
 end;
 $_$;
 
-COMMENT ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) IS 'Message search for GET /api/messages/search: the messages (not tombstones) of the caller''s current conversations, or of one of them (AG404 when the caller is not in it), whose lowercased content contains every term (3 to 200 characters each, at most 8), best match first (per term: a whole word 2, a word''s start 1, inside a word 0; full-text search with the simple configuration), then newest; a page starts after the (score, created_at, id) given. Returns ids only: the caller reads the messages themselves under RLS. security definer so that the trigram index serves the `like` (under RLS a non-leakproof condition may not run before the policy, so no index could take it); the restriction to the caller''s conversations is explicit here, from app.my_conversation_ids. Each call is planned with its terms (dynamic SQL, literals), since the best plan depends on how common they are.';
+COMMENT ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) IS 'Message search for GET /api/messages/search: the messages (not tombstones) of the caller''s current conversations, or of one of them (AG404 when the caller is not in it), whose lowercased content contains every term (3 to 200 characters each, at most 8), best match first (per term: a whole word 2, a word''s start 1, inside a word 0; full-text search with the simple configuration), then newest; a page starts after the (score, created_at, id) given. Returns ids only: the caller reads the messages themselves under RLS. When few matches are expected for the caller (the planner''s estimate of the term times the caller''s share of the messages, under 2,000 or the session setting agora.search_score_all_below) it scores them all and sorts; otherwise it reads one score tier at a time, newest first with a limit, and stops when the page is full, so the cost follows the page rather than the number of matches (docs/search.md). Both give the same rows in the same order. security definer so that the trigram and word indexes serve the conditions (under RLS a non-leakproof condition may not run before the policy, so no index could take it); the restriction to the caller''s conversations is explicit here, from app.my_conversation_ids. Each tier''s query is planned with its terms (dynamic SQL, literals), since the best plan depends on how common they are.';
 
 REVOKE ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
