@@ -648,3 +648,40 @@ test("[attachments] deleting the message removes the attachment row and its file
   const tombstone = page.items.find((m: { id: string }) => m.id === message.id);
   assert.deepEqual(tombstone.attachments, []);
 });
+
+test("[attachments] the conversation list's preview counts the newest message's files, cuts its text at 280 characters, and shows a tombstone empty", async () => {
+  const files = [
+    await uploaded(alice.accessToken, bytesOf(10)),
+    await uploaded(alice.accessToken, bytesOf(20)),
+  ];
+  const conversationId = await directConversationWith(alice.accessToken, bob.user.id);
+  const long = "ä".repeat(300);
+  const message = await expectJson(
+    await send(alice.accessToken, conversationId, long, files.map((f) => f.id)),
+    201,
+  );
+  const preview = async () => {
+    const list = await expectJson(
+      await t.request("GET", "/api/conversations", { token: bob.accessToken }),
+      200,
+    );
+    return list.items.find((c: { id: string }) => c.id === conversationId).lastMessage;
+  };
+  assert.deepEqual(await preview(), {
+    id: message.id,
+    senderId: alice.user.id,
+    content: "ä".repeat(280),
+    attachmentCount: 2,
+    createdAt: message.createdAt,
+    deletedAt: null,
+  });
+  const deleted = await t.request("DELETE", `/api/messages/${message.id}`, {
+    token: alice.accessToken,
+  });
+  assert.equal(deleted.status, 200, await deleted.clone().text());
+  const gone = await preview();
+  assert.equal(gone.id, message.id);
+  assert.equal(gone.content, "");
+  assert.equal(gone.attachmentCount, 0);
+  assert.match(gone.deletedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+});
