@@ -1,3 +1,6 @@
+-- Replaces functions of other domains:
+--   app.admin_messaging_stats (messages), app.admin_wallet_stats (wallet): the same answers, from
+--   the rollups this migration adds.
 /*
  * The rest of the admin analytics page from rollups kept by the writes (issue 30): the users'
  * figures came from rollups (20261130050400), but the messaging, store and wallet sections
