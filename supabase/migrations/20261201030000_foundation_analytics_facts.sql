@@ -365,21 +365,26 @@ comment on function app_private.prune_activity_members() is
 
 create function app_private.fact_series(metric text, bucket_interval text, range_from timestamptz, range_to timestamptz)
 returns table (t timestamptz, key text, value numeric)
-language sql
+language plpgsql
 stable
 set search_path = ''
 as $$
-  select x.bucket, x.key, sum(x.value)
-  from (
-    select c.bucket, c.key, c.value from app_private.analytics_facts c
-    where c.metric = fact_series.metric and c.bucket_interval = fact_series.bucket_interval
-      and c.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and c.bucket <= range_to
-    union all
-    select d.bucket, d.key, d.delta from app_private.analytics_fact_deltas d
-    where d.metric = fact_series.metric and d.bucket_interval = fact_series.bucket_interval
-      and d.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and d.bucket <= range_to
-  ) x
-  group by 1, 2
+begin
+  -- plpgsql, not sql: its plan is kept per connection instead of made again on every call
+  -- (docs/conventions.md, Plans); the stats functions call it several times a request.
+  return query
+    select x.bucket, x.key, sum(x.value)
+    from (
+      select c.bucket, c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_series.metric and c.bucket_interval = fact_series.bucket_interval
+        and c.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and c.bucket <= range_to
+      union all
+      select d.bucket, d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_series.metric and d.bucket_interval = fact_series.bucket_interval
+        and d.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and d.bucket <= range_to
+    ) x
+    group by 1, 2;
+end;
 $$;
 comment on function app_private.fact_series(text, text, timestamptz, timestamptz) is
   'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
@@ -387,30 +392,35 @@ revoke all on function app_private.fact_series(text, text, timestamptz, timestam
 
 create function app_private.fact_totals(metric text)
 returns table (key text, value numeric)
-language sql
+language plpgsql
 stable
 set search_path = ''
 as $$
-  select x.key, sum(x.value)
-  from (
-    select c.key, c.value from app_private.analytics_facts c
-    where c.metric = fact_totals.metric and c.bucket_interval = 'all' and c.bucket = '-infinity'
-    union all
-    select d.key, d.delta from app_private.analytics_fact_deltas d
-    where d.metric = fact_totals.metric and d.bucket_interval = 'all' and d.bucket = '-infinity'
-  ) x
-  group by 1
+begin
+  return query
+    select x.key, sum(x.value)
+    from (
+      select c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_totals.metric and c.bucket_interval = 'all' and c.bucket = '-infinity'
+      union all
+      select d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_totals.metric and d.bucket_interval = 'all' and d.bucket = '-infinity'
+    ) x
+    group by 1;
+end;
 $$;
 comment on function app_private.fact_totals(text) is
   'A metric''s totals now, per key, from the rollup rows plus their deltas in one statement. For the app.admin_*_stats functions.';
 revoke all on function app_private.fact_totals(text) from public;
 
 create function app_private.fact_total(metric text) returns bigint
-language sql
+language plpgsql
 stable
 set search_path = ''
 as $$
-  select coalesce(sum(t.value), 0)::bigint from app_private.fact_totals(metric) t
+begin
+  return (select coalesce(sum(t.value), 0)::bigint from app_private.fact_totals(metric) t);
+end;
 $$;
 comment on function app_private.fact_total(text) is
   'A metric''s total now over every key (0 when none).';

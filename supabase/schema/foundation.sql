@@ -1873,20 +1873,25 @@ REVOKE ALL ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS TABLE(t timestamp with time zone, key text, value numeric)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
-  select x.bucket, x.key, sum(x.value)
-  from (
-    select c.bucket, c.key, c.value from app_private.analytics_facts c
-    where c.metric = fact_series.metric and c.bucket_interval = fact_series.bucket_interval
-      and c.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and c.bucket <= range_to
-    union all
-    select d.bucket, d.key, d.delta from app_private.analytics_fact_deltas d
-    where d.metric = fact_series.metric and d.bucket_interval = fact_series.bucket_interval
-      and d.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and d.bucket <= range_to
-  ) x
-  group by 1, 2
+begin
+  -- plpgsql, not sql: its plan is kept per connection instead of made again on every call
+  -- (docs/conventions.md, Plans); the stats functions call it several times a request.
+  return query
+    select x.bucket, x.key, sum(x.value)
+    from (
+      select c.bucket, c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_series.metric and c.bucket_interval = fact_series.bucket_interval
+        and c.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and c.bucket <= range_to
+      union all
+      select d.bucket, d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_series.metric and d.bucket_interval = fact_series.bucket_interval
+        and d.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and d.bucket <= range_to
+    ) x
+    group by 1, 2;
+end;
 $$;
 
 COMMENT ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
@@ -1899,10 +1904,12 @@ REVOKE ALL ON FUNCTION app_private.fact_series(metric text, bucket_interval text
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.fact_total(metric text) RETURNS bigint
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
-  select coalesce(sum(t.value), 0)::bigint from app_private.fact_totals(metric) t
+begin
+  return (select coalesce(sum(t.value), 0)::bigint from app_private.fact_totals(metric) t);
+end;
 $$;
 
 COMMENT ON FUNCTION app_private.fact_total(metric text) IS 'A metric''s total now over every key (0 when none).';
@@ -1915,18 +1922,21 @@ REVOKE ALL ON FUNCTION app_private.fact_total(metric text) FROM PUBLIC;
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.fact_totals(metric text) RETURNS TABLE(key text, value numeric)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
-  select x.key, sum(x.value)
-  from (
-    select c.key, c.value from app_private.analytics_facts c
-    where c.metric = fact_totals.metric and c.bucket_interval = 'all' and c.bucket = '-infinity'
-    union all
-    select d.key, d.delta from app_private.analytics_fact_deltas d
-    where d.metric = fact_totals.metric and d.bucket_interval = 'all' and d.bucket = '-infinity'
-  ) x
-  group by 1
+begin
+  return query
+    select x.key, sum(x.value)
+    from (
+      select c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_totals.metric and c.bucket_interval = 'all' and c.bucket = '-infinity'
+      union all
+      select d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_totals.metric and d.bucket_interval = 'all' and d.bucket = '-infinity'
+    ) x
+    group by 1;
+end;
 $$;
 
 COMMENT ON FUNCTION app_private.fact_totals(metric text) IS 'A metric''s totals now, per key, from the rollup rows plus their deltas in one statement. For the app.admin_*_stats functions.';
