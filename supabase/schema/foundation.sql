@@ -7,6 +7,7 @@
 --   supabase/migrations/20261130050000_foundation_user_counts.sql
 --   supabase/migrations/20261130050100_foundation_retention_access_log_partitions.sql
 --   supabase/migrations/20261130050400_foundation_analytics_rollups.sql
+--   supabase/migrations/20261202000200_foundation_analytics_facts.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -368,7 +369,7 @@ GRANT UPDATE(revoked_reason) ON TABLE app.sessions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.users
--- created in 20261121090000_foundation.sql; last changed in 20261130050400_foundation_analytics_rollups.sql
+-- created in 20261121090000_foundation.sql; last changed in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.users (
@@ -437,6 +438,8 @@ CREATE TRIGGER users_count_truncated AFTER TRUNCATE ON app.users FOR EACH STATEM
 CREATE TRIGGER users_count_updated AFTER UPDATE ON app.users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_users_updated();
 
 CREATE TRIGGER users_forget_activity AFTER DELETE ON app.users REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.forget_activity();
+
+CREATE TRIGGER users_forget_fact_members AFTER DELETE ON app.users REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.forget_fact_members();
 
 CREATE TRIGGER users_guard_delete BEFORE DELETE ON app.users FOR EACH ROW EXECUTE FUNCTION app_private.guard_user_delete();
 
@@ -552,6 +555,82 @@ ALTER TABLE ONLY app_private.analytics_counts
     ADD CONSTRAINT analytics_counts_pkey PRIMARY KEY (metric, bucket_interval, bucket);
 
 ALTER TABLE app_private.analytics_counts ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_fact_deltas
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_fact_deltas (
+    id bigint NOT NULL,
+    metric text NOT NULL,
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    key text DEFAULT ''::text NOT NULL,
+    delta numeric NOT NULL,
+    CONSTRAINT analytics_fact_deltas_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text, 'all'::text])))
+);
+
+COMMENT ON TABLE app_private.analytics_fact_deltas IS 'Changes to app_private.analytics_facts not folded in yet: appended by the fact triggers (one row per metric, bucket and key a statement changed), folded in and deleted by app_private.compact_counters (pg_cron agora-compact-counters, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
+
+ALTER TABLE app_private.analytics_fact_deltas ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app_private.analytics_fact_deltas_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY app_private.analytics_fact_deltas
+    ADD CONSTRAINT analytics_fact_deltas_pkey PRIMARY KEY (id);
+
+CREATE INDEX analytics_fact_deltas_bucket_idx ON app_private.analytics_fact_deltas USING btree (metric, bucket_interval, bucket, key);
+
+ALTER TABLE app_private.analytics_fact_deltas ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_fact_members
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_fact_members (
+    metric text NOT NULL,
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    user_id uuid NOT NULL,
+    CONSTRAINT analytics_fact_members_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text])))
+);
+
+COMMENT ON TABLE app_private.analytics_fact_members IS 'Which users a distinct-user metric (messages.senders: who sent a message) counted in each open bucket, so a user counts once per bucket. Kept until two days after the bucket closes (app_private.prune_activity_members); a deleted account''s rows go with it. Server only.';
+
+ALTER TABLE ONLY app_private.analytics_fact_members
+    ADD CONSTRAINT analytics_fact_members_pkey PRIMARY KEY (metric, bucket_interval, bucket, user_id);
+
+CREATE INDEX analytics_fact_members_user_id_idx ON app_private.analytics_fact_members USING btree (user_id);
+
+ALTER TABLE app_private.analytics_fact_members ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_facts
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_facts (
+    metric text NOT NULL,
+    bucket_interval text NOT NULL,
+    bucket timestamp with time zone NOT NULL,
+    key text DEFAULT ''::text NOT NULL,
+    value numeric DEFAULT 0 NOT NULL,
+    CONSTRAINT analytics_facts_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text, 'all'::text])))
+);
+
+COMMENT ON TABLE app_private.analytics_facts IS 'The admin analytics'' messaging, store and wallet figures: a count or sum per metric, UTC day, ISO week or month (or a total now: interval all, bucket -infinity) and key (an order status, a vendor id, a token), as of the last compaction; a figure adds the rows of app_private.analytics_fact_deltas. Kept by the statement triggers app_private.<table>_facts_changed on the tables the metrics count, so the page reads a row per bucket instead of counting them. Server only: read through the app.admin_*_stats functions.';
+
+ALTER TABLE ONLY app_private.analytics_facts
+    ADD CONSTRAINT analytics_facts_pkey PRIMARY KEY (metric, bucket_interval, bucket, key);
+
+ALTER TABLE app_private.analytics_facts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.magic_links
@@ -689,6 +768,76 @@ ALTER TABLE ONLY app_private.user_counts
     ADD CONSTRAINT user_counts_pkey PRIMARY KEY (role, status);
 
 ALTER TABLE app_private.user_counts ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.admin_store_stats
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
+    AS $$
+declare
+  result jsonb;
+begin
+  if not app.is_admin() then
+    raise exception 'only an ADMIN reads platform analytics' using errcode = '42501';
+  end if;
+  if bucket not in ('day', 'week', 'month') then
+    raise exception 'unknown interval %', bucket using errcode = 'AG400';
+  end if;
+  with buckets as (
+    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
+  ),
+  sales as (select s.t, s.value from app_private.fact_series('orders.sales', bucket, range_from, range_to) s),
+  paid as (select s.t, s.value from app_private.fact_series('orders.paid', bucket, range_from, range_to) s),
+  top as (
+    select s.key, sum(s.value) as sales
+    from app_private.fact_series('orders.vendor_sales', bucket, range_from, range_to) s
+    group by s.key
+    having sum(s.value) <> 0
+    order by sum(s.value) desc, s.key
+    limit 10
+  ),
+  vendors as (
+    select t.key, t.sales, coalesce(sum(p.value), 0) as orders
+    from top t
+    left join app_private.fact_series('orders.vendor_paid', bucket, range_from, range_to) p on p.key = t.key
+    group by t.key, t.sales
+  )
+  select jsonb_build_object(
+    'totals', jsonb_build_object(
+      'sales', (select coalesce(sum(s.value), 0) from sales s),
+      'paidOrders', (select coalesce(sum(p.value), 0) from paid p)
+    ),
+    'sales', (
+      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+      from buckets b left join sales s on s.t = b.t),
+    'orders', (
+      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+      from buckets b left join app_private.fact_series('orders.created', bucket, range_from, range_to) s on s.t = b.t),
+    'ordersByStatus', (
+      select jsonb_object_agg(st.status, coalesce(x.value, 0))
+      from unnest(enum_range(null::app.order_status)) st(status)
+      left join app_private.fact_totals('orders.status') x on x.key = st.status::text
+    ),
+    'topVendors', coalesce((
+      select jsonb_agg(jsonb_build_object('id', v.key::uuid, 'name', coalesce(ve.name, ''),
+                                          'sales', v.sales, 'orders', v.orders)
+                       order by v.sales desc, v.key)
+      from vendors v left join app.vendors ve on ve.id = v.key::uuid
+    ), '[]'::jsonb)
+  ) into result;
+  return result;
+end;
+$$;
+
+COMMENT ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'The store section of GET /api/admin/analytics: sales (totals of orders paid in each UTC day, ISO week or month, refunds not deducted, minor units), paid orders, orders created, zero-filled, whole buckets; orders by status now; the top ten vendors by sales in the range''s buckets (name as the vendor is named now). From the rollups (app_private.analytics_facts and its deltas), a row per bucket and vendor with sales in it, whatever the number of orders. security definer: the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
+
+REVOKE ALL ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.admin_user_matches
@@ -1088,6 +1237,136 @@ COMMENT ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp 
 REVOKE ALL ON FUNCTION app_private.add_analytics_counts(metric text, ats timestamp with time zone[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_fact_definitions
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source text, watched text, facts text)
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $_$
+  -- facts: a VALUES list over the row `r` of (metric, at, key, value): `at` picks the day, week
+  -- and month buckets, '-infinity' means a total now, null means no fact.
+  values
+    ('app.conversations', 'created_at', $f$
+      values ('conversations.created', r.created_at, '', 1::numeric),
+             ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) $f$),
+    ('app.messages', 'created_at, deleted_at', $f$
+      values ('messages.sent', r.created_at, '', 1::numeric),
+             ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
+              1::numeric) $f$),
+    ('app.orders', 'created_at, paid_at, status, total, vendor_id', $f$
+      values ('orders.created', r.created_at, '', 1::numeric),
+             ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
+             ('orders.sales', r.paid_at, '', r.total::numeric),
+             ('orders.paid', r.paid_at, '', 1::numeric),
+             ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
+             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) $f$),
+    ('app.wallets', 'created_at, exported_at', $f$
+      values ('wallets.created', r.created_at, '', 1::numeric),
+             ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
+             ('wallets.exported', case when r.exported_at is not null then '-infinity'::timestamptz end,
+              '', 1::numeric) $f$),
+    ('app.wallet_transactions',
+     'status, direction, confirmed_at, amount, chain_id, token_kind, token_address, token_symbol, token_decimals', $f$
+      values ('wallet_transactions.all', '-infinity'::timestamptz,
+              r.status::text || ' ' || r.direction::text, 1::numeric),
+             ('wallet_transactions.volume',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              r.amount),
+             ('wallet_transactions.transfers',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              1::numeric) $f$)
+$_$;
+
+COMMENT ON FUNCTION app_private.analytics_fact_definitions() IS 'What each row of a counted table contributes to app_private.analytics_facts: the table, the columns whose change moves its facts (an update of other columns is skipped), and its facts as SQL over the row r. One definition serves the triggers and the recount, so they cannot disagree.';
+
+REVOKE ALL ON FUNCTION app_private.analytics_fact_definitions() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_fact_rows
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_fact_rows(op text, watched text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $_$
+  select case op
+    when 'INSERT' then 'select 1 as sign, n.* from new_rows n'
+    when 'DELETE' then 'select -1 as sign, o.* from old_rows o'
+    else format(
+      'select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where %1$s is distinct from %2$s
+       union all
+       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where %1$s is distinct from %2$s',
+      '(o.' || replace(watched, ', ', ', o.') || ')', '(n.' || replace(watched, ', ', ', n.') || ')')
+  end
+$_$;
+
+COMMENT ON FUNCTION app_private.analytics_fact_rows(op text, watched text) IS 'The rows a statement changed, with their sign, in a fact trigger: the new rows (+1) of an insert, the old ones (-1) of a delete, and of an update the old and new versions of the rows whose watched columns changed (an update of other columns moves no fact).';
+
+REVOKE ALL ON FUNCTION app_private.analytics_fact_rows(op text, watched text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_fact_sql
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $_$
+  select format($q$
+    insert into %s (metric, bucket_interval, bucket, key, %s)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (%s) r
+    cross join lateral (%s) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 $q$,
+    target, case when target = 'app_private.analytics_facts' then 'value' else 'delta' end,
+    rows_sql, facts)
+$_$;
+
+COMMENT ON FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts text) IS 'Builds the statement that adds the facts of some rows (rows_sql: the rows with a sign column, +1 or -1) to app_private.analytics_fact_deltas or, for a recount, app_private.analytics_facts, summed per metric, bucket and key.';
+
+REVOKE ALL ON FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_facts_truncated
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_facts_truncated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  prefix text := tg_table_name || '.%';
+begin
+  delete from app_private.analytics_fact_deltas d where d.metric like prefix;
+  delete from app_private.analytics_facts f where f.metric like prefix;
+  delete from app_private.analytics_fact_members m where m.metric like prefix;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.analytics_facts_truncated() IS 'After truncate of a counted table (tests, never the app): its metrics are empty.';
+
+REVOKE ALL ON FUNCTION app_private.analytics_facts_truncated() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.apply_user_count_deltas
 -- created in 20261130050000_foundation_user_counts.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1138,7 +1417,7 @@ REVOKE ALL ON FUNCTION app_private.audit_config_version() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.compact_counters
--- created in 20261130050400_foundation_analytics_rollups.sql
+-- created in 20261130050400_foundation_analytics_rollups.sql; last changed in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.compact_counters() RETURNS integer
@@ -1148,6 +1427,7 @@ CREATE FUNCTION app_private.compact_counters() RETURNS integer
 declare
   folded integer;
   more integer;
+  facts integer;
 begin
   folded := app_private.compact_user_counts();
   with gone as (
@@ -1162,11 +1442,23 @@ begin
     on conflict (metric, bucket_interval, bucket) do update set value = c.value + excluded.value
   )
   select coalesce(sum(s.rows), 0)::integer into more from sums s;
-  return folded + more;
+  with gone as (
+    delete from app_private.analytics_fact_deltas d
+    returning d.metric, d.bucket_interval, d.bucket, d.key, d.delta
+  ), sums as (
+    select g.metric, g.bucket_interval, g.bucket, g.key, sum(g.delta) as delta, count(*)::integer as rows
+    from gone g group by 1, 2, 3, 4
+  ), added as (
+    insert into app_private.analytics_facts as c (metric, bucket_interval, bucket, key, value)
+    select s.metric, s.bucket_interval, s.bucket, s.key, s.delta from sums s order by 1, 2, 3, 4
+    on conflict (metric, bucket_interval, bucket, key) do update set value = c.value + excluded.value
+  )
+  select coalesce(sum(s.rows), 0)::integer into facts from sums s;
+  return folded + more + facts;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.compact_counters() IS 'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts and of the analytics rollups into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after. Returns how many delta rows it folded.';
+COMMENT ON FUNCTION app_private.compact_counters() IS 'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts, of the user analytics rollups and of the analytics facts into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after. Returns how many delta rows it folded.';
 
 REVOKE ALL ON FUNCTION app_private.compact_counters() FROM PUBLIC;
 
@@ -1261,6 +1553,75 @@ $$;
 COMMENT ON FUNCTION app_private.config_defaults() IS 'The default of every configuration setting, and the only place defaults are written: the database enforces limits and runs scheduled work without the API, so it must know them; the API reads the effective document (app.effective_config) and only validates shapes. A new setting is a new version of this function.';
 
 REVOKE ALL ON FUNCTION app_private.config_defaults() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.conversations_facts_changed
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.conversations_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+      begin
+        if tg_op = 'INSERT' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n) r
+    cross join lateral (
+      values ('conversations.created', r.created_at, '', 1::numeric),
+             ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        elsif tg_op = 'DELETE' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select -1 as sign, o.* from old_rows o) r
+    cross join lateral (
+      values ('conversations.created', r.created_at, '', 1::numeric),
+             ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        else
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at) is distinct from (n.created_at)
+       union all
+       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at) is distinct from (n.created_at)) r
+    cross join lateral (
+      values ('conversations.created', r.created_at, '', 1::numeric),
+             ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        end if;
+        return null;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.conversations_facts_changed() IS 'After insert, update or delete on app.conversations, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.conversations and may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.conversations_facts_changed() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.count_signins
@@ -1507,6 +1868,82 @@ COMMENT ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from_da
 REVOKE ALL ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from_day date, to_day date) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.fact_series
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS TABLE(t timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  -- plpgsql, not sql: its plan is kept per connection instead of made again on every call
+  -- (docs/conventions.md, Plans); the stats functions call it several times a request.
+  return query
+    select x.bucket, x.key, sum(x.value)
+    from (
+      select c.bucket, c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_series.metric and c.bucket_interval = fact_series.bucket_interval
+        and c.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and c.bucket <= range_to
+      union all
+      select d.bucket, d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_series.metric and d.bucket_interval = fact_series.bucket_interval
+        and d.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and d.bucket <= range_to
+    ) x
+    group by 1, 2;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
+
+REVOKE ALL ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fact_total
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fact_total(metric text) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  return (select coalesce(sum(t.value), 0)::bigint from app_private.fact_totals(metric) t);
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fact_total(metric text) IS 'A metric''s total now over every key (0 when none).';
+
+REVOKE ALL ON FUNCTION app_private.fact_total(metric text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fact_totals
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fact_totals(metric text) RETURNS TABLE(key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  return query
+    select x.key, sum(x.value)
+    from (
+      select c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_totals.metric and c.bucket_interval = 'all' and c.bucket = '-infinity'
+      union all
+      select d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_totals.metric and d.bucket_interval = 'all' and d.bucket = '-infinity'
+    ) x
+    group by 1;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fact_totals(metric text) IS 'A metric''s totals now, per key, from the rollup rows plus their deltas in one statement. For the app.admin_*_stats functions.';
+
+REVOKE ALL ON FUNCTION app_private.fact_totals(metric text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.forget_activity
 -- created in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1524,6 +1961,25 @@ $$;
 COMMENT ON FUNCTION app_private.forget_activity() IS 'After delete on app.users, per statement: a deleted account''s memberships of open activity buckets go with it (the counts, which name nobody, stay).';
 
 REVOKE ALL ON FUNCTION app_private.forget_activity() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.forget_fact_members
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.forget_fact_members() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  delete from app_private.analytics_fact_members m where m.user_id in (select o.id from old_rows o);
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.forget_fact_members() IS 'After delete on app.users, per statement: a deleted account''s memberships of open buckets go with it (the counts, which name nobody, stay).';
+
+REVOKE ALL ON FUNCTION app_private.forget_fact_members() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_profile
@@ -1730,6 +2186,78 @@ COMMENT ON FUNCTION app_private.maintain_partitions() IS 'pg_cron (agora-maintai
 REVOKE ALL ON FUNCTION app_private.maintain_partitions() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.messages_facts_changed
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.messages_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+      begin
+        if tg_op = 'INSERT' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n) r
+    cross join lateral (
+      values ('messages.sent', r.created_at, '', 1::numeric),
+             ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        elsif tg_op = 'DELETE' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select -1 as sign, o.* from old_rows o) r
+    cross join lateral (
+      values ('messages.sent', r.created_at, '', 1::numeric),
+             ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        else
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at, o.deleted_at) is distinct from (n.created_at, n.deleted_at)
+       union all
+       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at, o.deleted_at) is distinct from (n.created_at, n.deleted_at)) r
+    cross join lateral (
+      values ('messages.sent', r.created_at, '', 1::numeric),
+             ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        end if;
+        return null;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.messages_facts_changed() IS 'After insert, update or delete on app.messages, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.messages and may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.messages_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.new_account_name
 -- created in 20261129160000_foundation_profiles.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1746,8 +2274,89 @@ COMMENT ON FUNCTION app_private.new_account_name() IS 'The name a new account st
 REVOKE ALL ON FUNCTION app_private.new_account_name() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.orders_facts_changed
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.orders_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+      begin
+        if tg_op = 'INSERT' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n) r
+    cross join lateral (
+      values ('orders.created', r.created_at, '', 1::numeric),
+             ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
+             ('orders.sales', r.paid_at, '', r.total::numeric),
+             ('orders.paid', r.paid_at, '', 1::numeric),
+             ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
+             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        elsif tg_op = 'DELETE' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select -1 as sign, o.* from old_rows o) r
+    cross join lateral (
+      values ('orders.created', r.created_at, '', 1::numeric),
+             ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
+             ('orders.sales', r.paid_at, '', r.total::numeric),
+             ('orders.paid', r.paid_at, '', 1::numeric),
+             ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
+             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        else
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at, o.paid_at, o.status, o.total, o.vendor_id) is distinct from (n.created_at, n.paid_at, n.status, n.total, n.vendor_id)
+       union all
+       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at, o.paid_at, o.status, o.total, o.vendor_id) is distinct from (n.created_at, n.paid_at, n.status, n.total, n.vendor_id)) r
+    cross join lateral (
+      values ('orders.created', r.created_at, '', 1::numeric),
+             ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
+             ('orders.sales', r.paid_at, '', r.total::numeric),
+             ('orders.paid', r.paid_at, '', 1::numeric),
+             ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
+             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        end if;
+        return null;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.orders_facts_changed() IS 'After insert, update or delete on app.orders, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.orders and may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.orders_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_activity_members
--- created in 20261130050400_foundation_analytics_rollups.sql
+-- created in 20261130050400_foundation_analytics_rollups.sql; last changed in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.prune_activity_members() RETURNS integer
@@ -1758,11 +2367,15 @@ CREATE FUNCTION app_private.prune_activity_members() RETURNS integer
     delete from app_private.activity_members m
     where m.bucket < date_trunc(m.bucket_interval, now() - interval '2 days', 'UTC')
     returning 1
+  ), gone_facts as (
+    delete from app_private.analytics_fact_members m
+    where m.bucket < date_trunc(m.bucket_interval, now() - interval '2 days', 'UTC')
+    returning 1
   )
-  select count(*)::integer from gone
+  select ((select count(*) from gone) + (select count(*) from gone_facts))::integer
 $$;
 
-COMMENT ON FUNCTION app_private.prune_activity_members() IS 'pg_cron (agora-prune-activity, hourly): deletes the members of activity buckets that closed more than two days ago (a late access-log batch can still land in yesterday''s); their counts stay in app_private.analytics_counts. Returns how many rows went.';
+COMMENT ON FUNCTION app_private.prune_activity_members() IS 'pg_cron (agora-prune-activity, hourly): deletes the members of activity and active-sender buckets that closed more than two days ago (a late access-log batch can still land in yesterday''s); their counts stay in the rollups. Returns how many rows went.';
 
 REVOKE ALL ON FUNCTION app_private.prune_activity_members() FROM PUBLIC;
 
@@ -1881,6 +2494,43 @@ COMMENT ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with
 REVOKE ALL ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.record_message_senders
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.record_message_senders() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- Static statements, so PL/pgSQL keeps their plans. A sender new to a bucket becomes its member
+  -- and adds one; members are inserted in key order, so concurrent writers never deadlock, and a
+  -- sender added by two transactions at once counts once (the second waits for the first).
+  with facts as (
+    select distinct i.name as bucket_interval, date_trunc(i.name, n.created_at, 'UTC') as bucket,
+           n.sender_id as user_id
+    from new_rows n
+    cross join (values ('day'), ('month'), ('week')) i(name)
+    where n.sender_id is not null
+  ), added as (
+    insert into app_private.analytics_fact_members (metric, bucket_interval, bucket, user_id)
+    select 'messages.senders', f.bucket_interval, f.bucket, f.user_id from facts f order by 2, 3, 4
+    on conflict do nothing
+    returning bucket_interval, bucket
+  )
+  insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, delta)
+  select 'messages.senders', a.bucket_interval, a.bucket, count(*) from added a
+  group by 2, 3
+  order by 2, 3;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.record_message_senders() IS 'After insert on app.messages, per statement: each sender becomes an active sender of the day, week and month of the message (once per bucket). security definer: senders may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.record_message_senders() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.record_request_activity
 -- created in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1973,6 +2623,47 @@ COMMENT ON FUNCTION app_private.record_session_activity() IS 'After insert or up
 REVOKE ALL ON FUNCTION app_private.record_session_activity() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.recount_analytics_facts
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.recount_analytics_facts() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  def record;
+begin
+  -- Writers wait while the facts are rebuilt, so none of their deltas is lost.
+  for def in select * from app_private.analytics_fact_definitions() d order by d.source loop
+    execute format('lock table %s in share row exclusive mode', def.source);
+  end loop;
+  lock table app_private.analytics_facts in exclusive mode;
+  lock table app_private.analytics_fact_deltas in exclusive mode;
+  lock table app_private.analytics_fact_members in exclusive mode;
+  delete from app_private.analytics_fact_deltas;
+  delete from app_private.analytics_facts;
+  delete from app_private.analytics_fact_members;
+  for def in select * from app_private.analytics_fact_definitions() d order by d.source loop
+    execute app_private.analytics_fact_sql('app_private.analytics_facts',
+      format('select 1 as sign, t.* from %s t', def.source), def.facts);
+  end loop;
+  insert into app_private.analytics_fact_members (metric, bucket_interval, bucket, user_id)
+  select distinct 'messages.senders', i.name, date_trunc(i.name, m.created_at, 'UTC'), m.sender_id
+  from app.messages m cross join (values ('day'), ('week'), ('month')) i(name)
+  where m.sender_id is not null;
+  insert into app_private.analytics_facts (metric, bucket_interval, bucket, value)
+  select m.metric, m.bucket_interval, m.bucket, count(*)
+  from app_private.analytics_fact_members m group by 1, 2, 3;
+  perform app_private.prune_activity_members();
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.recount_analytics_facts() IS 'Rebuilds app_private.analytics_facts from the counted tables (full scans; their writers wait meanwhile): after rows were written with triggers off (a bulk load with session_replication_role = replica), or should an operator doubt the figures. Active senders of removed messages, which the triggers keep counted, are counted no more.';
+
+REVOKE ALL ON FUNCTION app_private.recount_analytics_facts() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.recount_users
 -- created in 20261130050000_foundation_user_counts.sql
 -- ---------------------------------------------------------------------------------------------
@@ -2019,6 +2710,186 @@ $$;
 COMMENT ON FUNCTION app_private.touch_updated_at() IS 'Keeps updated_at honest without trusting callers.';
 
 REVOKE ALL ON FUNCTION app_private.touch_updated_at() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.wallet_transactions_facts_changed
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.wallet_transactions_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+      begin
+        if tg_op = 'INSERT' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n) r
+    cross join lateral (
+      values ('wallet_transactions.all', '-infinity'::timestamptz,
+              r.status::text || ' ' || r.direction::text, 1::numeric),
+             ('wallet_transactions.volume',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              r.amount),
+             ('wallet_transactions.transfers',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        elsif tg_op = 'DELETE' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select -1 as sign, o.* from old_rows o) r
+    cross join lateral (
+      values ('wallet_transactions.all', '-infinity'::timestamptz,
+              r.status::text || ' ' || r.direction::text, 1::numeric),
+             ('wallet_transactions.volume',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              r.amount),
+             ('wallet_transactions.transfers',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        else
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.status, o.direction, o.confirmed_at, o.amount, o.chain_id, o.token_kind, o.token_address, o.token_symbol, o.token_decimals) is distinct from (n.status, n.direction, n.confirmed_at, n.amount, n.chain_id, n.token_kind, n.token_address, n.token_symbol, n.token_decimals)
+       union all
+       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.status, o.direction, o.confirmed_at, o.amount, o.chain_id, o.token_kind, o.token_address, o.token_symbol, o.token_decimals) is distinct from (n.status, n.direction, n.confirmed_at, n.amount, n.chain_id, n.token_kind, n.token_address, n.token_symbol, n.token_decimals)) r
+    cross join lateral (
+      values ('wallet_transactions.all', '-infinity'::timestamptz,
+              r.status::text || ' ' || r.direction::text, 1::numeric),
+             ('wallet_transactions.volume',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              r.amount),
+             ('wallet_transactions.transfers',
+              case when r.direction = 'out' and r.status = 'confirmed' then r.confirmed_at end,
+              jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
+                                 'address', r.token_address, 'decimals', r.token_decimals,
+                                 'chainId', r.chain_id)::text,
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        end if;
+        return null;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.wallet_transactions_facts_changed() IS 'After insert, update or delete on app.wallet_transactions, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.wallet_transactions and may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.wallet_transactions_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.wallets_facts_changed
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.wallets_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+      begin
+        if tg_op = 'INSERT' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n) r
+    cross join lateral (
+      values ('wallets.created', r.created_at, '', 1::numeric),
+             ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
+             ('wallets.exported', case when r.exported_at is not null then '-infinity'::timestamptz end,
+              '', 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        elsif tg_op = 'DELETE' then
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select -1 as sign, o.* from old_rows o) r
+    cross join lateral (
+      values ('wallets.created', r.created_at, '', 1::numeric),
+             ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
+             ('wallets.exported', case when r.exported_at is not null then '-infinity'::timestamptz end,
+              '', 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        else
+          
+    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+    select f.metric, i.name,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
+           f.key, sum(r.sign * f.value)
+    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at, o.exported_at) is distinct from (n.created_at, n.exported_at)
+       union all
+       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at, o.exported_at) is distinct from (n.created_at, n.exported_at)) r
+    cross join lateral (
+      values ('wallets.created', r.created_at, '', 1::numeric),
+             ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
+             ('wallets.exported', case when r.exported_at is not null then '-infinity'::timestamptz end,
+              '', 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0
+    order by 1, 2, 3, 4 ;
+        end if;
+        return null;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.wallets_facts_changed() IS 'After insert, update or delete on app.wallets, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.wallets and may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.wallets_facts_changed() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- cron job agora-compact-counters

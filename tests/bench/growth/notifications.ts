@@ -81,7 +81,9 @@ async function seed(ctx: GrowthContext): Promise<void> {
     await tx`
       insert into app_private.notification_search (notification_id, user_id, type, created_at, words)
       select n.id, n.user_id, n.type, n.created_at, lower(n.title || ' ' || n.body)
-      from app.notifications n where n.inbox`;
+      from app.notifications n where n.inbox
+      -- Notifications written before this seed (another domain's, triggers on) have theirs.
+      on conflict (notification_id) do nothing`;
     await tx`
       create index notification_search_words_idx on app_private.notification_search
         using gin (user_id, type, words extensions.gin_trgm_ops)
