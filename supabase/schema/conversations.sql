@@ -162,7 +162,7 @@ CREATE TRIGGER conversations_facts_inserted AFTER INSERT ON app.conversations RE
 
 CREATE TRIGGER conversations_facts_truncated AFTER TRUNCATE ON app.conversations FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
 
-CREATE TRIGGER conversations_facts_updated AFTER UPDATE ON app.conversations REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.conversations_facts_changed();
+CREATE TRIGGER conversations_facts_updated AFTER UPDATE ON app.conversations FOR EACH ROW WHEN ((old.created_at IS DISTINCT FROM new.created_at)) EXECUTE FUNCTION app_private.conversations_facts_changed();
 
 CREATE TRIGGER conversations_guard_block BEFORE INSERT ON app.conversations FOR EACH ROW WHEN ((new.type = 'direct'::app.conversation_type)) EXECUTE FUNCTION app_private.guard_direct_block();
 

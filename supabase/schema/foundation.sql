@@ -633,6 +633,24 @@ ALTER TABLE ONLY app_private.analytics_facts
 ALTER TABLE app_private.analytics_facts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
+-- table app_private.analytics_fold_marks
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.analytics_fold_marks (
+    source text NOT NULL,
+    folded_before timestamp with time zone NOT NULL,
+    CONSTRAINT analytics_fold_marks_source_check CHECK ((source = ANY (ARRAY['app.messages'::text, 'app.orders'::text])))
+);
+
+COMMENT ON TABLE app_private.analytics_fold_marks IS 'For the tables whose inserts pay no fact trigger (app.messages, app.orders): the rows created before folded_before are in app_private.analytics_facts (and their later changes in the deltas); those from it on are read live by the readers and folded by app_private.fold_analytics_facts (agora-compact-counters, every minute), which moves the mark. Server only.';
+
+ALTER TABLE ONLY app_private.analytics_fold_marks
+    ADD CONSTRAINT analytics_fold_marks_pkey PRIMARY KEY (source);
+
+ALTER TABLE app_private.analytics_fold_marks ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
 -- table app_private.magic_links
 -- created in 20261121090000_foundation.sql
 -- ---------------------------------------------------------------------------------------------
@@ -834,7 +852,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'The store section of GET /api/admin/analytics: sales (totals of orders paid in each UTC day, ISO week or month, refunds not deducted, minor units), paid orders, orders created, zero-filled, whole buckets; orders by status now; the top ten vendors by sales in the range''s buckets (name as the vendor is named now). From the rollups (app_private.analytics_facts and its deltas), a row per bucket and vendor with sales in it, whatever the number of orders. security definer: the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
+COMMENT ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'The store section of GET /api/admin/analytics: sales (totals of orders paid in each UTC day, ISO week or month, refunds not deducted, minor units), paid orders, orders created, zero-filled, whole buckets; orders by status now; the top ten vendors by sales in the range''s buckets (name as the vendor is named now). From the rollups (app_private.analytics_facts, its deltas and the orders not yet folded), a row per bucket and vendor with sales in it, whatever the number of orders. security definer: the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
 
 REVOKE ALL ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
@@ -1241,33 +1259,33 @@ REVOKE ALL ON FUNCTION app_private.add_analytics_counts(metric text, ats timesta
 -- created in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source text, watched text, facts text)
+CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source text, folded boolean, watched text, facts text)
     LANGUAGE sql IMMUTABLE
     SET search_path TO ''
     AS $_$
   -- facts: a VALUES list over the row `r` of (metric, at, key, value): `at` picks the day, week
   -- and month buckets, '-infinity' means a total now, null means no fact.
   values
-    ('app.conversations', 'created_at', $f$
+    ('app.conversations', false, 'created_at', $f$
       values ('conversations.created', r.created_at, '', 1::numeric),
              ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) $f$),
-    ('app.messages', 'created_at, deleted_at', $f$
+    ('app.messages', true, 'created_at, deleted_at', $f$
       values ('messages.sent', r.created_at, '', 1::numeric),
              ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
               1::numeric) $f$),
-    ('app.orders', 'created_at, paid_at, status, total, vendor_id', $f$
+    ('app.orders', true, 'created_at, paid_at, status, total, vendor_id', $f$
       values ('orders.created', r.created_at, '', 1::numeric),
              ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
              ('orders.sales', r.paid_at, '', r.total::numeric),
              ('orders.paid', r.paid_at, '', 1::numeric),
              ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
              ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) $f$),
-    ('app.wallets', 'created_at, exported_at', $f$
+    ('app.wallets', false, 'created_at, exported_at', $f$
       values ('wallets.created', r.created_at, '', 1::numeric),
              ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
              ('wallets.exported', case when r.exported_at is not null then '-infinity'::timestamptz end,
               '', 1::numeric) $f$),
-    ('app.wallet_transactions',
+    ('app.wallet_transactions', false,
      'status, direction, confirmed_at, amount, chain_id, token_kind, token_address, token_symbol, token_decimals', $f$
       values ('wallet_transactions.all', '-infinity'::timestamptz,
               r.status::text || ' ' || r.direction::text, 1::numeric),
@@ -1285,33 +1303,36 @@ CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source te
               1::numeric) $f$)
 $_$;
 
-COMMENT ON FUNCTION app_private.analytics_fact_definitions() IS 'What each row of a counted table contributes to app_private.analytics_facts: the table, the columns whose change moves its facts (an update of other columns is skipped), and its facts as SQL over the row r. One definition serves the triggers and the recount, so they cannot disagree.';
+COMMENT ON FUNCTION app_private.analytics_fact_definitions() IS 'What each row of a counted table contributes to app_private.analytics_facts: the table, whether its inserts are folded by the job from a mark (folded) or appended as deltas by statement triggers, the columns whose change moves its facts (an update of other columns is skipped), and its facts as SQL over the row r. One definition serves the triggers, the fold, the readers'' live tail and the recount, so they cannot disagree.';
 
 REVOKE ALL ON FUNCTION app_private.analytics_fact_definitions() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
--- function app_private.analytics_fact_rows
+-- function app_private.analytics_fact_select
 -- created in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.analytics_fact_rows(op text, watched text) RETURNS text
+CREATE FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO ''
     AS $_$
-  select case op
-    when 'INSERT' then 'select 1 as sign, n.* from new_rows n'
-    when 'DELETE' then 'select -1 as sign, o.* from old_rows o'
-    else format(
-      'select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where %1$s is distinct from %2$s
-       union all
-       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where %1$s is distinct from %2$s',
-      '(o.' || replace(watched, ', ', ', o.') || ')', '(n.' || replace(watched, ', ', ', n.') || ')')
-  end
+  select format($q$
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (%s) r
+    cross join lateral (%s) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0 $q$,
+    rows_sql, facts)
 $_$;
 
-COMMENT ON FUNCTION app_private.analytics_fact_rows(op text, watched text) IS 'The rows a statement changed, with their sign, in a fact trigger: the new rows (+1) of an insert, the old ones (-1) of a delete, and of an update the old and new versions of the rows whose watched columns changed (an update of other columns moves no fact).';
+COMMENT ON FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) IS 'Builds the query of the facts of some rows (rows_sql: the rows with a sign column, +1 or -1), summed per metric, bucket interval, bucket and key: for the triggers, the fold, the recount and the readers'' live tail.';
 
-REVOKE ALL ON FUNCTION app_private.analytics_fact_rows(op text, watched text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.analytics_fact_sql
@@ -1323,25 +1344,43 @@ CREATE FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts
     SET search_path TO ''
     AS $_$
   select format($q$
-    insert into %s (metric, bucket_interval, bucket, key, %s)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (%s) r
-    cross join lateral (%s) f(metric, at, key, value)
-    join (values ('all'), ('day'), ('week'), ('month')) i(name)
-      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
-    where f.at is not null
-    group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 $q$,
+    insert into %s as c (metric, bucket_interval, bucket, key, %s)
+    select x.* from (%s) x
+    order by 1, 2, 3, 4 %s $q$,
     target, case when target = 'app_private.analytics_facts' then 'value' else 'delta' end,
-    rows_sql, facts)
+    app_private.analytics_fact_select(rows_sql, facts),
+    case when target = 'app_private.analytics_facts'
+      then 'on conflict (metric, bucket_interval, bucket, key) do update set value = c.value + excluded.value'
+      else '' end)
 $_$;
 
-COMMENT ON FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts text) IS 'Builds the statement that adds the facts of some rows (rows_sql: the rows with a sign column, +1 or -1) to app_private.analytics_fact_deltas or, for a recount, app_private.analytics_facts, summed per metric, bucket and key.';
+COMMENT ON FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts text) IS 'Builds the statement that adds the facts of some rows (rows_sql: the rows with a sign column, +1 or -1) to app_private.analytics_fact_deltas or, for the fold and the recount, app_private.analytics_facts (added to the rows there), in key order.';
 
 REVOKE ALL ON FUNCTION app_private.analytics_fact_sql(target text, rows_sql text, facts text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_fact_tail
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_fact_tail(metric text) RETURNS TABLE(bucket_interval text, bucket timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  if metric = 'messages.senders' then
+    return query select * from app_private.message_senders_tail();
+  elsif metric like 'messages.%' then
+    return query select * from app_private.messages_facts_tail(metric);
+  elsif metric like 'orders.%' then
+    return query select * from app_private.orders_facts_tail(metric);
+  end if;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.analytics_fact_tail(metric text) IS 'A metric''s facts of the rows not yet folded (a folded table''s rows from its mark on), every interval; none for the tables kept by deltas. The readers add them in the same statement as the rollup rows and deltas.';
+
+REVOKE ALL ON FUNCTION app_private.analytics_fact_tail(metric text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.analytics_facts_truncated
@@ -1365,6 +1404,67 @@ $$;
 COMMENT ON FUNCTION app_private.analytics_facts_truncated() IS 'After truncate of a counted table (tests, never the app): its metrics are empty.';
 
 REVOKE ALL ON FUNCTION app_private.analytics_facts_truncated() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_fold_horizon
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_fold_horizon(margin interval) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  horizon timestamptz;
+begin
+  -- Another role's sessions show no xact_start unless the reader may read all statistics: a
+  -- horizon that missed one would fold past a transaction still to commit.
+  if not pg_has_role('pg_read_all_stats', 'usage') then
+    raise exception 'the fold''s horizon needs pg_read_all_stats (owner %)', current_user;
+  end if;
+  select least(now() - margin, min(a.xact_start)) into horizon
+  from pg_catalog.pg_stat_activity a
+  where a.datname = current_database() and a.pid <> pg_backend_pid() and a.xact_start is not null
+    and a.backend_type in ('client backend', 'background worker');
+  return horizon;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.analytics_fold_horizon(margin interval) IS 'Where app_private.fold_analytics_facts may move a mark: min(now() - margin, the start of the oldest transaction in progress in this database, other than this one). created_at defaults to the writing transaction''s start, so every row created before it is committed and visible to a statement that begins afterwards. Call it before the statements that read the rows (pg_stat_activity is read once per transaction). security definer: it must see every session''s transaction start (pg_read_all_stats).';
+
+REVOKE ALL ON FUNCTION app_private.analytics_fold_horizon(margin interval) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_fold_mark
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_fold_mark(source text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  mark timestamptz;
+begin
+  -- Shared with every other change; exclusive for the fold while it moves the marks.
+  perform pg_advisory_xact_lock_shared(hashtext('app_private.analytics_fold_marks'));
+  if current_setting('transaction_isolation') = 'read committed' then
+    -- A new snapshot, taken after the lock: the mark as the last fold committed it.
+    select m.folded_before into mark from app_private.analytics_fold_marks m
+    where m.source = analytics_fold_mark.source;
+  else
+    -- The transaction's snapshot may predate the last fold: for share fails (40001) if it does.
+    select m.folded_before into mark from app_private.analytics_fold_marks m
+    where m.source = analytics_fold_mark.source
+    for share;
+  end if;
+  return mark;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.analytics_fold_mark(source text) IS 'For the triggers of a change to a folded table''s row: its mark (rows created before it are folded, so their change is a delta; rows after it are read or folded as they are then), holding the marks'' advisory lock shared until the transaction ends, so app_private.fold_analytics_facts (which takes it exclusive) cannot move the mark between this read and the change''s commit.';
+
+REVOKE ALL ON FUNCTION app_private.analytics_fold_mark(source text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.apply_user_count_deltas
@@ -1429,7 +1529,10 @@ declare
   more integer;
   facts integer;
 begin
-  folded := app_private.compact_user_counts();
+  -- First: the fold takes the marks' lock before this transaction updates a fact row, as every
+  -- writer of fact rows does (a compaction and a fold in the other order would deadlock).
+  folded := app_private.fold_analytics_facts();
+  folded := folded + app_private.compact_user_counts();
   with gone as (
     delete from app_private.analytics_count_deltas d
     returning d.metric, d.bucket_interval, d.bucket, d.delta
@@ -1458,7 +1561,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.compact_counters() IS 'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts, of the user analytics rollups and of the analytics facts into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after. Returns how many delta rows it folded.';
+COMMENT ON FUNCTION app_private.compact_counters() IS 'pg_cron (agora-compact-counters, every minute): folds the appended deltas of the user counts, of the user analytics rollups and of the analytics facts into their rows, each in the same transaction as their deletion, so a reader (row plus deltas, one statement) sees the same figure before and after; first the new messages and orders (app_private.fold_analytics_facts). Returns how many delta rows and rows it folded.';
 
 REVOKE ALL ON FUNCTION app_private.compact_counters() FROM PUBLIC;
 
@@ -1563,13 +1666,14 @@ CREATE FUNCTION app_private.conversations_facts_changed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
-      begin
-        if tg_op = 'INSERT' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
+        begin
+          if tg_op = 'INSERT' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
     from (select 1 as sign, n.* from new_rows n) r
     cross join lateral (
       values ('conversations.created', r.created_at, '', 1::numeric),
@@ -1578,14 +1682,15 @@ CREATE FUNCTION app_private.conversations_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        elsif tg_op = 'DELETE' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          elsif tg_op = 'DELETE' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
     from (select -1 as sign, o.* from old_rows o) r
     cross join lateral (
       values ('conversations.created', r.created_at, '', 1::numeric),
@@ -1594,17 +1699,16 @@ CREATE FUNCTION app_private.conversations_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        else
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at) is distinct from (n.created_at)
-       union all
-       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at) is distinct from (n.created_at)) r
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          else
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, old.* union all select 1 as sign, new.*) r
     cross join lateral (
       values ('conversations.created', r.created_at, '', 1::numeric),
              ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) ) f(metric, at, key, value)
@@ -1612,14 +1716,14 @@ CREATE FUNCTION app_private.conversations_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        end if;
-        return null;
-      end;
-      $$;
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          end if;
+          return null;
+        end;
+        $$;
 
-COMMENT ON FUNCTION app_private.conversations_facts_changed() IS 'After insert, update or delete on app.conversations, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.conversations and may not write the rollups.';
+COMMENT ON FUNCTION app_private.conversations_facts_changed() IS 'After insert or delete on app.conversations (per statement) and after an update of a watched column (per row): appends the analytics facts added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.conversations and may not write the rollups.';
 
 REVOKE ALL ON FUNCTION app_private.conversations_facts_changed() FROM PUBLIC;
 
@@ -1889,12 +1993,16 @@ begin
       select d.bucket, d.key, d.delta from app_private.analytics_fact_deltas d
       where d.metric = fact_series.metric and d.bucket_interval = fact_series.bucket_interval
         and d.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and d.bucket <= range_to
+      union all
+      select l.bucket, l.key, l.value from app_private.analytics_fact_tail(fact_series.metric) l
+      where l.bucket_interval = fact_series.bucket_interval
+        and l.bucket >= date_trunc(fact_series.bucket_interval, range_from, 'UTC') and l.bucket <= range_to
     ) x
     group by 1, 2;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
+COMMENT ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas plus the rows not yet folded (app_private.analytics_fact_tail) in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
 
 REVOKE ALL ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 
@@ -1934,14 +2042,93 @@ begin
       union all
       select d.key, d.delta from app_private.analytics_fact_deltas d
       where d.metric = fact_totals.metric and d.bucket_interval = 'all' and d.bucket = '-infinity'
+      union all
+      select l.key, l.value from app_private.analytics_fact_tail(fact_totals.metric) l
+      where l.bucket_interval = 'all'
     ) x
     group by 1;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.fact_totals(metric text) IS 'A metric''s totals now, per key, from the rollup rows plus their deltas in one statement. For the app.admin_*_stats functions.';
+COMMENT ON FUNCTION app_private.fact_totals(metric text) IS 'A metric''s totals now, per key, from the rollup rows plus their deltas plus the rows not yet folded (app_private.analytics_fact_tail) in one statement. For the app.admin_*_stats functions.';
 
 REVOKE ALL ON FUNCTION app_private.fact_totals(metric text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fold_analytics_facts
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fold_analytics_facts(margin interval DEFAULT '00:00:05'::interval, batch integer DEFAULT 100000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $_$
+declare
+  horizon timestamptz;
+  src record;
+  upto timestamptz;
+  nth timestamptz;
+  rows_sql text;
+  n integer;
+  folded integer := 0;
+begin
+  -- No change to a folded row commits while the marks move: one that began before waits here
+  -- (it is committed before the rows are read below), one that begins after waits for the
+  -- commit and sees the new mark (app_private.analytics_fold_mark).
+  perform pg_advisory_xact_lock(hashtext('app_private.analytics_fold_marks'));
+  -- Read before the statements below take their snapshots: a transaction in progress now
+  -- began at or after the horizon, so every row below it is committed and visible to them.
+  horizon := app_private.analytics_fold_horizon(margin);
+  for src in
+    select k.source, k.folded_before, d.facts
+    from app_private.analytics_fold_marks k
+    join app_private.analytics_fact_definitions() d on d.source = k.source
+    order by k.source
+  loop
+    continue when horizon is null or horizon <= src.folded_before;
+    -- At most about `batch` rows a run (a fold far behind catches up run by run): up to the
+    -- created_at of the batch-th row, every row of that instant included.
+    execute format('select t.created_at from %s t where t.created_at >= $1 and t.created_at < $2
+                    order by t.created_at offset $3 limit 1', src.source)
+      into nth using src.folded_before, horizon, batch;
+    upto := case when nth is null then horizon else least(horizon, nth + interval '1 microsecond') end;
+    update app_private.analytics_fold_marks k set folded_before = upto where k.source = src.source;
+    rows_sql := format('select 1 as sign, t.* from %s t where t.created_at >= %L and t.created_at < %L',
+                       src.source, src.folded_before, upto);
+    execute app_private.analytics_fact_sql('app_private.analytics_facts', rows_sql, src.facts);
+    execute format('select count(*)::integer from %s t where t.created_at >= $1 and t.created_at < $2',
+                   src.source)
+      into n using src.folded_before, upto;
+    folded := folded + n;
+    if src.source = 'app.messages' then
+      -- Active senders: members inserted by the batch, once per bucket (key order: no deadlock
+      -- with another writer of members), the new ones counted.
+      with senders as (
+        select distinct i.name as bucket_interval, date_trunc(i.name, m.created_at, 'UTC') as bucket,
+               m.sender_id as user_id
+        from app.messages m
+        cross join (values ('day'), ('week'), ('month')) i(name)
+        where m.created_at >= src.folded_before and m.created_at < upto and m.sender_id is not null
+      ), added as (
+        insert into app_private.analytics_fact_members (metric, bucket_interval, bucket, user_id)
+        select 'messages.senders', s.bucket_interval, s.bucket, s.user_id from senders s order by 2, 3, 4
+        on conflict do nothing
+        returning bucket_interval, bucket
+      )
+      insert into app_private.analytics_facts as c (metric, bucket_interval, bucket, value)
+      select 'messages.senders', a.bucket_interval, a.bucket, count(*) from added a
+      group by 2, 3
+      order by 2, 3
+      on conflict (metric, bucket_interval, bucket, key) do update set value = c.value + excluded.value;
+    end if;
+  end loop;
+  return folded;
+end;
+$_$;
+
+COMMENT ON FUNCTION app_private.fold_analytics_facts(margin interval, batch integer) IS 'Run by app_private.compact_counters (agora-compact-counters, every minute): for each folded table (app.messages, app.orders), adds the facts of its rows created from its mark up to the horizon (app_private.analytics_fold_horizon: now() - margin, or the start of the oldest transaction in progress if earlier; at most about batch rows a run) to app_private.analytics_facts and the batch''s senders to the members, and moves the mark, in one transaction: a reader (rollups plus the rows from the mark on, one statement) sees the same figure before and after. margin 5 seconds: see the migration 20261202000200''s header. Returns how many rows it folded.';
+
+REVOKE ALL ON FUNCTION app_private.fold_analytics_facts(margin interval, batch integer) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.forget_activity
@@ -2186,6 +2373,35 @@ COMMENT ON FUNCTION app_private.maintain_partitions() IS 'pg_cron (agora-maintai
 REVOKE ALL ON FUNCTION app_private.maintain_partitions() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.message_senders_tail
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.message_senders_tail() RETURNS TABLE(bucket_interval text, bucket timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  return query
+    select i.name, date_trunc(i.name, m.created_at, 'UTC'), ''::text, count(distinct m.sender_id)::numeric
+    from app.messages m
+    cross join (values ('day'), ('week'), ('month')) i(name)
+    where m.created_at >= (select k.folded_before from app_private.analytics_fold_marks k
+                           where k.source = 'app.messages')
+      and m.sender_id is not null
+      and not exists (
+        select 1 from app_private.analytics_fact_members f
+        where f.metric = 'messages.senders' and f.bucket_interval = i.name
+          and f.bucket = date_trunc(i.name, m.created_at, 'UTC') and f.user_id = m.sender_id)
+    group by 1, 2;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.message_senders_tail() IS 'Active senders not yet folded: per day, week and month bucket, the distinct senders of the messages created from the fold''s mark on who are not yet members of the bucket (app_private.analytics_fact_members). The readers add them to messages.senders in the same statement.';
+
+REVOKE ALL ON FUNCTION app_private.message_senders_tail() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.messages_facts_changed
 -- created in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
@@ -2194,14 +2410,17 @@ CREATE FUNCTION app_private.messages_facts_changed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
-      begin
-        if tg_op = 'INSERT' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n) r
+        declare
+          mark timestamptz := app_private.analytics_fold_mark('app.messages');
+        begin
+          if tg_op = 'DELETE' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, o.* from old_rows o where o.created_at < mark) r
     cross join lateral (
       values ('messages.sent', r.created_at, '', 1::numeric),
              ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
@@ -2210,15 +2429,18 @@ CREATE FUNCTION app_private.messages_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        elsif tg_op = 'DELETE' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select -1 as sign, o.* from old_rows o) r
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          else
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, old.* where old.created_at < mark
+           union all
+           select 1 as sign, new.* where new.created_at < mark) r
     cross join lateral (
       values ('messages.sent', r.created_at, '', 1::numeric),
              ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
@@ -2227,35 +2449,52 @@ CREATE FUNCTION app_private.messages_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        else
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at, o.deleted_at) is distinct from (n.created_at, n.deleted_at)
-       union all
-       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at, o.deleted_at) is distinct from (n.created_at, n.deleted_at)) r
-    cross join lateral (
-      values ('messages.sent', r.created_at, '', 1::numeric),
-             ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
-              1::numeric) ) f(metric, at, key, value)
-    join (values ('all'), ('day'), ('week'), ('month')) i(name)
-      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
-    where f.at is not null
-    group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        end if;
-        return null;
-      end;
-      $$;
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          end if;
+          return null;
+        end;
+        $$;
 
-COMMENT ON FUNCTION app_private.messages_facts_changed() IS 'After insert, update or delete on app.messages, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.messages and may not write the rollups.';
+COMMENT ON FUNCTION app_private.messages_facts_changed() IS 'After delete on app.messages (per statement) and after an update of a watched column (per row): for the rows created before the fold''s mark (already in the rollups), appends the facts removed (-) and added (+) to app_private.analytics_fact_deltas; rows from the mark on are read live and folded as they are then. Inserts run no trigger (the job folds them). Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.messages and may not write the rollups.';
 
 REVOKE ALL ON FUNCTION app_private.messages_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.messages_facts_tail
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.messages_facts_tail(metric text) RETURNS TABLE(bucket_interval text, bucket timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+        begin
+          return query
+            select x.bucket_interval, x.bucket, x.key, x.value
+            from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select 1 as sign, r.* from app.messages r
+           where r.created_at >= (select m.folded_before from app_private.analytics_fold_marks m
+                                  where m.source = 'app.messages')) r
+    cross join lateral (
+      values ('messages.sent', r.created_at, '', 1::numeric),
+             ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0 ) x
+            where x.metric = messages_facts_tail.metric;
+        end;
+        $$;
+
+COMMENT ON FUNCTION app_private.messages_facts_tail(metric text) IS 'A metric''s facts of the rows of app.messages created from the fold''s mark on, not yet in app_private.analytics_facts (a range read of at most a minute and a margin of rows): the readers add them, in the same statement, so a figure is exact while the fold is up to a minute behind. Written by migration 20261202000200 from app_private.analytics_fact_definitions().';
+
+REVOKE ALL ON FUNCTION app_private.messages_facts_tail(metric text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.new_account_name
@@ -2282,14 +2521,17 @@ CREATE FUNCTION app_private.orders_facts_changed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
-      begin
-        if tg_op = 'INSERT' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n) r
+        declare
+          mark timestamptz := app_private.analytics_fold_mark('app.orders');
+        begin
+          if tg_op = 'DELETE' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, o.* from old_rows o where o.created_at < mark) r
     cross join lateral (
       values ('orders.created', r.created_at, '', 1::numeric),
              ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
@@ -2301,15 +2543,18 @@ CREATE FUNCTION app_private.orders_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        elsif tg_op = 'DELETE' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select -1 as sign, o.* from old_rows o) r
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          else
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, old.* where old.created_at < mark
+           union all
+           select 1 as sign, new.* where new.created_at < mark) r
     cross join lateral (
       values ('orders.created', r.created_at, '', 1::numeric),
              ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
@@ -2321,38 +2566,55 @@ CREATE FUNCTION app_private.orders_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        else
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at, o.paid_at, o.status, o.total, o.vendor_id) is distinct from (n.created_at, n.paid_at, n.status, n.total, n.vendor_id)
-       union all
-       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at, o.paid_at, o.status, o.total, o.vendor_id) is distinct from (n.created_at, n.paid_at, n.status, n.total, n.vendor_id)) r
-    cross join lateral (
-      values ('orders.created', r.created_at, '', 1::numeric),
-             ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
-             ('orders.sales', r.paid_at, '', r.total::numeric),
-             ('orders.paid', r.paid_at, '', 1::numeric),
-             ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
-             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) ) f(metric, at, key, value)
-    join (values ('all'), ('day'), ('week'), ('month')) i(name)
-      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
-    where f.at is not null
-    group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        end if;
-        return null;
-      end;
-      $$;
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          end if;
+          return null;
+        end;
+        $$;
 
-COMMENT ON FUNCTION app_private.orders_facts_changed() IS 'After insert, update or delete on app.orders, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.orders and may not write the rollups.';
+COMMENT ON FUNCTION app_private.orders_facts_changed() IS 'After delete on app.orders (per statement) and after an update of a watched column (per row): for the rows created before the fold''s mark (already in the rollups), appends the facts removed (-) and added (+) to app_private.analytics_fact_deltas; rows from the mark on are read live and folded as they are then. Inserts run no trigger (the job folds them). Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.orders and may not write the rollups.';
 
 REVOKE ALL ON FUNCTION app_private.orders_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.orders_facts_tail
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.orders_facts_tail(metric text) RETURNS TABLE(bucket_interval text, bucket timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+        begin
+          return query
+            select x.bucket_interval, x.bucket, x.key, x.value
+            from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select 1 as sign, r.* from app.orders r
+           where r.created_at >= (select m.folded_before from app_private.analytics_fold_marks m
+                                  where m.source = 'app.orders')) r
+    cross join lateral (
+      values ('orders.created', r.created_at, '', 1::numeric),
+             ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
+             ('orders.sales', r.paid_at, '', r.total::numeric),
+             ('orders.paid', r.paid_at, '', 1::numeric),
+             ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
+             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0 ) x
+            where x.metric = orders_facts_tail.metric;
+        end;
+        $$;
+
+COMMENT ON FUNCTION app_private.orders_facts_tail(metric text) IS 'A metric''s facts of the rows of app.orders created from the fold''s mark on, not yet in app_private.analytics_facts (a range read of at most a minute and a margin of rows): the readers add them, in the same statement, so a figure is exact while the fold is up to a minute behind. Written by migration 20261202000200 from app_private.analytics_fact_definitions().';
+
+REVOKE ALL ON FUNCTION app_private.orders_facts_tail(metric text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.prune_activity_members
@@ -2494,43 +2756,6 @@ COMMENT ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with
 REVOKE ALL ON FUNCTION app_private.record_activity(users uuid[], ats timestamp with time zone[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
--- function app_private.record_message_senders
--- created in 20261202000200_foundation_analytics_facts.sql
--- ---------------------------------------------------------------------------------------------
-
-CREATE FUNCTION app_private.record_message_senders() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-begin
-  -- Static statements, so PL/pgSQL keeps their plans. A sender new to a bucket becomes its member
-  -- and adds one; members are inserted in key order, so concurrent writers never deadlock, and a
-  -- sender added by two transactions at once counts once (the second waits for the first).
-  with facts as (
-    select distinct i.name as bucket_interval, date_trunc(i.name, n.created_at, 'UTC') as bucket,
-           n.sender_id as user_id
-    from new_rows n
-    cross join (values ('day'), ('month'), ('week')) i(name)
-    where n.sender_id is not null
-  ), added as (
-    insert into app_private.analytics_fact_members (metric, bucket_interval, bucket, user_id)
-    select 'messages.senders', f.bucket_interval, f.bucket, f.user_id from facts f order by 2, 3, 4
-    on conflict do nothing
-    returning bucket_interval, bucket
-  )
-  insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, delta)
-  select 'messages.senders', a.bucket_interval, a.bucket, count(*) from added a
-  group by 2, 3
-  order by 2, 3;
-  return null;
-end;
-$$;
-
-COMMENT ON FUNCTION app_private.record_message_senders() IS 'After insert on app.messages, per statement: each sender becomes an active sender of the day, week and month of the message (once per bucket). security definer: senders may not write the rollups.';
-
-REVOKE ALL ON FUNCTION app_private.record_message_senders() FROM PUBLIC;
-
--- ---------------------------------------------------------------------------------------------
 -- function app_private.record_request_activity
 -- created in 20261130050400_foundation_analytics_rollups.sql
 -- ---------------------------------------------------------------------------------------------
@@ -2633,25 +2858,37 @@ CREATE FUNCTION app_private.recount_analytics_facts() RETURNS void
     AS $$
 declare
   def record;
+  horizon timestamptz;
 begin
-  -- Writers wait while the facts are rebuilt, so none of their deltas is lost.
+  -- Writers wait while the facts are rebuilt, so none of their deltas is lost. The tables first,
+  -- then the marks' lock, in the order a writer's change takes them.
   for def in select * from app_private.analytics_fact_definitions() d order by d.source loop
     execute format('lock table %s in share row exclusive mode', def.source);
   end loop;
+  perform pg_advisory_xact_lock(hashtext('app_private.analytics_fold_marks'));
   lock table app_private.analytics_facts in exclusive mode;
   lock table app_private.analytics_fact_deltas in exclusive mode;
   lock table app_private.analytics_fact_members in exclusive mode;
+  lock table app_private.analytics_fold_marks in exclusive mode;
+  -- The folded tables are counted up to a horizon (a transaction begun earlier may still insert
+  -- below now()); their rows from it on are the readers' live tail until the next fold.
+  horizon := app_private.analytics_fold_horizon(interval '0');
   delete from app_private.analytics_fact_deltas;
   delete from app_private.analytics_facts;
   delete from app_private.analytics_fact_members;
+  insert into app_private.analytics_fold_marks as k (source, folded_before)
+  select d.source, horizon from app_private.analytics_fact_definitions() d where d.folded
+  on conflict (source) do update set folded_before = excluded.folded_before;
   for def in select * from app_private.analytics_fact_definitions() d order by d.source loop
     execute app_private.analytics_fact_sql('app_private.analytics_facts',
-      format('select 1 as sign, t.* from %s t', def.source), def.facts);
+      format('select 1 as sign, t.* from %s t', def.source)
+        || case when def.folded then format(' where t.created_at < %L', horizon) else '' end,
+      def.facts);
   end loop;
   insert into app_private.analytics_fact_members (metric, bucket_interval, bucket, user_id)
   select distinct 'messages.senders', i.name, date_trunc(i.name, m.created_at, 'UTC'), m.sender_id
   from app.messages m cross join (values ('day'), ('week'), ('month')) i(name)
-  where m.sender_id is not null;
+  where m.sender_id is not null and m.created_at < horizon;
   insert into app_private.analytics_facts (metric, bucket_interval, bucket, value)
   select m.metric, m.bucket_interval, m.bucket, count(*)
   from app_private.analytics_fact_members m group by 1, 2, 3;
@@ -2659,7 +2896,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.recount_analytics_facts() IS 'Rebuilds app_private.analytics_facts from the counted tables (full scans; their writers wait meanwhile): after rows were written with triggers off (a bulk load with session_replication_role = replica), or should an operator doubt the figures. Active senders of removed messages, which the triggers keep counted, are counted no more.';
+COMMENT ON FUNCTION app_private.recount_analytics_facts() IS 'Rebuilds app_private.analytics_facts from the counted tables (full scans; their writers wait meanwhile) and sets the marks of the folded tables to the horizon (app_private.analytics_fold_horizon): after rows were written with triggers off (a bulk load with session_replication_role = replica) or with a created_at below the mark (a backfill), or should an operator doubt the figures. Active senders of removed messages, which the fold keeps counted, are counted no more.';
 
 REVOKE ALL ON FUNCTION app_private.recount_analytics_facts() FROM PUBLIC;
 
@@ -2720,13 +2957,14 @@ CREATE FUNCTION app_private.wallet_transactions_facts_changed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
-      begin
-        if tg_op = 'INSERT' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
+        begin
+          if tg_op = 'INSERT' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
     from (select 1 as sign, n.* from new_rows n) r
     cross join lateral (
       values ('wallet_transactions.all', '-infinity'::timestamptz,
@@ -2747,14 +2985,15 @@ CREATE FUNCTION app_private.wallet_transactions_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        elsif tg_op = 'DELETE' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          elsif tg_op = 'DELETE' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
     from (select -1 as sign, o.* from old_rows o) r
     cross join lateral (
       values ('wallet_transactions.all', '-infinity'::timestamptz,
@@ -2775,17 +3014,16 @@ CREATE FUNCTION app_private.wallet_transactions_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        else
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.status, o.direction, o.confirmed_at, o.amount, o.chain_id, o.token_kind, o.token_address, o.token_symbol, o.token_decimals) is distinct from (n.status, n.direction, n.confirmed_at, n.amount, n.chain_id, n.token_kind, n.token_address, n.token_symbol, n.token_decimals)
-       union all
-       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.status, o.direction, o.confirmed_at, o.amount, o.chain_id, o.token_kind, o.token_address, o.token_symbol, o.token_decimals) is distinct from (n.status, n.direction, n.confirmed_at, n.amount, n.chain_id, n.token_kind, n.token_address, n.token_symbol, n.token_decimals)) r
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          else
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, old.* union all select 1 as sign, new.*) r
     cross join lateral (
       values ('wallet_transactions.all', '-infinity'::timestamptz,
               r.status::text || ' ' || r.direction::text, 1::numeric),
@@ -2805,14 +3043,14 @@ CREATE FUNCTION app_private.wallet_transactions_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        end if;
-        return null;
-      end;
-      $$;
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          end if;
+          return null;
+        end;
+        $$;
 
-COMMENT ON FUNCTION app_private.wallet_transactions_facts_changed() IS 'After insert, update or delete on app.wallet_transactions, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.wallet_transactions and may not write the rollups.';
+COMMENT ON FUNCTION app_private.wallet_transactions_facts_changed() IS 'After insert or delete on app.wallet_transactions (per statement) and after an update of a watched column (per row): appends the analytics facts added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.wallet_transactions and may not write the rollups.';
 
 REVOKE ALL ON FUNCTION app_private.wallet_transactions_facts_changed() FROM PUBLIC;
 
@@ -2825,13 +3063,14 @@ CREATE FUNCTION app_private.wallets_facts_changed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
-      begin
-        if tg_op = 'INSERT' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
+        begin
+          if tg_op = 'INSERT' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
     from (select 1 as sign, n.* from new_rows n) r
     cross join lateral (
       values ('wallets.created', r.created_at, '', 1::numeric),
@@ -2842,14 +3081,15 @@ CREATE FUNCTION app_private.wallets_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        elsif tg_op = 'DELETE' then
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          elsif tg_op = 'DELETE' then
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
     from (select -1 as sign, o.* from old_rows o) r
     cross join lateral (
       values ('wallets.created', r.created_at, '', 1::numeric),
@@ -2860,17 +3100,16 @@ CREATE FUNCTION app_private.wallets_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        else
-          
-    insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
-    select f.metric, i.name,
-           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end,
-           f.key, sum(r.sign * f.value)
-    from (select 1 as sign, n.* from new_rows n join old_rows o on o.id = n.id where (o.created_at, o.exported_at) is distinct from (n.created_at, n.exported_at)
-       union all
-       select -1 as sign, o.* from old_rows o join new_rows n on n.id = o.id where (o.created_at, o.exported_at) is distinct from (n.created_at, n.exported_at)) r
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          else
+            
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, old.* union all select 1 as sign, new.*) r
     cross join lateral (
       values ('wallets.created', r.created_at, '', 1::numeric),
              ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
@@ -2880,14 +3119,14 @@ CREATE FUNCTION app_private.wallets_facts_changed() RETURNS trigger
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
     where f.at is not null
     group by 1, 2, 3, 4
-    having sum(r.sign * f.value) <> 0
-    order by 1, 2, 3, 4 ;
-        end if;
-        return null;
-      end;
-      $$;
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+          end if;
+          return null;
+        end;
+        $$;
 
-COMMENT ON FUNCTION app_private.wallets_facts_changed() IS 'After insert, update or delete on app.wallets, once per statement: appends the analytics facts the statement added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.wallets and may not write the rollups.';
+COMMENT ON FUNCTION app_private.wallets_facts_changed() IS 'After insert or delete on app.wallets (per statement) and after an update of a watched column (per row): appends the analytics facts added (+) and removed (-) to app_private.analytics_fact_deltas, an insert and never an update of a shared row. Written by migration 20261202000200 from app_private.analytics_fact_definitions(). security definer: users and the server write app.wallets and may not write the rollups.';
 
 REVOKE ALL ON FUNCTION app_private.wallets_facts_changed() FROM PUBLIC;
 

@@ -163,6 +163,8 @@ CREATE INDEX messages_conversation_id_seq_main_idx ON app.messages USING btree (
 
 CREATE INDEX messages_created_at_brin ON app.messages USING brin (created_at);
 
+CREATE INDEX messages_created_at_id_idx ON app.messages USING btree (created_at, id);
+
 CREATE INDEX messages_reply_to_id_idx ON app.messages USING btree (reply_to_id) WHERE (reply_to_id IS NOT NULL);
 
 CREATE INDEX messages_sender_conversation_seq_idx ON app.messages USING btree (sender_id, conversation_id, seq) INCLUDE (deleted_at);
@@ -179,11 +181,9 @@ CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages
 
 CREATE TRIGGER messages_facts_deleted AFTER DELETE ON app.messages REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.messages_facts_changed();
 
-CREATE TRIGGER messages_facts_inserted AFTER INSERT ON app.messages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.messages_facts_changed();
-
 CREATE TRIGGER messages_facts_truncated AFTER TRUNCATE ON app.messages FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
 
-CREATE TRIGGER messages_facts_updated AFTER UPDATE ON app.messages REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.messages_facts_changed();
+CREATE TRIGGER messages_facts_updated AFTER UPDATE ON app.messages FOR EACH ROW WHEN (((old.created_at IS DISTINCT FROM new.created_at) OR (old.deleted_at IS DISTINCT FROM new.deleted_at))) EXECUTE FUNCTION app_private.messages_facts_changed();
 
 CREATE TRIGGER messages_guard_block BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_block();
 
@@ -192,8 +192,6 @@ CREATE TRIGGER messages_guard_update BEFORE UPDATE ON app.messages FOR EACH ROW 
 CREATE TRIGGER messages_mark_digest AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.mark_message_digest();
 
 CREATE TRIGGER messages_mentions AFTER INSERT ON app.messages FOR EACH ROW WHEN ((cardinality(new.mention_ids) > 0)) EXECUTE FUNCTION app_private.notify_mentions();
-
-CREATE TRIGGER messages_record_senders AFTER INSERT ON app.messages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.record_message_senders();
 
 CREATE TRIGGER messages_thread_reply BEFORE INSERT ON app.messages FOR EACH ROW WHEN ((new.thread_id IS NOT NULL)) EXECUTE FUNCTION app_private.count_thread_reply();
 
@@ -281,7 +279,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages sent (deleted ones included), active senders (users who sent a message) and new conversations per UTC day, ISO week or month, zero-filled, whole buckets, with totals (conversations, messages not deleted): counts only, never content, from the rollups (app_private.analytics_facts and its deltas), a row per bucket whatever the size of the tables. security definer because ADMINs cannot read conversations they are not in and the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
+COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages sent (deleted ones included), active senders (users who sent a message) and new conversations per UTC day, ISO week or month, zero-filled, whole buckets, with totals (conversations, messages not deleted): counts only, never content, from the rollups (app_private.analytics_facts, its deltas and the rows not yet folded), a row per bucket whatever the size of the tables. security definer because ADMINs cannot read conversations they are not in and the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
 
 REVOKE ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;

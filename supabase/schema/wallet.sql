@@ -287,7 +287,7 @@ CREATE TRIGGER wallet_transactions_facts_inserted AFTER INSERT ON app.wallet_tra
 
 CREATE TRIGGER wallet_transactions_facts_truncated AFTER TRUNCATE ON app.wallet_transactions FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
 
-CREATE TRIGGER wallet_transactions_facts_updated AFTER UPDATE ON app.wallet_transactions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.wallet_transactions_facts_changed();
+CREATE TRIGGER wallet_transactions_facts_updated AFTER UPDATE ON app.wallet_transactions FOR EACH ROW WHEN ((((((((((old.status IS DISTINCT FROM new.status) OR (old.direction IS DISTINCT FROM new.direction)) OR (old.confirmed_at IS DISTINCT FROM new.confirmed_at)) OR (old.amount IS DISTINCT FROM new.amount)) OR (old.chain_id IS DISTINCT FROM new.chain_id)) OR (old.token_kind IS DISTINCT FROM new.token_kind)) OR (old.token_address IS DISTINCT FROM new.token_address)) OR (old.token_symbol IS DISTINCT FROM new.token_symbol)) OR (old.token_decimals IS DISTINCT FROM new.token_decimals))) EXECUTE FUNCTION app_private.wallet_transactions_facts_changed();
 
 CREATE TRIGGER wallet_transactions_touch BEFORE UPDATE ON app.wallet_transactions FOR EACH ROW EXECUTE FUNCTION app_private.touch_wallet_transaction();
 
@@ -343,7 +343,7 @@ CREATE TRIGGER wallets_facts_inserted AFTER INSERT ON app.wallets REFERENCING NE
 
 CREATE TRIGGER wallets_facts_truncated AFTER TRUNCATE ON app.wallets FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
 
-CREATE TRIGGER wallets_facts_updated AFTER UPDATE ON app.wallets REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.wallets_facts_changed();
+CREATE TRIGGER wallets_facts_updated AFTER UPDATE ON app.wallets FOR EACH ROW WHEN (((old.created_at IS DISTINCT FROM new.created_at) OR (old.exported_at IS DISTINCT FROM new.exported_at))) EXECUTE FUNCTION app_private.wallets_facts_changed();
 
 ALTER TABLE ONLY app.wallets
     ADD CONSTRAINT wallets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;

@@ -1,12 +1,15 @@
 /**
  * The messaging, store and wallet sections of GET /api/admin/analytics read rollups
- * (app_private.analytics_facts plus app_private.analytics_fact_deltas) kept by statement-level
- * triggers on app.conversations, app.messages, app.orders, app.wallets and
- * app.wallet_transactions. Here 12 writers on connections of their own create, change and
- * delete rows of all five at once, many rows in one statement and a compaction racing them;
- * afterwards every figure equals a recount of the tables written here independently of the
- * triggers' definitions, read in the same snapshot, before and after the deltas are folded.
- * Then the page itself: after writes its totals move by exactly what was written.
+ * (app_private.analytics_facts plus app_private.analytics_fact_deltas, plus the messages and
+ * orders created since the fold's mark, read live): the inserts of messages and orders run no
+ * trigger (the every-minute job folds them from a mark), their rare changes after insert and
+ * every write of app.conversations, app.wallets and app.wallet_transactions append deltas.
+ * Here 12 writers on connections of their own create, change and delete rows of all five at
+ * once, many rows in one statement, with the compaction and the fold racing them; afterwards
+ * every figure equals a recount of the tables written here independently of the definitions,
+ * read in the same snapshot, before and after the deltas and rows are folded. Then the fold
+ * around transactions that commit late, and the page itself: after writes its totals move by
+ * exactly what was written.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -103,6 +106,12 @@ async function drift(sql: postgres.Sql): Promise<Drift[]> {
         union all
         select d.metric, d.bucket_interval, d.bucket, d.key, d.delta
         from app_private.analytics_fact_deltas d
+        union all
+        select m.metric, l.bucket_interval, l.bucket, l.key, l.value
+        from unnest(array['messages.sent', 'messages.senders', 'messages.live', 'orders.created',
+                          'orders.status', 'orders.sales', 'orders.paid', 'orders.vendor_sales',
+                          'orders.vendor_paid']) m(metric)
+        cross join lateral app_private.analytics_fact_tail(m.metric) l
       ) r
       group by 1, 2, 3, 4
       having sum(r.value) <> 0
@@ -216,18 +225,117 @@ test("[races] 12 writers write conversations, messages, orders, wallets and tran
           await sql`update app.wallets set exported_at = now() where id = ${wallet.id}`;
           await sql`delete from app.wallet_transactions where id = ${transfers.shift()!}`;
         }
+        // The fold with no margin, racing the writers (the mark moves up to the oldest of
+        // their transactions): later changes of these rows are deltas.
+        if (i % 3 === w % 3) await sql`select app_private.fold_analytics_facts(interval '0')`;
       }
-      // The every-minute fold, racing the writers.
+      // The every-minute compaction, racing the writers.
       if (w % 4 === 0) await sql`select app_private.compact_counters()`;
       await sql`delete from app.orders where id = any(${orders.slice(0, 2)}::uuid[])`;
     }));
     assert.deepEqual(await drift(t.deps.sql), [], "every figure equals its recount");
     await t.deps.sql`select app_private.compact_counters()`;
+    await t.deps.sql`select app_private.fold_analytics_facts(interval '0')`;
     assert.deepEqual(await drift(t.deps.sql), [], "and still does once the deltas are folded in");
     await t.deps.sql`select app_private.recount_analytics_facts()`;
     assert.deepEqual(await drift(t.deps.sql), [], "and after a recount");
   } finally {
     await Promise.all(writers.map((sql) => sql.end()));
+  }
+});
+
+/** A conversation of one member, to hang messages on. */
+async function conversationOf(sql: postgres.Sql, me: string) {
+  const [conversation] = await sql<{ id: string }[]>`
+    insert into app.conversations (type, title, created_by) values ('group', 'Fold', ${me})
+    returning id`;
+  await sql`insert into app.conversation_participants (conversation_id, user_id)
+            values (${conversation.id}, ${me})`;
+  return conversation.id;
+}
+
+test("[races] the fold moves its mark no further than a transaction in progress: rows committed after the fold are counted once", async () => {
+  const sql = t.deps.sql;
+  const late = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const me = (await createUser(t.deps, "MEMBER")).id;
+    const fixture = await storeFixture(sql, me, crypto.randomUUID().slice(0, 8));
+    const conversation = await conversationOf(sql, me);
+    await late.begin(async (tx) => {
+      // created_at is the transaction's start: earlier than the fold that runs meanwhile.
+      await tx`select 1`;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await tx`insert into app.messages (conversation_id, sender_id, content)
+               values (${conversation}, ${me}, 'late')`;
+      await tx`insert into app.orders (checkout_id, buyer_id, vendor_id, vendor_name, total,
+                                       currency, status, payment_status, paid_at)
+               values (${fixture.checkout}, ${me}, ${fixture.vendor}, 'Late', 777, 'USD', 'paid',
+                       'succeeded', now())`;
+      await sql`select app_private.fold_analytics_facts(interval '0')`;
+      const marks = await tx<{ source: string; below: boolean }[]>`
+        select source, folded_before <= now() as below from app_private.analytics_fold_marks
+        order by source`;
+      assert.deepEqual(marks.map((m) => m.below), [true, true], "no mark past its start");
+      assert.deepEqual(await drift(sql), [], "exact while it is in progress");
+    });
+    assert.deepEqual(await drift(sql), [], "exact once it committed after the fold");
+    await sql`select app_private.fold_analytics_facts(interval '0')`;
+    assert.deepEqual(await drift(sql), [], "and once its rows are folded, counted once");
+    const [folded] = await sql<{ n: number }[]>`
+      select count(*)::int as n from app.messages m, app_private.analytics_fold_marks k
+      where k.source = 'app.messages' and m.conversation_id = ${conversation}
+        and m.created_at < k.folded_before`;
+    assert.equal(folded.n, 1, "the late message is below the mark now");
+  } finally {
+    await late.end();
+  }
+});
+
+test("[races] a tombstone and an order's payment committing while the fold runs: the fold waits for them, each counted once", async () => {
+  const sql = t.deps.sql;
+  const change = postgres(url, { max: 1, onnotice: () => {} });
+  const folder = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const me = (await createUser(t.deps, "MEMBER")).id;
+    const fixture = await storeFixture(sql, me, crypto.randomUUID().slice(0, 8));
+    const conversation = await conversationOf(sql, me);
+    const [message] = await sql<{ id: string }[]>`
+      insert into app.messages (conversation_id, sender_id, content)
+      values (${conversation}, ${me}, 'soon gone') returning id`;
+    // A sender stays counted once their message is removed; the recount here counts the senders
+    // of the messages there are, so this one stays.
+    await sql`insert into app.messages (conversation_id, sender_id, content)
+              values (${conversation}, ${me}, 'stays')`;
+    const [order] = await sql<{ id: string }[]>`
+      insert into app.orders (checkout_id, buyer_id, vendor_id, vendor_name, total, currency)
+      values (${fixture.checkout}, ${me}, ${fixture.vendor}, 'Fold', 555, 'USD') returning id`;
+    let folding: Promise<unknown> | undefined;
+    await change.begin(async (tx) => {
+      // Both rows are above the mark: their triggers append nothing (the fold will read them).
+      await tx`update app.messages set deleted_at = now(), content = '' where id = ${message.id}`;
+      await tx`update app.orders set status = 'paid', paid_at = now(), payment_status = 'succeeded'
+               where id = ${order.id}`;
+      // The fold, which would fold both rows as they were, waits for this transaction.
+      const [{ pid }] = await folder<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      folding = folder`select app_private.fold_analytics_facts(interval '0')`.execute();
+      for (let i = 0;; i++) {
+        const [waiting] = await sql<{ lock: boolean }[]>`
+          select coalesce(wait_event_type = 'Lock', false) as lock from pg_stat_activity
+          where pid = ${pid}`;
+        if (waiting?.lock) break;
+        assert.ok(i < 100, "the fold waits for the change in progress");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    });
+    await folding;
+    assert.deepEqual(await drift(sql), [], "exact after the fold that waited");
+    // Changed again now they are folded: deltas.
+    await sql`update app.orders set status = 'processing' where id = ${order.id}`;
+    await sql`delete from app.messages where id = ${message.id}`;
+    assert.deepEqual(await drift(sql), [], "and after changes to folded rows");
+  } finally {
+    await change.end();
+    await folder.end();
   }
 });
 
