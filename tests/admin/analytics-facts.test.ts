@@ -107,11 +107,12 @@ async function drift(sql: postgres.Sql): Promise<Drift[]> {
         select d.metric, d.bucket_interval, d.bucket, d.key, d.delta
         from app_private.analytics_fact_deltas d
         union all
-        select m.metric, l.bucket_interval, l.bucket, l.key, l.value
+        select m.metric, i.name, l.bucket, l.key, l.value
         from unnest(array['messages.sent', 'messages.senders', 'messages.live', 'orders.created',
                           'orders.status', 'orders.sales', 'orders.paid', 'orders.vendor_sales',
                           'orders.vendor_paid']) m(metric)
-        cross join lateral app_private.analytics_fact_tail(m.metric) l
+        cross join (values ('all'), ('day'), ('week'), ('month')) i(name)
+        cross join lateral app_private.analytics_fact_tail(m.metric, i.name) l
       ) r
       group by 1, 2, 3, 4
       having sum(r.value) <> 0
