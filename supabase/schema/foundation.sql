@@ -2091,7 +2091,7 @@ begin
     -- created_at of the batch-th row, every row of that instant included.
     execute format('select t.created_at from %s t where t.created_at >= $1 and t.created_at < $2
                     order by t.created_at offset $3 limit 1', src.source)
-      into nth using src.folded_before, horizon, batch;
+      into nth using src.folded_before, horizon, greatest(batch, 1) - 1;
     upto := case when nth is null then horizon else least(horizon, nth + interval '1 microsecond') end;
     update app_private.analytics_fold_marks k set folded_before = upto where k.source = src.source;
     rows_sql := format('select 1 as sign, t.* from %s t where t.created_at >= %L and t.created_at < %L',
