@@ -2072,11 +2072,22 @@ declare
   rows_sql text;
   n integer;
   folded integer := 0;
+  attempt integer;
 begin
-  -- No change to a folded row commits while the marks move: one that began before waits here
-  -- (it is committed before the rows are read below), one that begins after waits for the
-  -- commit and sees the new mark (app_private.analytics_fold_mark).
-  perform pg_advisory_xact_lock(hashtext('app_private.analytics_fold_marks'));
+  -- No change to a folded row commits while the marks move: one that began before is waited
+  -- for (it is committed before the rows are read below), one that begins after waits for the
+  -- commit and sees the new mark (app_private.analytics_fold_mark). Tried rather than queued
+  -- for: a fold waiting in the lock's queue would hold up every change behind it, and a
+  -- transaction that changes two messages could wait for one of those (a deadlock). Given up
+  -- after about 5 s (the next run folds more; the figures stay exact meanwhile).
+  for attempt in 1..50 loop
+    exit when pg_try_advisory_xact_lock(hashtext('app_private.analytics_fold_marks'));
+    if attempt = 50 then
+      raise warning 'analytics fold skipped: changes to messages or orders held its lock for 5 s';
+      return 0;
+    end if;
+    perform pg_sleep(0.1);
+  end loop;
   -- Read before the statements below take their snapshots: a transaction in progress now
   -- began at or after the horizon, so every row below it is committed and visible to them.
   horizon := app_private.analytics_fold_horizon(margin);

@@ -317,18 +317,20 @@ test("[races] a tombstone and an order's payment committing while the fold runs:
       await tx`update app.orders set status = 'paid', paid_at = now(), payment_status = 'succeeded'
                where id = ${order.id}`;
       // The fold, which would fold both rows as they were, waits for this transaction.
-      const [{ pid }] = await folder<{ pid: number }[]>`select pg_backend_pid() as pid`;
       folding = folder`select app_private.fold_analytics_facts(interval '0')`.execute();
-      for (let i = 0;; i++) {
-        const [waiting] = await sql<{ lock: boolean }[]>`
-          select coalesce(wait_event_type = 'Lock', false) as lock from pg_stat_activity
-          where pid = ${pid}`;
-        if (waiting?.lock) break;
-        assert.ok(i < 100, "the fold waits for the change in progress");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const early = await Promise.race([
+        folding.then(() => "folded"),
+        new Promise((resolve) => setTimeout(() => resolve("waiting"), 500)),
+      ]);
+      assert.equal(early, "waiting", "the fold waits for the change in progress");
     });
     await folding;
+    const [folded] = await sql<{ n: number }[]>`
+      select count(*)::int as n
+      from app.messages m, app.orders o, app_private.analytics_fold_marks k
+      where m.id = ${message.id} and o.id = ${order.id} and k.source = 'app.messages'
+        and m.created_at < k.folded_before and o.created_at < k.folded_before`;
+    assert.equal(folded.n, 1, "it folded both, once their change had committed");
     assert.deepEqual(await drift(sql), [], "exact after the fold that waited");
     // Changed again now they are folded: deltas.
     await sql`update app.orders set status = 'processing' where id = ${order.id}`;
