@@ -157,6 +157,14 @@ CREATE INDEX conversations_title_search_idx ON app.conversations USING gin (lowe
 
 CREATE TRIGGER conversations_copy_activity AFTER UPDATE OF last_activity_at ON app.conversations FOR EACH ROW WHEN (((pg_trigger_depth() = 0) AND (new.last_activity_at IS DISTINCT FROM old.last_activity_at))) EXECUTE FUNCTION app_private.copy_conversation_activity();
 
+CREATE TRIGGER conversations_facts_deleted AFTER DELETE ON app.conversations REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.conversations_facts_changed();
+
+CREATE TRIGGER conversations_facts_inserted AFTER INSERT ON app.conversations REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.conversations_facts_changed();
+
+CREATE TRIGGER conversations_facts_truncated AFTER TRUNCATE ON app.conversations FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER conversations_facts_updated AFTER UPDATE ON app.conversations FOR EACH ROW WHEN ((old.created_at IS DISTINCT FROM new.created_at)) EXECUTE FUNCTION app_private.conversations_facts_changed();
+
 CREATE TRIGGER conversations_guard_block BEFORE INSERT ON app.conversations FOR EACH ROW WHEN ((new.type = 'direct'::app.conversation_type)) EXECUTE FUNCTION app_private.guard_direct_block();
 
 ALTER TABLE ONLY app.conversations

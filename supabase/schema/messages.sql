@@ -127,7 +127,7 @@ GRANT SELECT ON TABLE app.message_versions TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.messages
--- created in 20261121100300_messages.sql; last changed in 20261202000000_messages_search_tiers.sql
+-- created in 20261121100300_messages.sql; last changed in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.messages (
@@ -181,6 +181,12 @@ CREATE TRIGGER messages_count_live AFTER INSERT ON app.messages FOR EACH ROW WHE
 CREATE TRIGGER messages_count_unread AFTER INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.count_unread_message();
 
 CREATE CONSTRAINT TRIGGER messages_events AFTER INSERT OR UPDATE ON app.messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app_private.message_events();
+
+CREATE TRIGGER messages_facts_deleted AFTER DELETE ON app.messages REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.messages_facts_changed();
+
+CREATE TRIGGER messages_facts_truncated AFTER TRUNCATE ON app.messages FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER messages_facts_updated AFTER UPDATE ON app.messages FOR EACH ROW WHEN (((old.created_at IS DISTINCT FROM new.created_at) OR (old.deleted_at IS DISTINCT FROM new.deleted_at))) EXECUTE FUNCTION app_private.messages_facts_changed();
 
 CREATE TRIGGER messages_guard_block BEFORE INSERT ON app.messages FOR EACH ROW EXECUTE FUNCTION app_private.guard_message_block();
 
@@ -237,12 +243,13 @@ GRANT INSERT(mention_ids) ON TABLE app.messages TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.admin_messaging_stats
--- created in 20261121100300_messages.sql
+-- created in 20261121100300_messages.sql; last changed in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
     AS $$
 declare
   result jsonb;
@@ -255,32 +262,27 @@ begin
   end if;
   with buckets as (
     select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
-  ),
-  messages as (
-    select date_trunc(bucket, m.created_at, 'UTC') as t, count(*)::int as n, count(distinct m.sender_id)::int as senders
-    from app.messages m where m.created_at >= range_from and m.created_at < range_to group by 1
-  ),
-  conversations as (
-    select date_trunc(bucket, c.created_at, 'UTC') as t, count(*)::int as n
-    from app.conversations c where c.created_at >= range_from and c.created_at < range_to group by 1
   )
   select jsonb_build_object(
     'totals', jsonb_build_object(
-      'conversations', (select count(*) from app.conversations),
-      'messages', (select count(*) from app.messages where deleted_at is null)
+      'conversations', app_private.fact_total('conversations.all'),
+      'messages', app_private.fact_total('messages.live')
     ),
-    'messages', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(m.n, 0)) order by b.t)
-                 from buckets b left join messages m on m.t = b.t),
-    'activeSenders', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(m.senders, 0)) order by b.t)
-                      from buckets b left join messages m on m.t = b.t),
-    'conversationsCreated', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(c.n, 0)) order by b.t)
-                             from buckets b left join conversations c on c.t = b.t)
+    'messages', (
+      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+      from buckets b left join app_private.fact_series('messages.sent', bucket, range_from, range_to) s on s.t = b.t),
+    'activeSenders', (
+      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+      from buckets b left join app_private.fact_series('messages.senders', bucket, range_from, range_to) s on s.t = b.t),
+    'conversationsCreated', (
+      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+      from buckets b left join app_private.fact_series('conversations.created', bucket, range_from, range_to) s on s.t = b.t)
   ) into result;
   return result;
 end;
 $$;
 
-COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages, active senders and new conversations per interval, zero-filled, with totals: counts only, never content. security definer because ADMINs cannot read conversations they are not in, yet the platform''s figures count them all; it checks the caller is an ADMIN and returns aggregates only.';
+COMMENT ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Messages sent (deleted ones included), active senders (users who sent a message) and new conversations per UTC day, ISO week or month, zero-filled, whole buckets, with totals (conversations, messages not deleted): counts only, never content, from the rollups (app_private.analytics_facts, its deltas and the rows not yet folded), a row per bucket whatever the size of the tables. security definer because ADMINs cannot read conversations they are not in and the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
 
 REVOKE ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_messaging_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;

@@ -307,6 +307,12 @@ CREATE TRIGGER orders_balance_insert AFTER INSERT ON app.orders REFERENCING NEW 
 
 CREATE TRIGGER orders_balance_update AFTER UPDATE ON app.orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.track_vendor_balances();
 
+CREATE TRIGGER orders_facts_deleted AFTER DELETE ON app.orders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.orders_facts_changed();
+
+CREATE TRIGGER orders_facts_truncated AFTER TRUNCATE ON app.orders FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER orders_facts_updated AFTER UPDATE ON app.orders FOR EACH ROW WHEN ((((((old.created_at IS DISTINCT FROM new.created_at) OR (old.paid_at IS DISTINCT FROM new.paid_at)) OR (old.status IS DISTINCT FROM new.status)) OR (old.total IS DISTINCT FROM new.total)) OR (old.vendor_id IS DISTINCT FROM new.vendor_id))) EXECUTE FUNCTION app_private.orders_facts_changed();
+
 CREATE TRIGGER orders_touch_updated_at BEFORE UPDATE ON app.orders FOR EACH ROW WHEN ((NOT ((old.sale_settled IS DISTINCT FROM new.sale_settled) OR (old.refund_settled IS DISTINCT FROM new.refund_settled)))) EXECUTE FUNCTION app_private.touch_updated_at();
 
 ALTER TABLE ONLY app.orders

@@ -281,6 +281,14 @@ CREATE TRIGGER wallet_transactions_events_insert AFTER INSERT ON app.wallet_tran
 
 CREATE TRIGGER wallet_transactions_events_update AFTER UPDATE OF status ON app.wallet_transactions FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION app_private.wallet_transaction_events();
 
+CREATE TRIGGER wallet_transactions_facts_deleted AFTER DELETE ON app.wallet_transactions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.wallet_transactions_facts_changed();
+
+CREATE TRIGGER wallet_transactions_facts_inserted AFTER INSERT ON app.wallet_transactions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.wallet_transactions_facts_changed();
+
+CREATE TRIGGER wallet_transactions_facts_truncated AFTER TRUNCATE ON app.wallet_transactions FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER wallet_transactions_facts_updated AFTER UPDATE ON app.wallet_transactions FOR EACH ROW WHEN ((((((((((old.status IS DISTINCT FROM new.status) OR (old.direction IS DISTINCT FROM new.direction)) OR (old.confirmed_at IS DISTINCT FROM new.confirmed_at)) OR (old.amount IS DISTINCT FROM new.amount)) OR (old.chain_id IS DISTINCT FROM new.chain_id)) OR (old.token_kind IS DISTINCT FROM new.token_kind)) OR (old.token_address IS DISTINCT FROM new.token_address)) OR (old.token_symbol IS DISTINCT FROM new.token_symbol)) OR (old.token_decimals IS DISTINCT FROM new.token_decimals))) EXECUTE FUNCTION app_private.wallet_transactions_facts_changed();
+
 CREATE TRIGGER wallet_transactions_touch BEFORE UPDATE ON app.wallet_transactions FOR EACH ROW EXECUTE FUNCTION app_private.touch_wallet_transaction();
 
 ALTER TABLE ONLY app.wallet_transactions
@@ -328,6 +336,14 @@ CREATE UNIQUE INDEX wallets_address_lower_idx ON app.wallets USING btree (lower(
 CREATE INDEX wallets_created_at_idx ON app.wallets USING btree (created_at);
 
 CREATE TRIGGER wallets_announce AFTER INSERT ON app.wallets FOR EACH ROW EXECUTE FUNCTION app_private.announce_wallet();
+
+CREATE TRIGGER wallets_facts_deleted AFTER DELETE ON app.wallets REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.wallets_facts_changed();
+
+CREATE TRIGGER wallets_facts_inserted AFTER INSERT ON app.wallets REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.wallets_facts_changed();
+
+CREATE TRIGGER wallets_facts_truncated AFTER TRUNCATE ON app.wallets FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER wallets_facts_updated AFTER UPDATE ON app.wallets FOR EACH ROW WHEN (((old.created_at IS DISTINCT FROM new.created_at) OR (old.exported_at IS DISTINCT FROM new.exported_at))) EXECUTE FUNCTION app_private.wallets_facts_changed();
 
 ALTER TABLE ONLY app.wallets
     ADD CONSTRAINT wallets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
@@ -560,12 +576,13 @@ ALTER TABLE app_private.wallet_signed_transactions ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.admin_wallet_stats
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261202000200_foundation_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
     AS $$
 declare
   result jsonb;
@@ -579,52 +596,45 @@ begin
   with buckets as (
     select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
   ),
-  created as (
-    select date_trunc(bucket, w.created_at, 'UTC') as t, count(*)::int as n
-    from app.wallets w where w.created_at >= range_from and w.created_at < range_to group by 1
+  transactions as (
+    select split_part(x.key, ' ', 1) as status, split_part(x.key, ' ', 2) as direction, x.value
+    from app_private.fact_totals('wallet_transactions.all') x
   ),
   volume as (
-    select x.chain_id, x.token_kind, x.token_address, x.token_symbol, x.token_decimals,
-           date_trunc(bucket, x.confirmed_at, 'UTC') as t, sum(x.amount) as amount, count(*)::int as n
-    from app.wallet_transactions x
-    where x.direction = 'out' and x.status = 'confirmed'
-      and x.confirmed_at >= range_from and x.confirmed_at < range_to
-    group by 1, 2, 3, 4, 5, 6
+    select v.t, v.key, v.value as amount, coalesce(n.value, 0) as n
+    from app_private.fact_series('wallet_transactions.volume', bucket, range_from, range_to) v
+    left join app_private.fact_series('wallet_transactions.transfers', bucket, range_from, range_to) n
+      on n.t = v.t and n.key = v.key
   ),
   tokens as (
-    select distinct v.chain_id, v.token_kind, v.token_address, v.token_symbol, v.token_decimals from volume v
+    select distinct v.key, v.key::jsonb as token from volume v where v.n <> 0
   )
   select jsonb_build_object(
     'totals', jsonb_build_object(
-      'wallets', (select count(*) from app.wallets),
-      'exported', (select count(*) from app.wallets where exported_at is not null),
-      'transactions', (select count(*) from app.wallet_transactions)
+      'wallets', app_private.fact_total('wallets.all'),
+      'exported', app_private.fact_total('wallets.exported'),
+      'transactions', (select coalesce(sum(x.value), 0)::bigint from transactions x)
     ),
     'transactionsByStatus', (
-      select jsonb_object_agg(s.status, coalesce(x.n, 0))
+      select jsonb_object_agg(s.status, coalesce(
+        (select sum(x.value) from transactions x where x.status = s.status::text), 0)::bigint)
       from unnest(enum_range(null::app.wallet_transaction_status)) as s (status)
-      left join (
-        select t.status, count(*)::int as n from app.wallet_transactions t group by t.status
-      ) x on x.status = s.status
     ),
     'transactionsByDirection', jsonb_build_object(
-      'out', (select count(*) from app.wallet_transactions where direction = 'out'),
-      'in', (select count(*) from app.wallet_transactions where direction = 'in')
+      'out', (select coalesce(sum(x.value), 0)::bigint from transactions x where x.direction = 'out'),
+      'in', (select coalesce(sum(x.value), 0)::bigint from transactions x where x.direction = 'in')
     ),
-    'walletsCreated', (select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(c.n, 0)) order by b.t)
-                       from buckets b left join created c on c.t = b.t),
+    'walletsCreated', (
+      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+      from buckets b left join app_private.fact_series('wallets.created', bucket, range_from, range_to) s on s.t = b.t),
     'volume', coalesce((
       select jsonb_agg(jsonb_build_object(
-        'token', jsonb_build_object('kind', k.token_kind, 'symbol', k.token_symbol,
-                                    'address', k.token_address, 'decimals', k.token_decimals,
-                                    'chainId', k.chain_id),
+        'token', k.token,
         'series', (select jsonb_agg(jsonb_build_object(
                             't', b.t, 'amount', coalesce(v.amount, 0)::text, 'transfers', coalesce(v.n, 0))
                           order by b.t)
-                   from buckets b left join volume v
-                     on v.t = b.t and v.chain_id = k.chain_id and v.token_symbol = k.token_symbol
-                    and v.token_address is not distinct from k.token_address)
-      ) order by k.token_kind, k.token_symbol)
+                   from buckets b left join volume v on v.t = b.t and v.key = k.key)
+      ) order by k.token ->> 'kind', k.token ->> 'symbol', k.key)
       from tokens k
     ), '[]'::jsonb)
   ) into result;
@@ -632,7 +642,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Wallet figures for the admin analytics: totals, transactions by status and direction, wallets created per interval and the confirmed outgoing volume per token per interval (base units as decimal strings), zero-filled. security definer because wallets and transactions are readable only by their owners; it checks the caller is an ADMIN and returns aggregates only, never an address.';
+COMMENT ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'Wallet figures for the admin analytics: totals, transactions by status and direction, wallets created per interval and the confirmed outgoing volume per token per interval (base units as decimal strings), zero-filled, whole buckets, from the rollups (app_private.analytics_facts and its deltas). security definer because wallets and transactions are readable only by their owners and the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only, never an address.';
 
 REVOKE ALL ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_wallet_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;

@@ -193,6 +193,8 @@ interface ScaleResult {
   scale: number;
   users: number;
   bytes: number;
+  /** The largest tables (with their indexes and TOAST), partitions summed into their parent. */
+  tables: { name: string; bytes: number }[];
   seedSeconds: Record<string, number>;
   figures: Map<string, { op: GrowthOperation; m: Measured }>;
 }
@@ -223,6 +225,12 @@ async function runScale(opts: Options, scale: number, problems: string[]): Promi
       seedSeconds[domain.domain] = (Date.now() - t0) / 1000;
       say(`scale ${scale}: ${domain.domain} seeded in ${seedSeconds[domain.domain].toFixed(0)} s`);
     }
+    for (const domain of opts.domains) {
+      if (!domain.settle) continue;
+      t0 = Date.now();
+      await domain.settle(ctx);
+      seedSeconds[`${domain.domain} settle`] = (Date.now() - t0) / 1000;
+    }
     await sql`vacuum analyze`;
     const figures = new Map<string, { op: GrowthOperation; m: Measured }>();
     for (const domain of opts.domains) {
@@ -237,7 +245,22 @@ async function runScale(opts: Options, scale: number, problems: string[]): Promi
     }
     const [{ bytes }] = await sql<{ bytes: string }[]>`
       select pg_database_size(current_database())::text as bytes`;
-    return { scale, users: people.count, bytes: Number(bytes), seedSeconds, figures };
+    const tables = await sql<{ name: string; bytes: string }[]>`
+      select coalesce(p.inhparent::regclass, c.oid::regclass)::text as name,
+             sum(pg_total_relation_size(c.oid))::text as bytes
+      from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace
+      left join pg_inherits p on p.inhrelid = c.oid
+      where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema')
+      group by 1 order by sum(pg_total_relation_size(c.oid)) desc limit 15`;
+    return {
+      scale,
+      users: people.count,
+      bytes: Number(bytes),
+      tables: tables.map((t) => ({ name: t.name, bytes: Number(t.bytes) })),
+      seedSeconds,
+      figures,
+    };
   } finally {
     await sql.end({ timeout: 5 });
     await cluster.dispose();
@@ -298,7 +321,12 @@ export async function main(args: string[]): Promise<void> {
   }
   console.log(`\nGrowth: the SQL of each operation (Postgres alone, median of ${opts.repeat})`);
   console.log(table(rows));
-  console.log("\nDatabase size");
+  const domains = opts.domains.map((d) => d.domain).join(", ");
+  console.log(
+    `\nDatabase size: the whole database (pg_database_size) with the ${domains} seed${
+      opts.domains.length > 1 ? "s loaded together" : " alone"
+    }`,
+  );
   console.log(table([
     ["scale", "users", "size", "per million users", "seed seconds"],
     ...results.map((r) => [
@@ -307,6 +335,18 @@ export async function main(args: string[]): Promise<void> {
       `${(r.bytes / 2 ** 20).toFixed(0)} MB`,
       `${(r.bytes / r.users * 1e6 / 2 ** 30).toFixed(1)} GB`,
       Object.entries(r.seedSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", "),
+    ]),
+  ]));
+  const gb = (bytes: number, users: number) => `${(bytes / users * 1e6 / 2 ** 30).toFixed(2)} GB`;
+  console.log(
+    `\nThe largest tables at x${large.scale} (indexes and TOAST included, partitions summed)`,
+  );
+  console.log(table([
+    ["table", "size", "per million users"],
+    ...large.tables.map((t) => [
+      t.name,
+      `${(t.bytes / 2 ** 20).toFixed(0)} MB`,
+      gb(t.bytes, large.users),
     ]),
   ]));
   finish(

@@ -1,7 +1,8 @@
 /**
- * Queries of /api/admin/analytics (admin/analytics.routes.ts): platform figures from real data,
- * run as the ADMIN (RLS lets an ADMIN read users, sessions, security events and the access log;
- * messaging goes through the ADMIN-checked `app.admin_messaging_stats`).
+ * Queries of /api/admin/analytics (admin/analytics.routes.ts): platform figures from the rollups
+ * the writes keep (docs/admin.md, "Analytics"), each section through an ADMIN-checked function
+ * (`app.user_counts`, `app.analytics_series`, `app.admin_messaging_stats`,
+ * `app.admin_wallet_stats`, `app.admin_store_stats`): a row per bucket, whatever the tables hold.
  */
 import type { Tx } from "../../_shared/db.ts";
 import { ROLES } from "../core/context.ts";
@@ -27,7 +28,7 @@ async function bucketed(
 }
 
 /** Counts across every conversation, through the ADMIN-checked aggregate function. */
-async function messagingStats(tx: Tx, interval: Interval, from: Date, to: Date) {
+export async function messagingStats(tx: Tx, interval: Interval, from: Date, to: Date) {
   const [row] = await tx<
     { stats: { totals: { conversations: number; messages: number }; [k: string]: unknown } }[]
   >`
@@ -98,8 +99,8 @@ async function userCounts(tx: Tx) {
   return { byRole, byStatus };
 }
 
-/** The users, activity and messaging sections of the analytics answer. */
-export async function platformAnalytics(tx: Tx, interval: Interval, from: Date, to: Date) {
+/** The users and activity sections of the analytics answer. */
+export async function userStats(tx: Tx, interval: Interval, from: Date, to: Date) {
   const { byRole, byStatus } = await userCounts(tx);
   return {
     users: {
@@ -112,74 +113,45 @@ export async function platformAnalytics(tx: Tx, interval: Interval, from: Date, 
       activeUsers: await bucketed(tx, interval, from, to, "active"),
       signIns: await bucketed(tx, interval, from, to, "signins"),
     },
+  };
+}
+
+/** The users, activity, messaging and wallet sections of the analytics answer. */
+export async function platformAnalytics(tx: Tx, interval: Interval, from: Date, to: Date) {
+  return {
+    ...await userStats(tx, interval, from, to),
     messaging: await messagingStats(tx, interval, from, to),
     wallet: await walletStats(tx, interval, from, to),
   };
 }
 
 /**
- * The store section, as the ADMIN (RLS: the admin policies on orders and vendors): sales (the
- * totals of orders paid in each interval, refunds not deducted), orders created per interval,
- * orders by status now, and the top vendors by sales in the range.
+ * The store section, through the ADMIN-checked `app.admin_store_stats` (the rollups kept by the
+ * orders' writes): sales (the totals of orders paid in each interval, refunds not deducted),
+ * orders created per interval, orders by status now, and the top vendors by sales in the range.
  */
 export async function storeStats(tx: Tx, interval: Interval, from: Date, to: Date) {
-  const series = async (metric: "sales" | "orders") => {
-    const rows = await tx<{ t: Date; value: string }[]>`
-      with buckets as (
-        select generate_series(date_trunc(${interval}, ${from}::timestamptz, 'UTC'),
-                               ${to}::timestamptz, ('1 ' || ${interval})::interval) as t
-      ), facts as (
-        select date_trunc(${interval}, o.paid_at, 'UTC') as t, sum(o.total) as value
-          from app.orders o
-          where ${metric} = 'sales' and o.paid_at >= ${from} and o.paid_at < ${to}
-          group by 1
-        union all
-        select date_trunc(${interval}, o.created_at, 'UTC'), count(*)
-          from app.orders o
-          where ${metric} = 'orders' and o.created_at >= ${from} and o.created_at < ${to}
-          group by 1
-      )
-      select b.t, coalesce(sum(f.value), 0)::text as value
-      from buckets b left join facts f on f.t = b.t
-      group by b.t order by b.t`;
-    return rows.map((r) => ({ t: r.t.toISOString(), value: Number(r.value) }));
+  const [row] = await tx<{ stats: Record<string, unknown> }[]>`
+    select app.admin_store_stats(${interval}, ${from}, ${to}) as stats`;
+  const stats = row.stats as {
+    totals: { sales: number; paidOrders: number };
+    sales: { t: string; value: number }[];
+    orders: { t: string; value: number }[];
+    ordersByStatus: Record<string, number>;
+    topVendors: { id: string; name: string; sales: number; orders: number }[];
   };
-  const byStatusRows = await tx<{ status: string; count: number }[]>`
-    select status::text, count(*)::int as count from app.orders group by status`;
-  const ordersByStatus: Record<string, number> = Object.fromEntries(
-    [
-      "pending_payment",
-      "paid",
-      "processing",
-      "shipped",
-      "delivered",
-      "completed",
-      "cancelled",
-      "refunded",
-    ].map((s) => [s, 0]),
-  );
-  for (const r of byStatusRows) ordersByStatus[r.status] = r.count;
-  const top = await tx<{ id: string; name: string; sales: string; orders: number }[]>`
-    select o.vendor_id as id, max(o.vendor_name) as name, sum(o.total)::text as sales,
-           count(*)::int as orders
-    from app.orders o
-    where o.paid_at >= ${from} and o.paid_at < ${to}
-    group by o.vendor_id
-    order by sum(o.total) desc, o.vendor_id
-    limit 10`;
-  const [totals] = await tx<{ sales: string; orders: number }[]>`
-    select coalesce(sum(o.total), 0)::text as sales, count(*)::int as orders
-    from app.orders o where o.paid_at >= ${from} and o.paid_at < ${to}`;
+  const points = (series: { t: string; value: number }[]) =>
+    series.map((p) => ({ t: new Date(p.t).toISOString(), value: Number(p.value) }));
   return {
-    totals: { sales: Number(totals.sales), paidOrders: totals.orders },
-    sales: await series("sales"),
-    orders: await series("orders"),
-    ordersByStatus,
-    topVendors: top.map((v) => ({
+    totals: { sales: Number(stats.totals.sales), paidOrders: Number(stats.totals.paidOrders) },
+    sales: points(stats.sales),
+    orders: points(stats.orders),
+    ordersByStatus: stats.ordersByStatus,
+    topVendors: stats.topVendors.map((v) => ({
       id: v.id,
       name: v.name,
       sales: Number(v.sales),
-      orders: v.orders,
+      orders: Number(v.orders),
     })),
   };
 }

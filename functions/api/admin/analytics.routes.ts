@@ -29,11 +29,16 @@ adminAnalytics.openapi(
     operationId: "getAnalytics",
     summary: "Platform analytics over a time range",
     description: "Defaults: the last 30 days by day. Series are `[{ t, value }]`, one point per " +
-      "interval, zero-filled. Active users are distinct users who signed in, refreshed or made " +
+      "interval (UTC day, ISO week, month), zero-filled; each point is the whole interval, the " +
+      "first one too when `from` falls inside it, and the range's totals are those of its " +
+      "points. The figures come from rollups the writes keep, exact at the moment of the " +
+      "request. Active users are distinct users who signed in, refreshed or made " +
       "a request in the interval. Messaging counts messages (deleted ones included in the series), " +
-      "active senders and new conversations across the platform. Store: sales (totals of " +
-      "orders paid in each interval, minor units), orders created, orders by status now, the " +
-      "top vendors by sales in the range. Wallet: wallets (total, exported, created per " +
+      "active senders (users who sent a message in the interval) and new conversations across " +
+      "the platform; its totals are the conversations and the messages not deleted now. Store: " +
+      "sales (totals of orders paid in each interval, minor units), paid orders, orders " +
+      "created, orders by status now, the top vendors by sales in the range's intervals (named " +
+      "as they are now). Wallet: wallets (total, exported, created per " +
       "interval), transactions by status and direction, and the confirmed outgoing volume per " +
       "token per interval in base units (decimal strings). Notifications: the figures of " +
       "GET /api/notifications/analytics for the same range and interval.",

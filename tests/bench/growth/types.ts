@@ -69,6 +69,12 @@ export interface GrowthDomain {
    * growth/index.ts, after the people exist.
    */
   seed(ctx: GrowthContext): Promise<void>;
+  /**
+   * Runs after every domain's seed (before VACUUM ANALYZE): for what must see all the seeded
+   * data, such as the analytics rollups recounted from the tables other seeds filled with their
+   * triggers off.
+   */
+  settle?(ctx: GrowthContext): Promise<void>;
   /** The operations to measure, built after the seed (they may look up ids it made). */
   operations(ctx: GrowthContext): Promise<GrowthOperation[]>;
 }
