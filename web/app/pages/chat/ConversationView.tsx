@@ -14,7 +14,6 @@
  * is missed (the transport itself resumes from its cursor after that).
  */
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
 import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
 import { watchPresence } from "../../lib/presence.ts";
 import { Link, navigate } from "../../lib/router.tsx";
@@ -33,7 +32,7 @@ import {
   type MuteState,
   type Reaction,
 } from "./types.ts";
-import { client, data, FRESH } from "../../lib/client.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { initialState, reducer } from "./conversation-state.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";

@@ -5,7 +5,7 @@
  * back button and a shared link keep them.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { money, toMinor } from "../../lib/format.ts";
 import { addToCart } from "../../lib/cart.ts";
 import { currentLocation, Link, navigate } from "../../lib/router.tsx";

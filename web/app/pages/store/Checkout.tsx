@@ -10,7 +10,7 @@
  * - `stripe`: Stripe's Payment Element (stripe.ts) with the checkout's client secret.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, apiOrigin, describeError } from "../../lib/api.ts";
+import { ApiError, apiOrigin, describeError } from "../../lib/client.ts";
 import { config } from "../../lib/config.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
@@ -21,6 +21,10 @@ import { forgetCheckout, recallCheckout } from "./checkouts.ts";
 import { StoreFrame } from "./common.tsx";
 import { listOrders, moveOrder, readOrder, useLiveOrders } from "./live-orders.ts";
 
+/**
+ * The local stack's stand-in customer (`/_dev/payments`): not an endpoint of the API, so not in
+ * its OpenAPI document, and only there in local mode; called by plain fetch.
+ */
 async function devPay(paymentIntentId: string, outcome: "succeed" | "fail"): Promise<void> {
   const response = await fetch(
     `${apiOrigin}/_dev/payments/${encodeURIComponent(paymentIntentId)}/${outcome}`,

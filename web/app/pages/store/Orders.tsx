@@ -7,7 +7,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";

@@ -5,7 +5,7 @@
  * and cancelling a paid or processing order (which refunds the buyer).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Pill } from "../../components/Pill.tsx";

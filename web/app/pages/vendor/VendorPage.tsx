@@ -8,7 +8,6 @@
  * application (`vendor.status_changed` on `user:<id>`) reloads the shop.
  */
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
 import { setTitle } from "../../lib/config.ts";
 import { loadSession, session } from "../../lib/session.ts";
 import { subscribe } from "../../lib/live.ts";
@@ -16,7 +15,7 @@ import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
 import type { PageProps } from "../../lib/page.ts";
 import type { Order, OwnVendor } from "../store/types.ts";
-import { client, data, FRESH } from "../../lib/client.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { mergeOrder } from "../store/live-orders.ts";
 import { ApplyForm, Overview } from "./Overview.tsx";
 import { VendorProducts } from "./Products.tsx";
