@@ -12,6 +12,7 @@
  * event came never puts the older copy back, and an order announced during the read of a list's
  * first page is added to it.
  */
+import { onSignedOut } from "../../lib/session.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { client, data, FRESH, type Query, type RequestBody } from "../../lib/client.ts";
 import { queryClient, updatePages, useInfiniteQuery, useQuery } from "../../lib/query.ts";
@@ -172,6 +173,9 @@ export function applyOrder(incoming: Order, announcedAs?: As): void {
 export function readShopOrdersAgain(): void {
   void queryClient.invalidateQueries({ queryKey: [...LISTS_KEY, { as: "vendor" }] });
 }
+
+// What one person saw is not kept for the next (the cache is emptied the same way).
+onSignedOut(() => seen.clear());
 
 // Every order event on the user's topic is one of theirs as the buyer.
 userEvents.on((e) => {
