@@ -94,15 +94,21 @@ export interface PresenceWatcher {
 
 /**
  * Whether people are online, for a set that changes (those a page shows): `onChange` gets the ids
- * online now among those watched, or null while none of their channels is joined (presence
- * unknown: no WebSocket, or not allowed).
+ * online now among those watched, or null while presence is unknown (no channel joined yet, or
+ * every one refused or dropped: no WebSocket, or not allowed).
  */
 export function presenceWatcher(onChange: (online: Set<string> | null) => void): PresenceWatcher {
   const online = new Set<string>();
   const joined = new Set<string>();
   /** The channel of each person watched (a late callback of a channel left is told by identity). */
   const channels = new Map<string, { leave: () => void }>();
-  const publish = () => onChange(joined.size ? new Set(online) : null);
+  /**
+   * Whether presence works here: a channel joined, and none refused or dropped since while none
+   * is joined. While the set changes (a large group scrolled), the newly watched are not joined
+   * yet: presence stays known (those not yet joined count as offline) rather than "unavailable".
+   */
+  let working = false;
+  const publish = () => onChange(joined.size || working ? new Set(online) : null);
   const follow = (userId: string) => {
     const entry = { leave: () => {} };
     const current = () => channels.get(userId) === entry;
@@ -119,10 +125,13 @@ export function presenceWatcher(onChange: (online: Set<string> | null) => void):
       });
     }, (status) => {
       if (!current()) return;
-      if (status === "SUBSCRIBED") joined.add(userId);
-      else {
+      if (status === "SUBSCRIBED") {
+        joined.add(userId);
+        working = true;
+      } else {
         joined.delete(userId);
         online.delete(userId);
+        if (!joined.size) working = false;
       }
       publish();
     });
