@@ -20,3 +20,35 @@ test("[web] the committed client types match the OpenAPI document (deno run -A w
     );
   }
 });
+
+/**
+ * Every call to the API goes through the typed client (`client.GET("/api/...")`): fetch is
+ * called only by the client itself, by the files module (a download saved as a file, an upload
+ * with progress) and for the local stack's `/_dev` stand-ins, which are not in the document.
+ */
+test("[web] the web client calls the API only through the typed client", async () => {
+  const allowed = new Set(["lib/client.ts", "lib/files.ts"]);
+  const found: string[] = [];
+  const walk = async (dir: string, rel = ""): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      const name = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory) await walk(path, name);
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") && !allowed.has(name)) {
+        const lines = (await Deno.readTextFile(path)).split("\n");
+        lines.forEach((line, i) => {
+          // A fetch of anything but a `/_dev` stand-in (named within a line or two of it).
+          const near = lines.slice(Math.max(0, i - 2), i + 2).join("\n");
+          if (/\bfetch\(/.test(line) && !/_dev|devMail/.test(near)) {
+            found.push(`web/app/${name}:${i + 1}: ${line.trim()}`);
+          }
+          if (/lib\/api\.ts"|\bapi\.(get|post|put|delete)\b/.test(line)) {
+            found.push(`web/app/${name}:${i + 1}: ${line.trim()}`);
+          }
+        });
+      }
+    }
+  };
+  await walk(new URL("../../web/app", import.meta.url).pathname);
+  assert.deepEqual(found, [], "untyped API calls (use client from lib/client.ts)");
+});

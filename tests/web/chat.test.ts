@@ -126,6 +126,47 @@ test("[web] presence is app-wide: B in the store shows online in A's conversatio
   }
 });
 
+test("[web] presence in a large group: a participant past the first 50 shows online once scrolled to, with at most 50 channels watched", async () => {
+  const alice = await createPerson(stack, "Ada Hall");
+  const others: Person[] = [];
+  for (let i = 1; i <= 59; i++) others.push(await createPerson(stack, `Hall Member ${i}`));
+  const conv = await group(alice, others, "The large hall");
+  // The one a watch of "the first 50" (by id, as the page once did) never followed.
+  const far = [...others].sort((x, y) => x.id < y.id ? -1 : 1)[58];
+  const a = await openContext(stack);
+  const f = await openContext(stack);
+  try {
+    await signInThroughPages(stack, a, alice);
+    await openConversation(a, conv);
+    await liveOver(a.page, "websocket");
+    const strip = a.page.getByRole("list", { name: "Participants" });
+    await strip.getByRole("listitem").nth(59).waitFor({ state: "attached" });
+    const presence = a.page.getByTestId("presence");
+
+    await signInThroughPages(stack, f, far, "/store");
+    await f.page.getByTestId("header-cart").waitFor();
+    // Scrolled to in the strip, the person's avatar and the summary line say they are online.
+    await strip.getByRole("link", { name: new RegExp(`^${far.name}(, online)?$`) })
+      .scrollIntoViewIfNeeded();
+    await strip.getByRole("link", { name: `${far.name}, online` }).waitFor({ timeout: 10_000 });
+    // The summary line speaks of those shown only: in a large group nobody else is watched.
+    await presence.getByText(`${far.name} online among those shown`).waitFor();
+    // Never a channel per participant: those in view (and a few beside), at most 50.
+    const watched = Number(await strip.getAttribute("data-presence-watched"));
+    assert.ok(watched > 0 && watched <= 50, `${watched} presence channels watched`);
+
+    // Scrolled to the other end, far out of view: no longer watched, so no longer claimed.
+    await strip.evaluate((el: HTMLElement, id) => {
+      const item = el.querySelector<HTMLElement>(`[data-user-id="${id}"]`)!;
+      el.scrollLeft = item.offsetLeft - el.offsetLeft < el.scrollWidth / 2 ? el.scrollWidth : 0;
+    }, far.id);
+    await presence.getByText("nobody online among those shown").waitFor({ timeout: 10_000 });
+  } finally {
+    await a.context.close();
+    await f.context.close();
+  }
+});
+
 test("[web] two browsers chat: delivery within 1 s, typing, read marks, presence, live unread counts", async () => {
   const alice = await createPerson(stack, "Alice Martin");
   const bob = await createPerson(stack, "Bob Okafor");

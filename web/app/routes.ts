@@ -4,8 +4,8 @@
  * own (esbuild code splitting), fetched when first opened: the first page stays small.
  *
  * Adding a domain's page (docs/web.md, "Adding a page"): a row here; the page under
- * pages/<domain>/ with its API module (pages/<domain>/api.ts) and its live topics (subscribe() from
- * lib/live.ts); a browser test in tests/web/. Every domain's pages are chunks of their own, loaded
+ * pages/<domain>/ calling the typed client (lib/client.ts), reading through the query cache
+ * (lib/query.ts), with its live topics (subscribe() from lib/live.ts); a browser test in tests/web/. Every domain's pages are chunks of their own, loaded
  * when first opened; sign-in, chat and the header's bell are on the first page.
  */
 import type { ComponentType } from "preact";

@@ -11,7 +11,7 @@ import { stopPresence, trackSelf } from "../lib/presence.ts";
 import { currentLocation, matchPath, navigate, onNavigate } from "../lib/router.tsx";
 import { loadSession, roleAtLeast, session } from "../lib/session.ts";
 import { useStore } from "../lib/store.ts";
-import { describeError } from "../lib/api.ts";
+import { describeError } from "../lib/client.ts";
 import type { Page } from "../lib/page.ts";
 import { HOME, type RouteDef, routes } from "../routes.ts";
 import { Shell } from "./Shell.tsx";

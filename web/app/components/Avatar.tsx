@@ -1,4 +1,4 @@
-import { apiOrigin } from "../lib/api.ts";
+import { apiOrigin } from "../lib/client.ts";
 
 /**
  * A person's picture, or their initials on a colour derived from their id. An uploaded picture's

@@ -3,10 +3,10 @@
  * from a message (the conversation view) and from a product page (docs/moderation.md).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { api, ApiError, describeError } from "../lib/api.ts";
+import { ApiError, client, describeError, type Schema } from "../lib/client.ts";
 import { Dialog } from "./Dialog.tsx";
 
-export type ReportSubject = { type: "message" | "user" | "product" | "vendor"; id: string };
+export type ReportSubject = Schema<"ReportSubject">;
 
 const REASONS = [
   { value: "spam", label: "Spam" },
@@ -14,6 +14,7 @@ const REASONS = [
   { value: "fraud", label: "Fraud or a scam" },
   { value: "other", label: "Something else" },
 ] as const;
+type Reason = (typeof REASONS)[number]["value"];
 
 export function ReportDialog(
   { subject, what, onClose }: {
@@ -25,7 +26,7 @@ export function ReportDialog(
 ) {
   const reasonId = useId();
   const noteId = useId();
-  const [reason, setReason] = useState("spam");
+  const [reason, setReason] = useState<Reason>("spam");
   const [note, setNote] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -42,10 +43,8 @@ export function ReportDialog(
           if (!subject) return;
           setBusy(true);
           try {
-            await api.post("/api/reports", {
-              subject,
-              reason,
-              ...(note.trim() ? { note: note.trim() } : {}),
+            await client.POST("/api/reports", {
+              body: { subject, reason, ...(note.trim() ? { note: note.trim() } : {}) },
             });
             onClose(true);
           } catch (err) {
@@ -61,7 +60,11 @@ export function ReportDialog(
       >
         <p>A moderator will look at it. The person you report is not told who reported them.</p>
         <label for={reasonId}>Reason</label>
-        <select id={reasonId} value={reason} onChange={(e) => setReason(e.currentTarget.value)}>
+        <select
+          id={reasonId}
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value as Reason)}
+        >
           {REASONS.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
         </select>
         <label for={noteId}>Note (optional)</label>

@@ -4,39 +4,19 @@
  * the logo, and the primary colour as CSS custom properties, adjusted so text on it and links in
  * it keep a readable contrast whatever colour an admin picks.
  */
-import { api } from "./api.ts";
+import { type Answer, client, data, FRESH } from "./client.ts";
 import { createStore } from "./store.ts";
 
-export interface WhiteLabel {
-  brandName: string;
-  logoUrl: string | null;
-  primaryColor: string;
-  customDomain: string | null;
-  supportEmail: string | null;
-}
-
-export interface Features {
-  messaging: boolean;
-  store: boolean;
-  wallet: boolean;
-  notifications: boolean;
-  signIn: { email: boolean; google: boolean; apple: boolean; wallet: boolean };
-}
-
-export interface PublicConfig {
-  version: number;
-  whiteLabel: WhiteLabel;
-  features: Features;
-  /** Limits the pages show: Edit is offered for `messageEditWindowMinutes` after sending. */
-  limits?: { messageEditWindowMinutes: number };
-  realtime: { url: string; anonKey: string };
-}
+/** GET /api/config/public's answer. */
+export type PublicConfig = Answer<"/api/config/public", "get">;
+export type WhiteLabel = PublicConfig["whiteLabel"];
+export type Features = PublicConfig["features"];
 
 export const config = createStore<PublicConfig | null>(null);
 
 /** Reads the public configuration (`fresh` skips the 30 s HTTP cache) and applies it. */
 export async function loadConfig(fresh = false): Promise<PublicConfig> {
-  const next = await api.get<PublicConfig>("/api/config/public", { fresh });
+  const next = data(await client.GET("/api/config/public", fresh ? FRESH : {}));
   const current = config.get();
   if (!current || JSON.stringify(current) !== JSON.stringify(next)) {
     config.set(next);

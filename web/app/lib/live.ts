@@ -18,8 +18,8 @@ import type {
   Transport,
   TransportKind,
 } from "../../realtime/transport.ts";
-import { createPageToken, type PageTokenAnswer } from "../../realtime/page-token.ts";
-import { api, apiOrigin } from "./api.ts";
+import { createPageToken } from "../../realtime/page-token.ts";
+import { apiOrigin, client, data } from "./client.ts";
 import { config, type PublicConfig, realtimeProjectUrl } from "./config.ts";
 import { createStore } from "./store.ts";
 
@@ -37,7 +37,7 @@ export const liveStatus = createStore<LiveStatus>({ kind: "off", topics: {}, err
 
 // The access token, in memory only -----------------------------------------------------------
 
-const pageToken = createPageToken(() => api.post<PageTokenAnswer>("/api/auth/token"));
+const pageToken = createPageToken(async () => data(await client.POST("/api/auth/token")));
 
 /**
  * The current access token of the cookie session, fetched when missing or about to expire (a

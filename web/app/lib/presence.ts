@@ -3,9 +3,10 @@
  *
  * Each signed-in page tracks its person on their own private channel, `presence:<user id>`
  * (supabase-js Presence, as hosted Supabase Realtime does it; the local gateway alike). A
- * conversation's view listens, without tracking, on the presence channels of its other
- * participants: someone is online while their channel holds at least one presence (one per open
- * tab). Who may listen is the database's rule (`app.can_see_presence`): the person, and whoever
+ * conversation's view listens, without tracking, on the presence channels of the other
+ * participants it shows (`presenceWatcher`: at most `MAX_WATCHED` at a time, joined and left as
+ * the person scrolls a large group's participants: pages/chat/participant-presence.ts): someone
+ * is online while their channel holds at least one presence (one per open tab). Who may listen is the database's rule (`app.can_see_presence`): the person, and whoever
  * shares a conversation with them and is not blocked by them; only the person may track.
  *
  * A supabase-js client of its own: the transport's client keeps one channel per topic for its
@@ -78,38 +79,81 @@ export function trackSelf(me: { id: string; name: string }): () => void {
   });
 }
 
+/** The most presence channels one watcher keeps joined at a time. */
+export const MAX_WATCHED = 50;
+
+export interface PresenceWatcher {
+  /**
+   * Watches these people (at most `MAX_WATCHED`, the first ones): channels are joined for those
+   * newly named and left for those no longer named; the others stay as they are.
+   */
+  watch(userIds: string[]): void;
+  /** Leaves every channel. */
+  stop(): void;
+}
+
 /**
- * Watches whether each of `userIds` is online; `onChange` gets the ids online now, or null while
- * none of the channels is joined (presence unknown: no WebSocket, or not allowed).
+ * Whether people are online, for a set that changes (those a page shows): `onChange` gets the ids
+ * online now among those watched, or null while presence is unknown (no channel joined yet, or
+ * every one refused or dropped: no WebSocket, or not allowed).
  */
-export function watchPresence(
-  userIds: string[],
-  onChange: (online: Set<string> | null) => void,
-): () => void {
+export function presenceWatcher(onChange: (online: Set<string> | null) => void): PresenceWatcher {
   const online = new Set<string>();
   const joined = new Set<string>();
-  const publish = () => onChange(joined.size ? new Set(online) : null);
-  const stops = userIds.map((userId) => {
+  /** The channel of each person watched (a late callback of a channel left is told by identity). */
+  const channels = new Map<string, { leave: () => void }>();
+  /**
+   * Whether presence works here: a channel joined, and none refused or dropped since while none
+   * is joined. While the set changes (a large group scrolled), the newly watched are not joined
+   * yet: presence stays known (those not yet joined count as offline) rather than "unavailable".
+   */
+  let working = false;
+  const publish = () => onChange(joined.size || working ? new Set(online) : null);
+  const follow = (userId: string) => {
+    const entry = { leave: () => {} };
+    const current = () => channels.get(userId) === entry;
+    channels.set(userId, entry);
     let channel: RealtimeChannel | null = null;
-    return open(userId, (c) => {
+    entry.leave = open(userId, (c) => {
       channel = c;
       c.on("presence", { event: "sync" }, () => {
+        if (!current()) return;
         const here = Object.keys(channel!.presenceState()).length > 0;
         if (here) online.add(userId);
         else online.delete(userId);
         publish();
       });
     }, (status) => {
-      if (status === "SUBSCRIBED") joined.add(userId);
-      else {
+      if (!current()) return;
+      if (status === "SUBSCRIBED") {
+        joined.add(userId);
+        working = true;
+      } else {
         joined.delete(userId);
         online.delete(userId);
+        if (!joined.size) working = false;
       }
       publish();
     });
-  });
-  return () => {
-    for (const stop of stops) stop();
+  };
+  const leave = (userId: string) => {
+    channels.get(userId)?.leave();
+    channels.delete(userId);
+    joined.delete(userId);
+    online.delete(userId);
+  };
+  return {
+    watch(userIds) {
+      const wanted = new Set(userIds.slice(0, MAX_WATCHED));
+      const before = channels.size;
+      for (const userId of [...channels.keys()]) if (!wanted.has(userId)) leave(userId);
+      const left = before !== channels.size;
+      for (const userId of wanted) if (!channels.has(userId)) follow(userId);
+      if (left) publish();
+    },
+    stop() {
+      for (const userId of [...channels.keys()]) leave(userId);
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * sees a session token). Read again on every navigation and after any 401 or 403, so a role an
  * admin changed shows on the user's next action, and a session that ended sends them to sign in.
  */
-import { api, onAuthProblem, resetCsrf } from "./api.ts";
+import { client, data, FRESH, onAuthProblem, resetCsrf, type Schema } from "./client.ts";
 import { queryClient } from "./query.ts";
 import { createStore } from "./store.ts";
 import { userEvents } from "./user-events.ts";
@@ -11,19 +11,11 @@ import { userEvents } from "./user-events.ts";
 export type Role = "VISITOR" | "SUBSCRIBER" | "MEMBER" | "CONFIDENTIAL" | "ADMIN";
 export const ROLES: Role[] = ["VISITOR", "SUBSCRIBER", "MEMBER", "CONFIDENTIAL", "ADMIN"];
 
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-  role: Role;
-  image: string | null;
-  walletAddress: string | null;
-  /**
-   * The person's shop (GET /api/auth/session only), null without one: pages ask GET
-   * /api/store/vendors/me (404 without a shop) only when it is not null.
-   */
-  vendor?: { id: string; status: "pending" | "approved" | "rejected" | "suspended" } | null;
-}
+/**
+ * The signed-in person as GET /api/auth/session answers them, with their shop (`vendor`: null
+ * without one; pages ask GET /api/store/vendors/me, 404 without a shop, only when it is not null).
+ */
+export type User = Schema<"SessionUserWithShop">;
 
 export type SessionState =
   | { status: "loading"; user: null }
@@ -54,9 +46,7 @@ let reading: Promise<SessionState> | null = null;
 
 /** Reads the session again; concurrent callers share one request. */
 export function loadSession(): Promise<SessionState> {
-  reading ??= api.get<{ user: User | null; suspended?: boolean }>("/api/auth/session", {
-    fresh: true,
-  })
+  reading ??= client.GET("/api/auth/session", FRESH).then(data)
     .then(({ user, suspended }) => {
       if (accountSuspended.get() !== !!suspended) accountSuspended.set(!!suspended);
       const next: SessionState = user
@@ -100,7 +90,7 @@ export function forgetSession(reason: "deleted" | null = null): void {
 
 export async function signOut(): Promise<void> {
   try {
-    await api.post("/api/auth/signout");
+    await client.POST("/api/auth/signout");
   } finally {
     forgetSession();
   }

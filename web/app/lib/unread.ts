@@ -13,7 +13,7 @@
  *   can tell of a change the first read already counted (a bulk send's inbox rows are written
  *   before their events go out), so the count settles on the server's figure.
  */
-import { api } from "./api.ts";
+import { client, data, FRESH } from "./client.ts";
 import { setTitleCount } from "./config.ts";
 import { onFeedChange } from "./live.ts";
 import { createStore } from "./store.ts";
@@ -35,7 +35,8 @@ export function refreshUnread(): Promise<void> {
   if (!owner) return Promise.resolve();
   const mine = ++generation;
   const who = owner;
-  return api.get<{ unreadCount: number }>("/api/notifications?limit=1", { fresh: true })
+  return client.GET("/api/notifications", { params: { query: { limit: 1 } }, ...FRESH })
+    .then(data)
     .then((page) => {
       if (mine === generation && who === owner) unread.set(page.unreadCount);
     })

@@ -9,7 +9,7 @@
  * view and when a notification arrives on the user's topic (a new sign-in is one).
  */
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, describeError, download } from "../../lib/api.ts";
+import { download } from "../../lib/files.ts";
 import { fullTime } from "../../lib/format.ts";
 import { currentLocation, Link, navigate } from "../../lib/router.tsx";
 import { forgetSession, session } from "../../lib/session.ts";
@@ -24,7 +24,7 @@ import {
   useProviders,
   WalletButton,
 } from "../signin/providers.tsx";
-import { client, data, FRESH } from "../../lib/client.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { queryClient, useQuery } from "../../lib/query.ts";
 
 /** The account's lists in the query cache. */

@@ -6,59 +6,47 @@
  * Each order opens on its page (/store/orders/<id>, which an ADMIN may read).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { api, describeError, query } from "../../lib/api.ts";
+import { client, data, describeError, FRESH, type Query } from "../../lib/client.ts";
+import { queryClient, useInfiniteQuery } from "../../lib/query.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Pill } from "../../components/Pill.tsx";
-import { type Money, type Order, ORDER_STATUS, orderNumber, statusTone } from "../store/types.ts";
+import { ORDER_STATUS, orderNumber, statusTone } from "../store/types.ts";
+import { ADMIN_KEY, type AdminOrder } from "./types.ts";
 
-interface AdminOrder extends Order {
-  checkout: {
-    id: string;
-    provider: "stripe" | "dev";
-    paymentIntentId: string | null;
-    paymentStatus: "pending" | "succeeded" | "failed" | "refunded";
-    total: Money;
-    reservedUntil: string;
-  };
-  refund: {
-    id: string;
-    status: "pending" | "succeeded" | "failed";
-    amount: Money;
-    reason: string | null;
-    providerRefundId: string | null;
-    failureReason: string | null;
-    createdAt: string;
-    succeededAt: string | null;
-  } | null;
-}
-
+const ORDERS_KEY = [...ADMIN_KEY, "orders"] as const;
 const PAYMENT = ["pending", "succeeded", "failed", "refunded"];
 const REFUND = ["pending", "succeeded", "failed"];
 
 export function OrdersSection({ refresh }: { refresh: number }) {
   const [filters, setFilters] = useState({ status: "", paymentStatus: "", refundStatus: "" });
-  const [items, setItems] = useState<AdminOrder[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [moreError, setError] = useState<string | null>(null);
   const ids = { status: useId(), payment: useId(), refund: useId() };
-  const list = (cursor?: string) =>
-    api.get<{ items: AdminOrder[]; nextCursor: string | null }>(
-      `/api/admin/orders${query({ ...filters, limit: 50, cursor })}`,
-      { fresh: true },
-    );
+  const orders = useInfiniteQuery({
+    queryKey: [...ORDERS_KEY, filters],
+    queryFn: async ({ pageParam }) =>
+      data(
+        await client.GET("/api/admin/orders", {
+          params: {
+            query: { ...filters, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } as Query<
+              "/api/admin/orders",
+              "get"
+            >,
+          },
+          ...FRESH,
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    // Read at each visit, as before the cache: payments and refunds move behind the page.
+    staleTime: 0,
+  });
+  // The section's `refresh` reads the lists again.
   useEffect(() => {
-    let live = true;
-    list().then((page) => {
-      if (!live) return;
-      setItems(page.items);
-      setCursor(page.nextCursor);
-      setError(null);
-    }).catch((err) => live && setError(describeError(err)));
-    return () => {
-      live = false;
-    };
-  }, [filters.status, filters.paymentStatus, filters.refundStatus, refresh]);
+    if (refresh) void queryClient.invalidateQueries({ queryKey: ORDERS_KEY });
+  }, [refresh]);
+  const items: AdminOrder[] | null = orders.data?.pages.flatMap((page) => page.items) ?? null;
+  const error = moreError ?? (orders.error ? describeError(orders.error) : null);
   const set = (key: keyof typeof filters) => (e: Event) =>
     setFilters({ ...filters, [key]: (e.currentTarget as HTMLSelectElement).value });
   return (
@@ -158,18 +146,14 @@ export function OrdersSection({ refresh }: { refresh: number }) {
             </table>
           </div>
         )}
-      {cursor && (
+      {orders.hasNextPage && (
         <button
           type="button"
           class="secondary"
           onClick={async () => {
-            try {
-              const page = await list(cursor);
-              setItems([...(items ?? []), ...page.items]);
-              setCursor(page.nextCursor);
-            } catch (err) {
-              setError(describeError(err));
-            }
+            setError(null);
+            const next = await orders.fetchNextPage();
+            if (next.error) setError(describeError(next.error));
           }}
         >
           Load more

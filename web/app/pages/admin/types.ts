@@ -15,6 +15,7 @@ export type Point = Analytics["users"]["signups"][number];
 export type SecurityEvent = Schema<"SecurityEvent">;
 export type AccessLogEntry = Schema<"AccessLog">;
 export type ConfigDocument = Answer<"/api/admin/config", "get">["config"];
+export type AdminOrder = Schema<"AdminOrder">;
 export type AdminReport = Schema<"AdminReport">;
 export type ReportAction = NonNullable<AdminReport["action"]>;
 

@@ -13,9 +13,8 @@
  * feeds: docs/web.md.)
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { type Answer, client, data, FRESH } from "../../lib/client.ts";
+import { type Answer, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { queryClient, useQuery } from "../../lib/query.ts";
-import { describeError } from "../../lib/api.ts";
 import { liveStatus, onFeedChange, subscribe } from "../../lib/live.ts";
 import { navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";

@@ -6,9 +6,9 @@
  * `@` opens a picker of the conversation's participants (arrows and Enter or Tab, or a click);
  * the chosen person's name is written as `@Name` and sent in `mentions` while it stays in the text.
  */
-import { client, data } from "../../lib/client.ts";
+import { client, data, describeError } from "../../lib/client.ts";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { describeError, upload as uploadFile } from "../../lib/api.ts";
+import { upload as uploadFile } from "../../lib/files.ts";
 import { bytes } from "../../lib/format.ts";
 import type { Message, Participant } from "./types.ts";
 import type { Schema } from "../../lib/client.ts";

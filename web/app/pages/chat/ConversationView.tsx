@@ -14,9 +14,7 @@
  * is missed (the transport itself resumes from its cursor after that).
  */
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
 import { type RealtimeEnvelope, subscribe } from "../../lib/live.ts";
-import { watchPresence } from "../../lib/presence.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { useStore } from "../../lib/store.ts";
 import { clockTime } from "../../lib/format.ts";
@@ -33,7 +31,8 @@ import {
   type MuteState,
   type Reaction,
 } from "./types.ts";
-import { client, data, FRESH } from "../../lib/client.ts";
+import { useParticipantPresence } from "./participant-presence.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
 import { initialState, reducer } from "./conversation-state.ts";
 import { MessageItem } from "./MessageItem.tsx";
 import { Composer } from "./Composer.tsx";
@@ -84,7 +83,6 @@ export function ConversationView(
   tick.current = state.tick;
   const [readers, setReaders] = useState<Map<string, number>>(new Map());
   const [typing, setTyping] = useState<Map<string, TypingEntry>>(new Map());
-  const [present, setPresent] = useState<Set<string> | null>(null);
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
@@ -316,15 +314,11 @@ export function ConversationView(
     };
   }, [conversationId, following]);
 
-  // Presence, app-wide: whether each other participant has the app open anywhere (at most the
-  // first 50 of a big group: a channel each).
-  const otherIds = (conversation?.participants ?? []).map((p) => p.userId)
-    .filter((id) => id !== me.id).sort().slice(0, 50).join(",");
-  useEffect(() => {
-    setPresent(null);
-    if (!otherIds) return;
-    return watchPresence(otherIds.split(","), setPresent);
-  }, [otherIds]);
+  // Presence, app-wide: whether each other participant the page shows has the app open anywhere.
+  const presence = useParticipantPresence(
+    (conversation?.participants ?? []).map((p) => p.userId).filter((id) => id !== me.id),
+  );
+  const present = presence.present;
 
   // Typing entries expire on their own.
   useEffect(() => {
@@ -447,14 +441,21 @@ export function ConversationView(
           <p class="participants" data-testid="presence">
             {present === null
               ? <span title="Presence needs the WebSocket">presence unavailable</span>
-              : onlineOthers.length
-              ? `${onlineOthers.map((p) => p.name).join(", ")} online`
-              : "nobody else online"}
+              : onlineSummary(onlineOthers.map((p) => p.name), presence.everyone)}
           </p>
         </div>
-        <ul class="participant-avatars" aria-label="Participants">
+        <ul
+          class="participant-avatars"
+          aria-label="Participants"
+          ref={presence.strip}
+          data-presence-watched={presence.watched}
+        >
           {conversation?.participants.map((p) => (
-            <li key={p.userId} title={`${p.name}${onlineIds.has(p.userId) ? " (online)" : ""}`}>
+            <li
+              key={p.userId}
+              data-user-id={p.userId}
+              title={`${p.name}${onlineIds.has(p.userId) ? " (online)" : ""}`}
+            >
               <Link href={`/people/${p.userId}`}>
                 <Avatar
                   name={p.name}
@@ -764,4 +765,16 @@ export function ConversationView(
       />
     </div>
   );
+}
+
+/**
+ * "Ana, Ben online": the first three names, then how many more; in a large group only those
+ * watched (shown) are known, and the line says so.
+ */
+function onlineSummary(names: string[], everyone: boolean): string {
+  if (!names.length) return everyone ? "nobody else online" : "nobody online among those shown";
+  const listed = names.length > 3
+    ? `${names.slice(0, 3).join(", ")} and ${names.length - 3} more`
+    : names.join(", ");
+  return `${listed} online${everyone ? "" : " among those shown"}`;
 }

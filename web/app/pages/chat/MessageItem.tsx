@@ -7,7 +7,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { apiOrigin } from "../../lib/api.ts";
+import { apiOrigin } from "../../lib/client.ts";
 import { config } from "../../lib/config.ts";
 import { useStore } from "../../lib/store.ts";
 import { bytes, clockTime, fullTime } from "../../lib/format.ts";

@@ -8,9 +8,8 @@
  * writes back into text, so whatever a message holds is shown as text, and only the marks are
  * elements.
  */
-import { client, data } from "../../lib/client.ts";
+import { client, data, describeError } from "../../lib/client.ts";
 import { useEffect, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
 import { Link } from "../../lib/router.tsx";
 import { shortTime } from "../../lib/format.ts";
 import type { SearchResult } from "./types.ts";

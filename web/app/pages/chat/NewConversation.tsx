@@ -3,9 +3,8 @@
  * direct conversation (an existing one between the two is returned, not duplicated), several make
  * a group with a title.
  */
-import { client, data } from "../../lib/client.ts";
+import { ApiError, client, data, describeError } from "../../lib/client.ts";
 import { useEffect, useId, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Avatar } from "../../components/Avatar.tsx";
 import type { Conversation, Person } from "./types.ts";

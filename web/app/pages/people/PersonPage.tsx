@@ -5,7 +5,6 @@
  * blocker's own state.
  */
 import { useEffect, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
@@ -14,7 +13,7 @@ import type { PageProps } from "../../lib/page.ts";
 import { Avatar } from "../../components/Avatar.tsx";
 import { BlockDialog } from "../../components/BlockDialog.tsx";
 import { ReportDialog } from "../../components/ReportDialog.tsx";
-import { client, data, FRESH } from "../../lib/client.ts";
+import { client, data, describeError, FRESH } from "../../lib/client.ts";
 import { useQuery } from "../../lib/query.ts";
 
 export function PersonPage({ params }: PageProps) {

@@ -7,7 +7,7 @@
  * in the person's other tabs). Below, the people the person blocks, each with Unblock.
  */
 import { useEffect, useState } from "preact/hooks";
-import { upload } from "../../lib/api.ts";
+import { upload } from "../../lib/files.ts";
 import { client, data, describeError, FRESH, type Schema } from "../../lib/client.ts";
 import { queryClient, useQuery } from "../../lib/query.ts";
 import { session } from "../../lib/session.ts";

@@ -5,9 +5,8 @@
  * `insufficient_stock` with the lines short, shown next to them. The checkout's answer goes to the
  * payment step (Checkout.tsx).
  */
-import { client, data } from "../../lib/client.ts";
+import { ApiError, client, data, describeError } from "../../lib/client.ts";
 import { useId, useRef, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
 import { cart, type CartLine, clearCart, setQuantity } from "../../lib/cart.ts";
 import { Link, navigate } from "../../lib/router.tsx";

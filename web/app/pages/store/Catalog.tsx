@@ -5,11 +5,12 @@
  * back button and a shared link keep them.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { money, toMinor } from "../../lib/format.ts";
 import { addToCart } from "../../lib/cart.ts";
 import { currentLocation, Link, navigate } from "../../lib/router.tsx";
 import { useStore } from "../../lib/store.ts";
+import { useInfiniteQuery } from "../../lib/query.ts";
 import { type Product, type ProductPage, searchProducts } from "./types.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
 
@@ -45,10 +46,27 @@ function setFilters(next: Record<string, string | undefined>) {
 export function CatalogPage() {
   const where = useStore(currentLocation);
   const filters = filtersOf(where.query);
-  const key = JSON.stringify(filters);
-  const [page, setPage] = useState<ProductPage | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
+  // One list per set of filters, under the store's key; "Load more" is its next page.
+  const search = useInfiniteQuery({
+    queryKey: ["store", "catalog", filters],
+    queryFn: ({ pageParam }) =>
+      searchProducts({ ...filters, limit: 24, ...(pageParam ? { cursor: pageParam } : {}) }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    // The last results stay on screen while another search is read.
+    placeholderData: (previous) => previous,
+  });
+  const pages = search.data?.pages;
+  // The first page's facets and correction, every page's products, the last page's cursor.
+  const page: ProductPage | null = pages?.length
+    ? {
+      ...pages[0],
+      items: pages.flatMap((p) => p.items),
+      nextCursor: pages[pages.length - 1].nextCursor,
+    }
+    : null;
+  const error = search.error ? describeError(search.error) : null;
+  const loadingMore = search.isFetchingNextPage;
   const qId = useId();
   const sortId = useId();
   const minId = useId();
@@ -60,35 +78,9 @@ export function CatalogPage() {
   // On a phone the filters start folded, so the products come first.
   const [narrow] = useState(() => matchMedia("(max-width: 720px)").matches);
 
-  useEffect(() => {
-    let live = true;
-    setError(null);
-    searchProducts({ ...filters, limit: 24 }).then((p) => {
-      if (live) setPage(p);
-    }).catch((err) => live && setError(describeError(err)));
-    return () => {
-      live = false;
-    };
-  }, [key]);
-
   useEffect(() => setText(filters.q ?? ""), [filters.q]);
 
-  async function more() {
-    if (!page?.nextCursor) return;
-    setLoadingMore(true);
-    try {
-      const next = await searchProducts({
-        ...filters,
-        limit: 24,
-        cursor: page.nextCursor ?? undefined,
-      });
-      setPage({ ...next, items: [...page.items, ...next.items] });
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setLoadingMore(false);
-    }
-  }
+  const more = () => void search.fetchNextPage();
 
   const toggle = (name: string, value: string) =>
     setFilters({ ...filters, [name]: filters[name] === value ? undefined : value });

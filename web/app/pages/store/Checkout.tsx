@@ -10,7 +10,7 @@
  * - `stripe`: Stripe's Payment Element (stripe.ts) with the checkout's client secret.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, apiOrigin, describeError } from "../../lib/api.ts";
+import { ApiError, apiOrigin, describeError } from "../../lib/client.ts";
 import { config } from "../../lib/config.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
@@ -19,8 +19,12 @@ import type { PageProps } from "../../lib/page.ts";
 import { type Checkout, type Order, ORDER_STATUS, statusTone } from "./types.ts";
 import { forgetCheckout, recallCheckout } from "./checkouts.ts";
 import { StoreFrame } from "./common.tsx";
-import { listOrders, moveOrder, readOrder, useLiveOrders } from "./live-orders.ts";
+import { buyerOrders, moveOrder, readOrder, useCheckoutOrders } from "./live-orders.ts";
 
+/**
+ * The local stack's stand-in customer (`/_dev/payments`): not an endpoint of the API, so not in
+ * its OpenAPI document, and only there in local mode; called by plain fetch.
+ */
 async function devPay(paymentIntentId: string, outcome: "succeed" | "fail"): Promise<void> {
   const response = await fetch(
     `${apiOrigin}/_dev/payments/${encodeURIComponent(paymentIntentId)}/${outcome}`,
@@ -38,28 +42,18 @@ async function devPay(paymentIntentId: string, outcome: "succeed" | "fail"): Pro
 
 export function CheckoutPage({ params }: PageProps) {
   const id = params.checkoutId;
-  const [checkout, setCheckout] = useState<Checkout | null | undefined>(undefined);
-  const [orders, setOrders] = useLiveOrders(null, (o) => o.checkoutId === id);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    recallCheckout(id).then(async (found) => {
-      if (!live) return;
-      setCheckout(found);
-      if (found) {
-        // Read again: the payment may have gone through while the page was away.
-        const fresh = await Promise.all(found.orders.map((o) => readOrder(o.id)));
-        if (live) setOrders(fresh);
-      } else {
-        const page = await listOrders({ as: "buyer", limit: 100 });
-        if (live) setOrders(page.items.filter((o) => o.checkoutId === id));
-      }
-    }).catch((err) => live && setError(describeError(err)));
-    return () => {
-      live = false;
-    };
-  }, [id]);
+  // Read again at each visit: the payment may have gone through while the page was away.
+  const read = useCheckoutOrders(id, async () => {
+    const checkout: Checkout | null = await recallCheckout(id);
+    const orders = checkout
+      ? await Promise.all(checkout.orders.map((o) => readOrder(o.id)))
+      : (await buyerOrders(100)).filter((o) => o.checkoutId === id);
+    return { checkout, orders };
+  });
+  const checkout = read.data?.checkout;
+  const orders = read.data?.orders ?? null;
+  const [moveError, setError] = useState<string | null>(null);
+  const error = moveError ?? (read.error ? describeError(read.error) : null);
 
   const paid = orders !== null && orders.length > 0 &&
     orders.every((o) => o.payment.status === "succeeded" || o.status !== "pending_payment");
@@ -125,11 +119,10 @@ export function CheckoutPage({ params }: PageProps) {
               checkout={checkout ?? null}
               onCancel={async () => {
                 try {
-                  const order = await moveOrder(orders[0].id, {
+                  await moveOrder(orders[0].id, {
                     status: "cancelled",
                     reason: "Cancelled by the buyer at checkout",
                   });
-                  setOrders([order]);
                 } catch (err) {
                   setError(describeError(err));
                 }

@@ -7,7 +7,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link, navigate } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
@@ -15,10 +15,9 @@ import { useStore } from "../../lib/store.ts";
 import { Pill } from "../../components/Pill.tsx";
 import type { PageProps } from "../../lib/page.ts";
 import { type Order, ORDER_STATUS, orderNumber, type OrderStatus, statusTone } from "./types.ts";
-import type { Query } from "../../lib/client.ts";
 import { StoreFrame } from "./common.tsx";
 import { countryName } from "../../lib/countries.ts";
-import { listOrders, moveOrder, readOrder, useLiveOrders } from "./live-orders.ts";
+import { moveOrder, useOrder, useOrderList } from "./live-orders.ts";
 
 export function OrdersPage({ params }: PageProps) {
   return params.orderId ? <OrderDetail id={params.orderId} /> : <OrderList />;
@@ -26,24 +25,11 @@ export function OrdersPage({ params }: PageProps) {
 
 function OrderList() {
   const [status, setStatus] = useState("");
-  // Every order event on the user's topic is one of theirs as the buyer.
-  const [orders, load] = useLiveOrders(null, () => true);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const list = useOrderList("buyer", status);
+  const [moreError, setError] = useState<string | null>(null);
+  const error = moreError ?? (list.error ? describeError(list.error) : null);
+  const orders = list.data?.pages.flatMap((page) => page.items) ?? null;
   const statusId = useId();
-  useEffect(() => {
-    let live = true;
-    listOrders(
-      { as: "buyer", status: status || undefined, limit: 25 } as Query<"/api/store/orders", "get">,
-    ).then((page) => {
-      if (!live) return;
-      load(page.items);
-      setCursor(page.nextCursor);
-    }).catch((err) => live && setError(describeError(err)));
-    return () => {
-      live = false;
-    };
-  }, [status]);
   const shown = orders?.filter((o) => !status || o.status === status) ?? null;
   return (
     <StoreFrame>
@@ -89,23 +75,14 @@ function OrderList() {
             ))}
           </ul>
         )}
-      {cursor && (
+      {list.hasNextPage && (
         <button
           type="button"
           class="secondary"
           onClick={async () => {
-            try {
-              const page = await listOrders({
-                as: "buyer",
-                status: status || undefined,
-                limit: 25,
-                cursor,
-              } as Query<"/api/store/orders", "get">);
-              load([...(orders ?? []), ...page.items]);
-              setCursor(page.nextCursor);
-            } catch (err) {
-              setError(describeError(err));
-            }
+            setError(null);
+            const next = await list.fetchNextPage();
+            if (next.error) setError(describeError(next.error));
           }}
         >
           Load more
@@ -117,26 +94,22 @@ function OrderList() {
 
 function OrderDetail({ id }: { id: string }) {
   const me = useStore(session).user;
-  const [orders, load] = useLiveOrders(null, (o) => o.id === id);
-  const [error, setError] = useState<string | null>(null);
+  const read = useOrder(id);
+  const [moveError, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const order = read.data ?? null;
+  const error = moveError ?? (read.error ? describeError(read.error) : null);
+  // Order e-mails link here for everyone they go to: the shop's owner (who sees the order but did
+  // not buy it) is taken to the order in their shop's orders.
+  const elsewhere = !!order && !!me && order.buyerId !== me.id && me.role !== "ADMIN";
   useEffect(() => {
-    readOrder(id).then((o) => {
-      // Order e-mails link here for everyone they go to: the shop's owner (who sees the order
-      // but did not buy it) is taken to the order in their shop's orders.
-      if (me && o.buyerId !== me.id && me.role !== "ADMIN") {
-        navigate(`/vendor/orders/${o.id}`, { replace: true });
-        return;
-      }
-      load([o]);
-    }).catch((err) => setError(describeError(err)));
-  }, [id]);
-  const order = orders?.find((o) => o.id === id) ?? null;
+    if (elsewhere) navigate(`/vendor/orders/${id}`, { replace: true });
+  }, [elsewhere]);
   const mine = order !== null && order.buyerId === me?.id;
   const move = async (status: OrderStatus, reason: string) => {
     setBusy(true);
     try {
-      load([await moveOrder(id, { status, reason })]);
+      await moveOrder(id, { status, reason });
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -149,34 +122,36 @@ function OrderDetail({ id }: { id: string }) {
         <Link href="/store/orders">← Your orders</Link>
       </p>
       {error && <p class="error" role="alert">{error}</p>}
-      {!order ? (!error && <p class="muted" role="status">Loading…</p>) : (
-        <OrderView order={order}>
-          {mine && order.status === "pending_payment" && (
-            <div class="actions">
-              <Link class="button" href={`/store/checkout/${order.checkoutId}`}>Pay</Link>
-              <button
-                type="button"
-                class="secondary"
-                disabled={busy}
-                onClick={() => move("cancelled", "Cancelled by the buyer")}
-              >
-                Cancel the order
-              </button>
-            </div>
-          )}
-          {mine && order.status === "delivered" && (
-            <div class="actions">
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() => move("completed", "Received in good order")}
-              >
-                I received it
-              </button>
-            </div>
-          )}
-        </OrderView>
-      )}
+      {!order || elsewhere
+        ? (!error && <p class="muted" role="status">Loading…</p>)
+        : (
+          <OrderView order={order}>
+            {mine && order.status === "pending_payment" && (
+              <div class="actions">
+                <Link class="button" href={`/store/checkout/${order.checkoutId}`}>Pay</Link>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={busy}
+                  onClick={() => move("cancelled", "Cancelled by the buyer")}
+                >
+                  Cancel the order
+                </button>
+              </div>
+            )}
+            {mine && order.status === "delivered" && (
+              <div class="actions">
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => move("completed", "Received in good order")}
+                >
+                  I received it
+                </button>
+              </div>
+            )}
+          </OrderView>
+        )}
     </StoreFrame>
   );
 }

@@ -1,7 +1,6 @@
 /** One product: pictures, description, price, what is available, "Add to cart" and "Report". */
-import { client, data, FRESH } from "../../lib/client.ts";
+import { client, data, describeError, FRESH } from "../../lib/client.ts";
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
 import { money } from "../../lib/format.ts";
 import { useQuery } from "../../lib/query.ts";
 import { addToCart } from "../../lib/cart.ts";

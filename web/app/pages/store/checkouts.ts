@@ -4,8 +4,7 @@
  * reload, after the tab closed) the buyer's checkout is asked of the API
  * (POST /api/store/checkouts/:id/payment) while it awaits payment within its reservation.
  */
-import { ApiError } from "../../lib/api.ts";
-import { client, data } from "../../lib/client.ts";
+import { ApiError, client, data } from "../../lib/client.ts";
 import type { Checkout } from "./types.ts";
 
 const inMemory = new Map<string, Checkout>();

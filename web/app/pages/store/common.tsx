@@ -1,6 +1,6 @@
 /** What the store's pages share: their tabs (catalog, cart, orders) and a product's picture. */
 import type { ComponentChildren } from "preact";
-import { apiOrigin } from "../../lib/api.ts";
+import { apiOrigin } from "../../lib/client.ts";
 import { cart, cartCount } from "../../lib/cart.ts";
 import { currentLocation, Link } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";

@@ -1,11 +1,12 @@
 /**
  * Orders to fulfil: the shop's orders (`GET /api/store/orders?as=vendor`), live from
- * `vendor:<id>` (VendorPage follows it and merges each order in), with the vendor's moves:
+ * `vendor:<id>` (VendorPage follows it and writes each order into the query cache), with the
+ * vendor's moves:
  * paid → processing, processing → shipped (carrier and tracking number), shipped → delivered,
  * and cancelling a paid or processing order (which refunds the buyer).
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../../lib/api.ts";
+import { describeError } from "../../lib/client.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Dialog } from "../../components/Dialog.tsx";
 import { Pill } from "../../components/Pill.tsx";
@@ -14,11 +15,9 @@ import {
   ORDER_STATUS,
   orderNumber,
   type OrderStatus,
-  type OwnVendor,
   statusTone,
 } from "../store/types.ts";
-import type { Query } from "../../lib/client.ts";
-import { listOrders, mergeInto, mergeOrder, moveOrder, readOrder } from "../store/live-orders.ts";
+import { moveOrder, useOrder, useOrderList } from "../store/live-orders.ts";
 import { OrderView } from "../store/Orders.tsx";
 
 const FILTERS: [string, string][] = [
@@ -29,55 +28,34 @@ const FILTERS: [string, string][] = [
 const OPEN: OrderStatus[] = ["paid", "processing", "shipped"];
 
 export function VendorOrders(
-  { vendor, orders, setOrders, feedUp, focus }: {
-    vendor: OwnVendor;
-    feedUp: number;
+  { focus }: {
     /** An order to open (`/vendor/orders/<id>`, where order e-mails lead the shop's owner). */
     focus?: string;
-    orders: Order[] | null;
-    setOrders: (update: (list: Order[] | null) => Order[] | null) => void;
   },
 ) {
   const [filter, setFilter] = useState(focus ? "" : "open");
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const list = useOrderList("vendor", filter === "open" ? "" : filter);
+  const [moveError, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(focus ?? null);
   const [shipping, setShipping] = useState<Order | null>(null);
   const [cancelling, setCancelling] = useState<Order | null>(null);
   const filterId = useId();
-  useEffect(() => setOrders(() => null), [filter]);
-  useEffect(() => {
-    let live = true;
-    const status = filter === "open" ? undefined : filter;
-    listOrders({ as: "vendor", status, limit: 50 } as Query<"/api/store/orders", "get">).then(
-      (page) => {
-        if (!live) return;
-        setOrders((list) => mergeInto(list, page.items));
-        setCursor(page.nextCursor);
-      },
-    ).catch((err) => live && setError(describeError(err)));
-    return () => {
-      live = false;
-    };
-  }, [filter, vendor.id, feedUp]);
-
   // The order a link named: read on its own (it may be older than the first page), opened and
   // scrolled to.
+  const focused = useOrder(focus);
+  const error = moveError ??
+    (list.error ? describeError(list.error) : focused.error ? describeError(focused.error) : null);
+  const listed = list.data?.pages.flatMap((page) => page.items) ?? null;
+  const orders = listed && focused.data && !listed.some((o) => o.id === focus)
+    ? [focused.data, ...listed]
+    : listed;
   useEffect(() => {
-    if (!focus) return;
-    let live = true;
-    readOrder(focus).then((o) => {
-      if (!live) return;
-      setOrders((list) => mergeOrder(list ?? [], o));
-      setOpen(o.id);
-      requestAnimationFrame(() =>
-        document.querySelector(`[data-order-id="${o.id}"]`)?.scrollIntoView({ block: "start" })
-      );
-    }).catch((err) => live && setError(describeError(err)));
-    return () => {
-      live = false;
-    };
-  }, [focus]);
+    if (!focus || !focused.data) return;
+    setOpen(focus);
+    requestAnimationFrame(() =>
+      document.querySelector(`[data-order-id="${focus}"]`)?.scrollIntoView({ block: "start" })
+    );
+  }, [focus, !!focused.data]);
 
   const shown =
     orders?.filter((o) =>
@@ -86,8 +64,7 @@ export function VendorOrders(
     ) ?? null;
   const move = async (order: Order, body: Parameters<typeof moveOrder>[1]) => {
     try {
-      const next = await moveOrder(order.id, body);
-      setOrders((list) => mergeOrder(list, next));
+      await moveOrder(order.id, body);
       setError(null);
       return true;
     } catch (err) {
@@ -187,24 +164,14 @@ export function VendorOrders(
             ))}
           </ul>
         )}
-      {cursor && (
+      {list.hasNextPage && (
         <button
           type="button"
           class="secondary"
           onClick={async () => {
-            const status = filter === "open" ? undefined : filter;
-            try {
-              const page = await listOrders({
-                as: "vendor",
-                status,
-                limit: 50,
-                cursor,
-              } as Query<"/api/store/orders", "get">);
-              setOrders((list) => [...(list ?? []), ...page.items]);
-              setCursor(page.nextCursor);
-            } catch (err) {
-              setError(describeError(err));
-            }
+            setError(null);
+            const next = await list.fetchNextPage();
+            if (next.error) setError(describeError(next.error));
           }}
         >
           Load more

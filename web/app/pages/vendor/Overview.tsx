@@ -1,6 +1,5 @@
 /** The shop's overview (status, balances, payouts) and the application form. */
 import { useId, useState } from "preact/hooks";
-import { apiOrigin, describeError } from "../../lib/api.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { session } from "../../lib/session.ts";
@@ -9,7 +8,7 @@ import { Pill } from "../../components/Pill.tsx";
 import { CountrySelect } from "../../components/CountrySelect.tsx";
 import { likelyCountry } from "../../lib/countries.ts";
 import { type OwnVendor, statusTone } from "../store/types.ts";
-import { client, data } from "../../lib/client.ts";
+import { apiOrigin, client, data, describeError } from "../../lib/client.ts";
 
 const STATUS_TEXT: Record<string, string> = {
   pending: "Your application is waiting for an administrator. This page updates when they decide.",
@@ -76,7 +75,8 @@ export function Overview({ vendor, onChanged }: { vendor: OwnVendor; onChanged: 
               try {
                 const { url } = data(await client.POST("/api/store/vendors/me/payouts"));
                 const target = new URL(url, location.href);
-                // The dev provider's onboarding is a local stand-in: complete it in place.
+                // The dev provider's onboarding is a local stand-in: complete it in place (plain
+                // fetch: `/_dev` is the local stack's, not the API's, and has no typed path).
                 if (target.pathname.startsWith("/_dev/accounts/")) {
                   const r = await fetch(`${apiOrigin}${target.pathname}`, { method: "POST" });
                   if (!r.ok) throw new Error(`The dev provider answered ${r.status}.`);

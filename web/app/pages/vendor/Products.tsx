@@ -3,7 +3,7 @@
  * `vendorId` = its own), a form to add or change one, and stock changed in place.
  */
 import { useEffect, useId, useState } from "preact/hooks";
-import { ApiError, apiOrigin, describeError, upload } from "../../lib/api.ts";
+import { upload } from "../../lib/files.ts";
 import { minorDigits, money, toMinor } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
@@ -15,7 +15,14 @@ import {
   type ProductPage,
   searchProducts,
 } from "../store/types.ts";
-import { client, data, type RequestBody } from "../../lib/client.ts";
+import {
+  ApiError,
+  apiOrigin,
+  client,
+  data,
+  describeError,
+  type RequestBody,
+} from "../../lib/client.ts";
 import { queryClient, useQuery } from "../../lib/query.ts";
 
 const ANOTHER = "__another__";

@@ -1,6 +1,5 @@
 /** The shop's settlements: what each daily run settled (gross, commission, refunds, net). */
-import { describeError } from "../../lib/api.ts";
-import { client, data, FRESH } from "../../lib/client.ts";
+import { client, data, describeError, FRESH } from "../../lib/client.ts";
 import { useInfiniteQuery } from "../../lib/query.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Pill } from "../../components/Pill.tsx";

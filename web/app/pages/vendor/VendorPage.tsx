@@ -7,8 +7,7 @@
  * `order.status_changed` with the whole order, merged in as they arrive; a decision on the
  * application (`vendor.status_changed` on `user:<id>`) reloads the shop.
  */
-import { useEffect, useState } from "preact/hooks";
-import { ApiError, describeError } from "../../lib/api.ts";
+import { useEffect } from "preact/hooks";
 import { setTitle } from "../../lib/config.ts";
 import { loadSession, session } from "../../lib/session.ts";
 import { subscribe } from "../../lib/live.ts";
@@ -16,8 +15,9 @@ import { userEvents } from "../../lib/user-events.ts";
 import { Area } from "../../components/SubNav.tsx";
 import type { PageProps } from "../../lib/page.ts";
 import type { Order, OwnVendor } from "../store/types.ts";
-import { client, data, FRESH } from "../../lib/client.ts";
-import { mergeOrder } from "../store/live-orders.ts";
+import { ApiError, client, data, describeError, FRESH } from "../../lib/client.ts";
+import { queryClient, useQuery } from "../../lib/query.ts";
+import { applyOrder, readShopOrdersAgain } from "../store/live-orders.ts";
 import { ApplyForm, Overview } from "./Overview.tsx";
 import { VendorProducts } from "./Products.tsx";
 import { VendorOrders } from "./Orders.tsx";
@@ -30,39 +30,39 @@ const SECTIONS = [
   { id: "settlements", label: "Settlements" },
 ] as const;
 
+const SHOP_KEY = ["vendor", "me"] as const;
+
+/**
+ * The caller's shop, or null without one. The session says whether there is one: without, nothing
+ * to ask (the API's answer would be a 404, which the browser logs as an error).
+ */
+async function readShop(): Promise<OwnVendor | null> {
+  if (session.get().user?.vendor === null) return null;
+  try {
+    return data(await client.GET("/api/store/vendors/me", FRESH));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** Reads the shop again (after an application or a decision, the session first: it names it). */
+async function reloadShop(readSession: boolean): Promise<void> {
+  if (readSession) await loadSession().catch(() => {});
+  await queryClient.invalidateQueries({ queryKey: SHOP_KEY });
+}
+
 export function VendorPage({ params }: PageProps) {
-  const [vendor, setVendor] = useState<OwnVendor | null | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
-  const [orders, setOrders] = useState<Order[] | null>(null);
-  // Bumped each time the shop's feed comes up: what happened before it is read again.
-  const [feedUp, setFeedUp] = useState(0);
   const section = SECTIONS.find((s) => s.id === (params.section ?? "overview"));
+  // The shop, null without one, read at each visit (balances and payouts move behind the page).
+  const shop = useQuery({ queryKey: SHOP_KEY, queryFn: readShop, staleTime: 0 });
+  const vendor = shop.data;
+  const error = shop.error ? describeError(shop.error) : null;
 
-  const load = async (fresh = true) => {
-    // The session says whether there is a shop: without one, nothing to ask (the API's answer
-    // would be a 404, which the browser logs as an error). The navigation has just read it; after
-    // an application or a decision it is read again.
-    const known = session.get();
-    const state = fresh || known.status !== "signed-in" ? await loadSession() : known;
-    if (state.user?.vendor === null) {
-      setVendor(null);
-      return;
-    }
-    await client.GET("/api/store/vendors/me", FRESH).then(data).then((v) => {
-      setVendor(v);
-      setError(null);
-    }).catch((err) => {
-      if (err instanceof ApiError && err.status === 404) setVendor(null);
-      else setError(describeError(err));
-    });
-  };
-
-  useEffect(() => {
-    void load(false).catch((err) => setError(describeError(err)));
-    return userEvents.on((e) => {
-      if (e.event === "vendor.status_changed") void load().catch(() => {});
-    });
-  }, []);
+  useEffect(() =>
+    userEvents.on((e) => {
+      if (e.event === "vendor.status_changed") void reloadShop(true);
+    }), []);
 
   useEffect(() => setTitle(section ? `${section.label} · Your shop` : "Your shop"), [section]);
 
@@ -72,12 +72,12 @@ export function VendorPage({ params }: PageProps) {
     if (!live || !vendor) return;
     return subscribe(`vendor:${vendor.id}`, (e) => {
       if (e.event === "order.created" || e.event === "order.status_changed") {
-        setOrders((list) => mergeOrder(list, e.payload as Order));
+        applyOrder(e.payload as Order, "vendor");
         // Balances follow paid and delivered orders.
-        // (The shop exists: the session need not be read again.)
-        if (e.event === "order.status_changed") void load(false).catch(() => {});
+        if (e.event === "order.status_changed") void reloadShop(false);
       }
-    }, { main: true, onLive: () => setFeedUp((n) => n + 1) });
+      // What happened before the feed came up is not in its events: the lists are read again.
+    }, { main: true, onLive: readShopOrdersAgain });
   }, [live, vendor?.id]);
 
   if (vendor === undefined) {
@@ -104,7 +104,7 @@ export function VendorPage({ params }: PageProps) {
             <p>You may apply again.</p>
           </div>
         )}
-        <ApplyForm onApplied={() => void load()} />
+        <ApplyForm onApplied={() => void reloadShop(true)} />
       </div>
     );
   }
@@ -116,17 +116,9 @@ export function VendorPage({ params }: PageProps) {
       sections={SECTIONS.map((s) => ({ id: s.id, label: s.label, href: `/vendor/${s.id}` }))}
     >
       {error && <p class="error" role="alert">{error}</p>}
-      {View === "overview" && <Overview vendor={vendor} onChanged={() => void load(false)} />}
+      {View === "overview" && <Overview vendor={vendor} onChanged={() => void reloadShop(false)} />}
       {View === "products" && <VendorProducts vendor={vendor} />}
-      {View === "orders" && (
-        <VendorOrders
-          vendor={vendor}
-          orders={orders}
-          setOrders={setOrders}
-          feedUp={feedUp}
-          focus={params.orderId}
-        />
-      )}
+      {View === "orders" && <VendorOrders focus={params.orderId} />}
       {View === "settlements" && <VendorSettlements vendor={vendor} />}
       {!section && (
         <>

@@ -1,60 +1,11 @@
 /**
- * Untyped calls to the API by path (`api.get<T>("/api/...")`), for the pages not yet moved to the
- * typed client (chat, store, vendor), plus what the typed client does not cover: downloads to a
- * file and uploads with progress. A thin layer over `client.ts`: the same fetch (`apiFetch`:
- * cookies, CSRF, `ApiError`, the 401/403 listeners), so both kinds of call behave alike.
+ * Files to and from the API, which the typed client (`client.ts`) does not express: a download
+ * the browser saves as a file (the account's export: the answer is a file, not JSON the page
+ * reads), and a multipart upload with its progress (fetch cannot report upload progress;
+ * XMLHttpRequest can). Both go with the session cookies, CSRF and refusals as `ApiError`, like
+ * every typed call.
  */
-
-import {
-  ApiError,
-  apiFetch,
-  apiOrigin,
-  csrfToken,
-  describeError,
-  onAuthProblem,
-  reportAuthProblem,
-  resetCsrf,
-  toError,
-} from "./client.ts";
-
-export { ApiError, apiOrigin, describeError, onAuthProblem, resetCsrf };
-
-export interface RequestOptions {
-  body?: unknown;
-  signal?: AbortSignal;
-  headers?: Record<string, string>;
-  /** Skip the HTTP cache (e.g. the public configuration right after an admin changed it). */
-  fresh?: boolean;
-}
-
-export async function request<T>(
-  method: string,
-  path: string,
-  opts: RequestOptions = {},
-): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
-  if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const response = await apiFetch(
-    new Request(`${apiOrigin || location.origin}${path}`, {
-      method,
-      headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      credentials: "include",
-      signal: opts.signal,
-      cache: opts.fresh ? "no-store" : "default",
-    }),
-  );
-  return response.status === 204 ? (undefined as T) : await response.json() as T;
-}
-
-export const api = {
-  get: <T>(path: string, opts?: RequestOptions) => request<T>("GET", path, opts),
-  post: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-    request<T>("POST", path, { ...opts, body }),
-  put: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-    request<T>("PUT", path, { ...opts, body }),
-  delete: <T>(path: string, opts?: RequestOptions) => request<T>("DELETE", path, opts),
-};
+import { ApiError, apiOrigin, csrfToken, reportAuthProblem, toError } from "./client.ts";
 
 /**
  * A GET whose answer the person saves as a file (the account's export): fetched with the cookies,
@@ -86,16 +37,6 @@ export async function download(path: string, fallbackName: string): Promise<stri
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
   }
   return name;
-}
-
-/** A query string from the defined values only. */
-export function query(params: Record<string, string | number | boolean | null | undefined>) {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
-  }
-  const text = q.toString();
-  return text ? `?${text}` : "";
 }
 
 /**
