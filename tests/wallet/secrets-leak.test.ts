@@ -28,6 +28,7 @@ test("[wallet] no private key or master key in the server log or a dump of the d
   console.error = capture;
   console.warn = capture;
   let dump = "";
+  let ownAddress = "";
   try {
     const t = testApp({ AGORA_LOG_LEVEL: "debug" });
     const contracts = await platform(t.deps);
@@ -35,6 +36,7 @@ test("[wallet] no private key or master key in the server log or a dump of the d
     const other = await signInAs(t, "SUBSCRIBER");
     const token = me.accessToken;
     const address = await addressOfCaller(t, token);
+    ownAddress = address;
     await fund(contracts, address);
     const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
       t.request(method, path, { token, body, headers });
@@ -111,12 +113,15 @@ test("[wallet] no private key or master key in the server log or a dump of the d
   const log = lines.join("\n");
   assert.ok(lines.length > 20, `the server logged (${lines.length} lines)`);
 
-  // Every wallet of the run, opened with every master key the run used.
+  // Every wallet of the run with a key, opened with every master key the run used. (Other
+  // test files share the database and insert bare wallet rows as fixtures, e.g. the analytics
+  // race: a wallet without a key row has no secret to leak.)
   const t = testApp();
   const masters = [Deno.env.get("AGORA_WALLET_MASTER_KEY")!, ...TEST_MASTER_KEYS];
   const rings = await Promise.all(masters.map((m) => createKeyring(parseMasterKey("key", m))));
   const wallets = await t.deps.sql<{ id: string; address: string }[]>`
-    select id, address from app.wallets`;
+    select w.id, w.address from app.wallets w
+    where exists (select 1 from app_private.wallet_keys k where k.wallet_id = w.id)`;
   const secrets: string[] = [...masters];
   for (const wallet of wallets) {
     const sealed = await sealedKeyOf(t.deps.sql, wallet.id);
@@ -127,7 +132,10 @@ test("[wallet] no private key or master key in the server log or a dump of the d
     secrets.push(hex, `0x${hex}`, hex.toUpperCase(), btoa(String.fromCharCode(...key)));
     key.fill(0);
   }
-  assert.ok(wallets.length >= 3);
+  assert.ok(
+    wallets.some((w) => w.address.toLowerCase() === ownAddress.toLowerCase()),
+    "the wallet the routes used is among those opened",
+  );
   const haystacks = { log: log.toLowerCase(), dump: dump.toLowerCase() };
   const found: string[] = [];
   for (const secret of secrets) {
