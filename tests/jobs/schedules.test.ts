@@ -13,6 +13,7 @@
  * background workers) fails the test at once with its message.
  */
 import assert from "node:assert/strict";
+import postgres from "postgres";
 import { join } from "node:path";
 import { throwawayCluster } from "../../stack/database.ts";
 import { Cluster, freePort, PG_BIN, run } from "../../stack/postgres.ts";
@@ -161,3 +162,26 @@ async function waitFor(check: () => Promise<boolean>, what: string, ms = 30_000)
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+test("the tests' database: its paused jobs have not run since its server started (pg_cron read the pause)", async () => {
+  // prepareDatabase restarts the cluster after pausing, so pg_cron's scheduler cannot hold the
+  // list from before the pause (database.ts, schedulerJobs); the suite has run for minutes by now.
+  const sql = postgres(Deno.env.get("AGORA_TEST_DB_URL")!, { max: 1, onnotice: () => {} });
+  try {
+    const [{ paused, active }] = await sql<{ paused: number; active: number }[]>`
+      select count(*) filter (where not active)::int as paused,
+             count(*) filter (where active)::int as active
+      from cron.job`;
+    assert.ok(
+      paused >= 11 && active === 0,
+      `every job is paused (${paused} paused, ${active} active)`,
+    );
+    const runs = await sql<{ job: string; at: string }[]>`
+      select j.jobname as job, d.start_time::text as at
+      from cron.job_run_details d join cron.job j using (jobid)
+      where d.start_time >= pg_postmaster_start_time()`;
+    assert.deepEqual([...runs], [], "no scheduled run since the server started");
+  } finally {
+    await sql.end();
+  }
+});
