@@ -32,9 +32,11 @@ export async function listMessages(
   }
   const forward = cursor?.[0] === "after";
   const bound = cursor?.[1];
+  // The page's ids, then their JSON in one call (app.messages_json keeps their order).
   const rows = await tx<{ json: MessageJson; seq: number }[]>`
-    select app.message_json(m) as json, m.seq::int as seq from app.messages m
-    ${
+    select j.json, j.seq::int as seq from app.messages_json(array(
+      select m.id from app.messages m
+      ${
     where(tx, [
       tx`m.conversation_id = ${conversationId}`,
       // A thread's replies are listed by its root's /thread only.
@@ -42,8 +44,8 @@ export async function listMessages(
       ifGiven(bound, (seq) => forward ? tx`m.seq > ${seq}::bigint` : tx`m.seq < ${seq}::bigint`),
     ])
   }
-    order by ${forward ? tx`m.seq asc` : tx`m.seq desc`}
-    limit ${pageLimit(q.limit)}`;
+      order by ${forward ? tx`m.seq asc` : tx`m.seq desc`}
+      limit ${pageLimit(q.limit)})) j`;
   const { rows: page, nextCursor } = slicePage(
     rows,
     q.limit,
@@ -140,21 +142,22 @@ export async function listThread(
   q: { afterSeq: number | null; limit: number },
 ) {
   const [root] = await tx<{ json: MessageJson; thread_id: string | null }[]>`
-    select app.message_json(m) as json, m.thread_id from app.messages m where m.id = ${rootId}`;
+    select j.json, j.thread_id from app.messages_json(array[${rootId}::uuid]) j`;
   if (!root) throw notFound("Message not found.");
   if (root.thread_id) {
     throw unprocessable("A reply in a thread has no thread of its own; open its root's.");
   }
   const rows = await tx<{ json: MessageJson; seq: number }[]>`
-    select app.message_json(m) as json, m.seq::int as seq from app.messages m
-    ${
+    select j.json, j.seq::int as seq from app.messages_json(array(
+      select m.id from app.messages m
+      ${
     where(tx, [
       tx`m.thread_id = ${rootId}`,
       ifGiven(q.afterSeq, (seq) => tx`m.seq > ${seq}::bigint`),
     ])
   }
-    order by m.seq asc
-    limit ${pageLimit(q.limit)}`;
+      order by m.seq asc
+      limit ${pageLimit(q.limit)})) j`;
   const { rows: page, nextCursor } = slicePage(rows, q.limit, (last) => [last.seq]);
   return { root: root.json, items: page.map((r) => r.json), nextCursor };
 }

@@ -128,14 +128,18 @@ export async function searchMessages(
     if (!visible) throw notFound("Conversation not found.");
   }
   const [score, createdAt, id] = q.cursor ?? [null, null, null];
+  // The matches, then their messages' JSON in one call (app.messages_json), as the caller.
   const rows = await tx<SearchRow[]>`
-    select app.message_json(m) as message,
+    with s as materialized (
+      select * from app.search_messages(${q.terms}::text[], ${q.conversationId ?? null}::uuid,
+        ${score}::integer, ${createdAt}::timestamptz, ${id}::uuid, ${q.limit + 1})
+    )
+    select j.json as message,
       jsonb_build_object('id', c.id, 'type', c.type, 'title', c.title) as conversation,
       s.score, s.created_at::text as created_key, s.message_id as id
-    from app.search_messages(${q.terms}::text[], ${q.conversationId ?? null}::uuid,
-      ${score}::integer, ${createdAt}::timestamptz, ${id}::uuid, ${q.limit + 1}) s
-    join app.messages m on m.id = s.message_id
-    join app.conversations c on c.id = m.conversation_id
+    from s
+    join app.messages_json(array(select s.message_id from s)) j on j.id = s.message_id
+    join app.conversations c on c.id = j.conversation_id
     order by s.score desc, s.created_at desc, s.message_id desc`;
   // The search's last row decides whether another page exists, even if RLS hid a row of it.
   const page = rows.slice(0, q.limit);

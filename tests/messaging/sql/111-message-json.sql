@@ -1,13 +1,14 @@
 /*
  * The message JSON (supabase/migrations/..._messages.sql and ..._attachments.sql) is built in three
- * places: app.message_json (lists, edits), the send's response, and the event trigger, each
- * reading the attachments in its own statement. They must agree, with and without attachments
- * (but for senderBlocked, which only app.message_json carries: it is the reader's own view),
+ * places: app.messages_json (pages; app.message_json, one message, reads it), the send's
+ * response, and the event trigger, each reading the attachments in its own statement. They must
+ * agree, with and without attachments (but for senderBlocked, which only the readers carry: it is
+ * the reader's own view),
  * and the two builders must stay inlinable: a `set search_path` or `security definer` added to
  * them would make every call parse and plan them again, and this test fails then.
  */
 begin;
-select plan(8);
+select plan(12);
 
 do $$
 begin
@@ -59,6 +60,35 @@ select is(
   'The message.created event carries the same JSON (no attachments).'
 );
 select is(:'plain'::jsonb -> 'attachments', '[]'::jsonb, 'No attachments is an empty list.');
+
+-- A page's JSON in one call: the same JSON as app.message_json per row, in the order asked.
+select is(
+  (select array_agg(j.id) from app.messages_json(array[
+     (:'plain'::jsonb ->> 'id')::uuid, (:'with_files'::jsonb ->> 'id')::uuid]) j),
+  array[(:'plain'::jsonb ->> 'id')::uuid, (:'with_files'::jsonb ->> 'id')::uuid],
+  'app.messages_json returns the messages in the order of the ids given...'
+);
+select is(
+  (select array_agg(j.id) from app.messages_json(array[
+     (:'with_files'::jsonb ->> 'id')::uuid, (:'plain'::jsonb ->> 'id')::uuid]) j),
+  array[(:'with_files'::jsonb ->> 'id')::uuid, (:'plain'::jsonb ->> 'id')::uuid],
+  '...whichever the order.'
+);
+select is(
+  (select jsonb_agg(j.json - 'senderBlocked') from app.messages_json(array[
+     (:'with_files'::jsonb ->> 'id')::uuid, (:'plain'::jsonb ->> 'id')::uuid]) j),
+  jsonb_build_array(:'with_files'::jsonb, :'plain'::jsonb),
+  'app.messages_json gives each message the JSON of its send (with and without attachments).'
+);
+select tests.clear_authentication();
+
+select tests.create_user('mj.cas@example.test', 'SUBSCRIBER') as cas \gset
+select tests.authenticate_as(tests.user_id('mj.cas@example.test'));
+select is_empty(
+  format('select 1 from app.messages_json(array[%L, %L]::uuid[])',
+         :'plain'::jsonb ->> 'id', :'with_files'::jsonb ->> 'id'),
+  'Someone outside the conversation gets nothing from app.messages_json (RLS).'
+);
 select tests.clear_authentication();
 
 -- The builders are inlined: the plan shows jsonb_build_object, not a call of the function.

@@ -7,7 +7,7 @@
  * counted on app.message_threads; a deletion takes a reply off its counts and drops reactions.
  */
 begin;
-select plan(34);
+select plan(35);
 
 do $$
 begin
@@ -137,6 +137,12 @@ select is(
   (select app.message_json(m) ->> 'threadId' from app.messages m where m.id = :'r1'),
   :'root',
   'A reply carries its threadId.'
+);
+select is(
+  (select jsonb_build_object('thread', j.json -> 'thread', 'reactions', j.json -> 'reactions')
+   from app.messages_json(array[:'root'::uuid]) j),
+  (select app.message_extras(m, auth.uid()) from app.messages m where m.id = :'root'),
+  'A page''s JSON (app.messages_json) and the events'' (app.message_extras) show a root''s thread and reactions alike.'
 );
 select throws_ok(
   format($$ select app.send_message(%L, 'nested', null, '{}', null, null, %L) $$, :'group_id', :'r1'),
