@@ -6,6 +6,7 @@
 --   supabase/migrations/20261130020100_messages_mentions.sql
 --   supabase/migrations/20261201010000_messages_reaction_batches.sql
 --   supabase/migrations/20261202000000_messages_search_tiers.sql
+--   supabase/migrations/20261203000100_messages_search_statistics.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -159,6 +160,7 @@ ALTER TABLE ONLY app.messages
     ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
 
 CREATE INDEX messages_content_trgm ON app.messages USING gin (lower(content) extensions.gin_trgm_ops);
+ALTER INDEX app.messages_content_trgm ALTER COLUMN 1 SET STATISTICS 1000;
 
 CREATE INDEX messages_content_words ON app.messages USING gin (to_tsvector('simple'::regconfig, content));
 
