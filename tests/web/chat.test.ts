@@ -268,6 +268,45 @@ test("[web] a message in another conversation while the page is still starting i
   }
 });
 
+test("[web] a message in the open conversation updates its list item (preview, first place) without reading the list again", async () => {
+  const alice = await createPerson(stack, "Ada Preview");
+  const bob = await createPerson(stack, "Bo Preview");
+  const open = await group(alice, [bob], "Preview open");
+  const other = await group(alice, [bob], "Preview other");
+  const bobToken = await bearer(stack, bob);
+  const a = await openContext(stack);
+  try {
+    await signInThroughPages(stack, a, alice);
+    await openConversation(a, open);
+    // The newer conversation is first until the open one gets a message.
+    await apiCall(stack, bobToken, "POST", `/api/conversations/${other}/messages`, {
+      content: "In the other one",
+    });
+    const items = a.page.locator(".chat-list [data-conversation-id]");
+    await a.page.locator(`[data-conversation-id="${other}"] .conversation-preview`)
+      .getByText("In the other one").waitFor({ timeout: 5_000 });
+    await a.page.waitForTimeout(500); // the list's read after that message is done
+    const lists: string[] = [];
+    a.page.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/api/conversations" && r.method() === "GET") {
+        lists.push(r.url());
+      }
+    });
+    await apiCall(stack, bobToken, "POST", `/api/conversations/${open}/messages`, {
+      content: "Fresh in the open one",
+    });
+    await a.page.locator(".msg .content", { hasText: "Fresh in the open one" }).waitFor();
+    await a.page.locator(`[data-conversation-id="${open}"] .conversation-preview`)
+      .getByText("Fresh in the open one").waitFor({ timeout: 2_000 });
+    assert.equal(await items.first().getAttribute("data-conversation-id"), open, "first now");
+    await a.page.waitForTimeout(600); // longer than the list's debounce (250 ms)
+    assert.deepEqual(lists, [], "the list was not read again");
+    assert.deepEqual(a.errors, []);
+  } finally {
+    await a.context.close();
+  }
+});
+
 test("[web] replies, edits, tombstones and an image with upload progress and preview reach the other browser", async () => {
   const alice = await createPerson(stack, "Alice Nguyen");
   const bob = await createPerson(stack, "Bob Silva");

@@ -4,7 +4,9 @@
  * /chat/<id> with a way back.
  *
  * How the list stays live: it is in the query cache (`CONVERSATIONS`), marked stale (debounced) whenever
- * something happens in one of its conversations, which reads it again for everything showing it. The open conversation's events come from its own feed (with the transport's
+ * something happens in one of its conversations, which reads it again for everything showing it;
+ * a message of the open conversation updates its item in the cache instead (`showMessage`). The
+ * open conversation's events come from its own feed (with the transport's
  * full fallback); the other listed conversations are followed over the WebSocket only, because on
  * SSE or long-polling each topic would hold an HTTP connection of the six a browser allows per
  * host; without a socket the list is read again every 20 s instead. `user:<id>` says when the user
@@ -25,10 +27,13 @@ import { ConversationList } from "./ConversationList.tsx";
 import { ConversationView } from "./ConversationView.tsx";
 import { NewConversationDialog } from "./NewConversation.tsx";
 import { MessageSearch, SearchResults } from "./MessageSearch.tsx";
+import type { Message } from "./types.ts";
 
 const SIDE_FEEDS = 20;
 const SIDE_FEEDS_DELAY_MS = 800;
 const OFFLINE_REFRESH_MS = 20_000;
+/** A list item's preview holds the first 280 characters of its last message, as the API's. */
+const PREVIEW_CHARS = 280;
 
 /** The conversation list's key in the query cache (its first 50, newest activity first). */
 export const CONVERSATIONS = ["conversations"] as const;
@@ -119,13 +124,50 @@ function useConversations(openId: string | undefined) {
     );
   }, []);
 
-  return { items, error, reload: soon, setUnread };
+  /**
+   * A message of the open conversation, from its feed: its list item shows it as its preview (and
+   * moves first for a new one) in the cache, without reading the list again; every viewer of a
+   * busy conversation would otherwise read their whole list after every message. A conversation
+   * not in the list, or an event older than its preview, reads the list as any other change.
+   */
+  const showMessage = useCallback((m: Message, created: boolean) => {
+    let shown = false;
+    queryClient.setQueryData<Answer<"/api/conversations", "get">>(CONVERSATIONS, (page) => {
+      const item = page?.items.find((c) => c.id === m.conversationId);
+      if (!page || !item) return page;
+      const last = item.lastMessage;
+      const at = Date.parse(m.createdAt);
+      if (created ? last && Date.parse(last.createdAt) > at : last?.id !== m.id) return page;
+      shown = true;
+      const updated = {
+        ...item,
+        lastMessage: {
+          id: m.id,
+          senderId: m.senderId,
+          content: [...m.content].slice(0, PREVIEW_CHARS).join(""),
+          attachmentCount: m.attachments.length,
+          createdAt: m.createdAt,
+          deletedAt: m.deletedAt,
+        },
+        updatedAt: created && at > Date.parse(item.updatedAt) ? m.createdAt : item.updatedAt,
+      };
+      return {
+        ...page,
+        items: created
+          ? [updated, ...page.items.filter((c) => c.id !== item.id)]
+          : page.items.map((c) => c.id === item.id ? updated : c),
+      };
+    });
+    if (!shown && created) soon();
+  }, [soon]);
+
+  return { items, error, reload: soon, setUnread, showMessage };
 }
 
 export function ChatPage({ params }: PageProps) {
   const me = useStore(session).user!;
   const openId = params.conversationId;
-  const { items, error, reload, setUnread } = useConversations(openId);
+  const { items, error, reload, setUnread, showMessage } = useConversations(openId);
   const [creating, setCreating] = useState(false);
   const [searching, setSearching] = useState("");
   const open = items?.find((c) => c.id === openId) ?? null;
@@ -155,6 +197,7 @@ export function ChatPage({ params }: PageProps) {
               listLoaded={items !== null}
               me={me}
               onActivity={reload}
+              onMessage={showMessage}
               onRead={(unread) => setUnread(openId, unread)}
             />
           )

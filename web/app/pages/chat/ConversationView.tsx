@@ -65,12 +65,14 @@ interface TypingEntry {
 }
 
 export function ConversationView(
-  { conversationId, conversation, listLoaded, me, onActivity, onRead }: {
+  { conversationId, conversation, listLoaded, me, onActivity, onMessage, onRead }: {
     conversationId: string;
     conversation: Conversation | null;
     listLoaded: boolean;
     me: User;
     onActivity: () => void;
+    /** A message created or edited in this conversation, from its feed: the list's preview. */
+    onMessage: (m: Message, created: boolean) => void;
     onRead: (unread: number) => void;
   },
 ) {
@@ -102,8 +104,8 @@ export function ConversationView(
   const stickToBottom = useRef(true);
   const keepOffset = useRef<number | null>(null);
   const markedSeq = useRef(0);
-  const callbacks = useRef({ onActivity, onRead });
-  callbacks.current = { onActivity, onRead };
+  const callbacks = useRef({ onActivity, onMessage, onRead });
+  callbacks.current = { onActivity, onMessage, onRead };
 
   const all = useMemo(
     () => [...state.byId.values()].sort((a, b) => a.seq - b.seq),
@@ -248,7 +250,7 @@ export function ConversationView(
               return next;
             });
           }
-          callbacks.current.onActivity();
+          callbacks.current.onMessage(m, e.event === "message.created");
           break;
         }
         case "message.deleted":
@@ -275,7 +277,11 @@ export function ConversationView(
               if ((r.get(userId) ?? 0) >= seq) return r;
               return new Map(r).set(userId, seq);
             });
-          } else callbacks.current.onActivity();
+          } else if (seq > markedSeq.current) {
+            // Read on another device: the list's unread count is read again. This page's own
+            // mark needs no read: its answer carried the count (onRead).
+            callbacks.current.onActivity();
+          }
           break;
         }
         case "typing": {
