@@ -636,6 +636,27 @@ comment on function app_private.fact_series(text, text, timestamptz, timestamptz
   'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas plus the rows not yet folded (app_private.analytics_fact_tail) in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
 revoke all on function app_private.fact_series(text, text, timestamptz, timestamptz) from public;
 
+create function app_private.fact_series_json(metric text, bucket_interval text, range_from timestamptz, range_to timestamptz)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+set timezone = 'UTC'
+as $$
+begin
+  -- plpgsql for its kept plan, as app_private.fact_series.
+  return (
+    select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+    from generate_series(date_trunc(fact_series_json.bucket_interval, range_from, 'UTC'), range_to,
+                         ('1 ' || fact_series_json.bucket_interval)::interval) b(t)
+    left join app_private.fact_series(fact_series_json.metric, fact_series_json.bucket_interval,
+                                      range_from, range_to) s on s.t = b.t);
+end;
+$$;
+comment on function app_private.fact_series_json(text, text, timestamptz, timestamptz) is
+  'A keyless metric''s series as the admin analytics show it: [{t, value}] for every bucket from the one holding range_from to the one holding range_to, zero-filled, from app_private.fact_series. For the app.admin_*_stats functions.';
+revoke all on function app_private.fact_series_json(text, text, timestamptz, timestamptz) from public;
+
 create function app_private.fact_totals(metric text)
 returns table (key text, value numeric)
 language plpgsql
@@ -691,23 +712,14 @@ begin
   if bucket not in ('day', 'week', 'month') then
     raise exception 'unknown interval %', bucket using errcode = 'AG400';
   end if;
-  with buckets as (
-    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
-  )
   select jsonb_build_object(
     'totals', jsonb_build_object(
       'conversations', app_private.fact_total('conversations.all'),
       'messages', app_private.fact_total('messages.live')
     ),
-    'messages', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('messages.sent', bucket, range_from, range_to) s on s.t = b.t),
-    'activeSenders', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('messages.senders', bucket, range_from, range_to) s on s.t = b.t),
-    'conversationsCreated', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('conversations.created', bucket, range_from, range_to) s on s.t = b.t)
+    'messages', app_private.fact_series_json('messages.sent', bucket, range_from, range_to),
+    'activeSenders', app_private.fact_series_json('messages.senders', bucket, range_from, range_to),
+    'conversationsCreated', app_private.fact_series_json('conversations.created', bucket, range_from, range_to)
   ) into result;
   return result;
 end;
@@ -763,9 +775,7 @@ begin
       'out', (select coalesce(sum(x.value), 0)::bigint from transactions x where x.direction = 'out'),
       'in', (select coalesce(sum(x.value), 0)::bigint from transactions x where x.direction = 'in')
     ),
-    'walletsCreated', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('wallets.created', bucket, range_from, range_to) s on s.t = b.t),
+    'walletsCreated', app_private.fact_series_json('wallets.created', bucket, range_from, range_to),
     'volume', coalesce((
       select jsonb_agg(jsonb_build_object(
         'token', k.token,
@@ -827,9 +837,7 @@ begin
     'sales', (
       select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
       from buckets b left join sales s on s.t = b.t),
-    'orders', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('orders.created', bucket, range_from, range_to) s on s.t = b.t),
+    'orders', app_private.fact_series_json('orders.created', bucket, range_from, range_to),
     'ordersByStatus', (
       select jsonb_object_agg(st.status, coalesce(x.value, 0))
       from unnest(enum_range(null::app.order_status)) st(status)

@@ -833,9 +833,7 @@ begin
     'sales', (
       select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
       from buckets b left join sales s on s.t = b.t),
-    'orders', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('orders.created', bucket, range_from, range_to) s on s.t = b.t),
+    'orders', app_private.fact_series_json('orders.created', bucket, range_from, range_to),
     'ordersByStatus', (
       select jsonb_object_agg(st.status, coalesce(x.value, 0))
       from unnest(enum_range(null::app.order_status)) st(status)
@@ -2008,6 +2006,31 @@ $$;
 COMMENT ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'A metric''s buckets from the one holding range_from to the one holding range_to, per key, from the rollup rows plus their deltas plus the rows not yet folded (app_private.analytics_fact_tail) in one statement (exact while the fold is late). Buckets with nothing are absent. For the app.admin_*_stats functions.';
 
 REVOKE ALL ON FUNCTION app_private.fact_series(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fact_series_json
+-- created in 20261202000200_foundation_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fact_series_json(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
+    AS $$
+begin
+  -- plpgsql for its kept plan, as app_private.fact_series.
+  return (
+    select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
+    from generate_series(date_trunc(fact_series_json.bucket_interval, range_from, 'UTC'), range_to,
+                         ('1 ' || fact_series_json.bucket_interval)::interval) b(t)
+    left join app_private.fact_series(fact_series_json.metric, fact_series_json.bucket_interval,
+                                      range_from, range_to) s on s.t = b.t);
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fact_series_json(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'A keyless metric''s series as the admin analytics show it: [{t, value}] for every bucket from the one holding range_from to the one holding range_to, zero-filled, from app_private.fact_series. For the app.admin_*_stats functions.';
+
+REVOKE ALL ON FUNCTION app_private.fact_series_json(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.fact_total

@@ -262,23 +262,14 @@ begin
   if bucket not in ('day', 'week', 'month') then
     raise exception 'unknown interval %', bucket using errcode = 'AG400';
   end if;
-  with buckets as (
-    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
-  )
   select jsonb_build_object(
     'totals', jsonb_build_object(
       'conversations', app_private.fact_total('conversations.all'),
       'messages', app_private.fact_total('messages.live')
     ),
-    'messages', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('messages.sent', bucket, range_from, range_to) s on s.t = b.t),
-    'activeSenders', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('messages.senders', bucket, range_from, range_to) s on s.t = b.t),
-    'conversationsCreated', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('conversations.created', bucket, range_from, range_to) s on s.t = b.t)
+    'messages', app_private.fact_series_json('messages.sent', bucket, range_from, range_to),
+    'activeSenders', app_private.fact_series_json('messages.senders', bucket, range_from, range_to),
+    'conversationsCreated', app_private.fact_series_json('conversations.created', bucket, range_from, range_to)
   ) into result;
   return result;
 end;

@@ -624,9 +624,7 @@ begin
       'out', (select coalesce(sum(x.value), 0)::bigint from transactions x where x.direction = 'out'),
       'in', (select coalesce(sum(x.value), 0)::bigint from transactions x where x.direction = 'in')
     ),
-    'walletsCreated', (
-      select jsonb_agg(jsonb_build_object('t', b.t, 'value', coalesce(s.value, 0)) order by b.t)
-      from buckets b left join app_private.fact_series('wallets.created', bucket, range_from, range_to) s on s.t = b.t),
+    'walletsCreated', app_private.fact_series_json('wallets.created', bucket, range_from, range_to),
     'volume', coalesce((
       select jsonb_agg(jsonb_build_object(
         'token', k.token,
