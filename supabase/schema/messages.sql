@@ -7,6 +7,7 @@
 --   supabase/migrations/20261201010000_messages_reaction_batches.sql
 --   supabase/migrations/20261202000000_messages_search_tiers.sql
 --   supabase/migrations/20261203000100_messages_search_statistics.sql
+--   supabase/migrations/20261204010000_messages_search_top_tier.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -490,7 +491,7 @@ GRANT ALL ON FUNCTION app.message_reactions_json(target_message_id uuid, viewer 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.search_messages
--- created in 20261129170000_messages_search.sql; last changed in 20261202000000_messages_search_tiers.sql
+-- created in 20261129170000_messages_search.sql; last changed in 20261204010000_messages_search_top_tier.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.search_messages(terms text[], in_conversation uuid DEFAULT NULL::uuid, after_score integer DEFAULT NULL::integer, after_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, after_id uuid DEFAULT NULL::uuid, max_rows integer DEFAULT 51) RETURNS TABLE(message_id uuid, score integer, created_at timestamp with time zone)
@@ -521,6 +522,10 @@ declare
   plan jsonb;
   dense boolean;
   estimate float8;
+  top_estimate float8 := 0;
+  share float8;
+  tier_terms text;
+  unindexed_terms text;
   total float8;
   caller_rows float8;
 begin
@@ -564,10 +569,14 @@ begin
   -- without a word, only punctuation, scores 0).
   select string_agg(format('and lower(m.content) like %L',
            '%' || replace(replace(replace(lower(t), '\', '\\'), '%', '\%'), '_', '\_') || '%'), ' '),
+         -- The same conditions in a form no index matches (`|| ''` changes no value): for the
+         -- top tier, whose whole words the words index finds more cheaply (below).
+         string_agg(format('and (lower(m.content) || '''') like %L',
+           '%' || replace(replace(replace(lower(t), '\', '\\'), '%', '\%'), '_', '\_') || '%'), ' '),
          array_agg(case when numnode(plainto_tsquery('simple', t)) > 0 then plainto_tsquery('simple', t) end),
          array_agg(case when numnode(plainto_tsquery('simple', t)) > 0
                    then (plainto_tsquery('simple', t)::text || ':*')::tsquery end)
-    into term_filter, words, prefixes
+    into term_filter, unindexed_terms, words, prefixes
     from unnest(terms) t;
   -- The terms that can score (with a word), and what every tier's condition is made of: all of
   -- them whole words (the top tier), any of them starting a word (any tier above 0).
@@ -580,22 +589,32 @@ begin
     end if;
   end loop;
   top := 2 * ranked;
-  -- Are the matches dense? The planner's estimate of the rows containing every term (from the
-  -- trigram index expression's statistics; planning only), against the table's size: at least
-  -- 1 in 100 messages, the newest `walk` messages hold some of the caller's, and reading them
-  -- first is cheaper than any index. Otherwise the indexes alone (the walk would find nothing).
+  -- How many messages match? The planner's estimates (planning only, nothing run): of the rows
+  -- containing every term, from the trigram index expression's statistics, and of the rows
+  -- holding every term as a whole word (the top tier), from the words index's.
   execute format('explain (format json) select 1 from app.messages m where true %s', term_filter)
     into plan;
   estimate := (plan->0->'Plan'->>'Plan Rows')::float8;
-  total := (select greatest(c.reltuples, 0) from pg_catalog.pg_class c where c.oid = 'app.messages'::regclass);
-  dense := estimate >= 0.01 * total;
-  -- Few matches expected for this caller (the term's estimate times the caller's share of the
-  -- messages): score them all and take the page, one query. A caller in more than 1,000
-  -- conversations goes by tiers without counting.
+  total := greatest((select c.reltuples from pg_catalog.pg_class c where c.oid = 'app.messages'::regclass), 1);
+  if ranked > 0 then
+    execute format('explain (format json) select 1 from app.messages m where to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery', all_words)
+      into plan;
+    top_estimate := least((plan->0->'Plan'->>'Plan Rows')::float8, estimate);
+  end if;
   if cardinality(ids) <= 1000 then
+    -- The caller's share of the messages (their conversations' last_seq against the table).
     select coalesce(sum(c.last_seq), 0) into caller_rows from app.conversations c where c.id = any(ids);
-    if estimate * caller_rows / greatest(total, 1)
-       < coalesce(nullif(current_setting('agora.search_score_all_below', true), '')::float8, 2000) then
+    share := caller_rows / total;
+    -- Dense: the newest `walk` messages (any conversation's) are expected to hold a page of
+    -- the caller's matches, and reading them first is cheaper than any index.
+    dense := estimate * share * walk / total >= max_rows;
+    -- Few matches expected for this caller: score them all and take the page, one query.
+    -- Unless the top tier alone is expected to fill the page several times over: then one
+    -- query of that tier (the words index and the conversations', no trigram index and no
+    -- scoring) is cheaper, and usually the only one.
+    if estimate * share
+         < coalesce(nullif(current_setting('agora.search_score_all_below', true), '')::float8, 2000)
+       and top_estimate * share < 4 * max_rows then
       return query execute format($q$
         select m.id, s.score, m.created_at
         from app.messages m
@@ -612,6 +631,10 @@ begin
       using after_score, after_created_at, after_id, max_rows, words, prefixes;
       return;
     end if;
+  else
+    -- A caller in more than 1,000 conversations goes by tiers without counting; the matches
+    -- are dense when at least 1 in 100 messages holds them.
+    dense := estimate >= 0.01 * total;
   end if;
   -- Best match first: tier by tier from the cursor's (or the top one), newest first within a
   -- tier, each tier asked only for what the page still lacks.
@@ -630,6 +653,9 @@ begin
       when ranked = 1 then format('to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery and not to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery', any_prefix, all_words)
       else format('to_tsvector(''simple''::regconfig, m.content) @@ %L::tsquery and (select coalesce(sum(case when v @@ w.word then 2 when v @@ w.prefix then 1 else 0 end), 0) from (select to_tsvector(''simple''::regconfig, m.content) as v offset 0) tv, unnest($5, $6) as w(word, prefix)) = %s', any_prefix, tier)
     end;
+    -- The top tier's whole words imply the terms, so the `like` only filters the rows the words
+    -- index found (every term has a word); otherwise the trigram index finds them.
+    tier_terms := case when tier = top and ranked = cardinality(terms) then unindexed_terms else term_filter end;
     query := format($q$
       select s.id, %s, s.created_at from (
         select m.id, m.created_at
@@ -643,7 +669,7 @@ begin
         offset 0) s
       order by s.created_at desc, s.id desc
       limit $4
-    $q$, tier, membership, term_filter, tier_filter);
+    $q$, tier, membership, tier_terms, tier_filter);
     -- First the newest `walk` messages before the tier's cursor (any conversation's): their
     -- position is one index read; the tier's rows among them are found by that range (the
     -- planner walks it newest first), enough when the caller's matches are dense. Then, only
@@ -691,7 +717,7 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) IS 'Message search for GET /api/messages/search: the messages (not tombstones) of the caller''s current conversations, or of one of them (AG404 when the caller is not in it), whose lowercased content contains every term (3 to 200 characters each, at most 8), best match first (per term: a whole word 2, a word''s start 1, inside a word 0; full-text search with the simple configuration), then newest; a page starts after the (score, created_at, id) given. Returns ids only: the caller reads the messages themselves under RLS. When few matches are expected for the caller (the planner''s estimate of the term times the caller''s share of the messages, under 2,000 or the session setting agora.search_score_all_below) it scores them all and sorts; otherwise it reads one score tier at a time, newest first with a limit, and stops when the page is full, so the cost follows the page rather than the number of matches (docs/search.md). Both give the same rows in the same order. security definer so that the trigram and word indexes serve the conditions (under RLS a non-leakproof condition may not run before the policy, so no index could take it); the restriction to the caller''s conversations is explicit here, from app.my_conversation_ids. Each tier''s query is planned with its terms (dynamic SQL, literals), since the best plan depends on how common they are.';
+COMMENT ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) IS 'Message search for GET /api/messages/search: the messages (not tombstones) of the caller''s current conversations, or of one of them (AG404 when the caller is not in it), whose lowercased content contains every term (3 to 200 characters each, at most 8), best match first (per term: a whole word 2, a word''s start 1, inside a word 0; full-text search with the simple configuration), then newest; a page starts after the (score, created_at, id) given. Returns ids only: the caller reads the messages themselves under RLS. When few matches are expected for the caller (the planner''s estimate of the term times the caller''s share of the messages, under 2,000 or the session setting agora.search_score_all_below), and the top tier (every term a whole word) is not expected to hold four pages of them, it scores them all and sorts; otherwise it reads one score tier at a time, newest first with a limit, and stops when the page is full, so the cost follows the page rather than the number of matches, and the top tier is found by the words index (by the trigram index when a term has no word) (docs/search.md). Both give the same rows in the same order. security definer so that the trigram and word indexes serve the conditions (under RLS a non-leakproof condition may not run before the policy, so no index could take it); the restriction to the caller''s conversations is explicit here, from app.my_conversation_ids. Each tier''s query is planned with its terms (dynamic SQL, literals), since the best plan depends on how common they are.';
 
 REVOKE ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.search_messages(terms text[], in_conversation uuid, after_score integer, after_created_at timestamp with time zone, after_id uuid, max_rows integer) TO authenticated;
