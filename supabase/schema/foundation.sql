@@ -8,6 +8,7 @@
 --   supabase/migrations/20261130050100_foundation_retention_access_log_partitions.sql
 --   supabase/migrations/20261130050400_foundation_analytics_rollups.sql
 --   supabase/migrations/20261202000200_foundation_analytics_facts.sql
+--   supabase/migrations/20261204010100_foundation_store_top_vendors.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -789,7 +790,7 @@ ALTER TABLE app_private.user_counts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.admin_store_stats
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204010100_foundation_store_top_vendors.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) RETURNS jsonb
@@ -812,18 +813,17 @@ begin
   sales as (select s.t, s.value from app_private.fact_series('orders.sales', bucket, range_from, range_to) s),
   paid as (select s.t, s.value from app_private.fact_series('orders.paid', bucket, range_from, range_to) s),
   top as (
-    select s.key, sum(s.value) as sales
-    from app_private.fact_series('orders.vendor_sales', bucket, range_from, range_to) s
-    group by s.key
-    having sum(s.value) <> 0
-    order by sum(s.value) desc, s.key
+    select s.key, s.value as sales
+    from app_private.fact_key_totals('orders.vendor_sales', bucket, range_from, range_to) s
+    where s.value <> 0
+    order by s.value desc, s.key
     limit 10
   ),
   vendors as (
-    select t.key, t.sales, coalesce(sum(p.value), 0) as orders
+    select t.key, t.sales, coalesce(p.value, 0) as orders
     from top t
-    left join app_private.fact_series('orders.vendor_paid', bucket, range_from, range_to) p on p.key = t.key
-    group by t.key, t.sales
+    left join app_private.fact_key_totals('orders.vendor_paid', bucket, range_from, range_to,
+                                          array(select t2.key from top t2)) p on p.key = t.key
   )
   select jsonb_build_object(
     'totals', jsonb_build_object(
@@ -850,7 +850,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'The store section of GET /api/admin/analytics: sales (totals of orders paid in each UTC day, ISO week or month, refunds not deducted, minor units), paid orders, orders created, zero-filled, whole buckets; orders by status now; the top ten vendors by sales in the range''s buckets (name as the vendor is named now). From the rollups (app_private.analytics_facts, its deltas and the orders not yet folded), a row per bucket and vendor with sales in it, whatever the number of orders. security definer: the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
+COMMENT ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) IS 'The store section of GET /api/admin/analytics: sales (totals of orders paid in each UTC day, ISO week or month, refunds not deducted, minor units), paid orders, orders created, zero-filled, whole buckets; orders by status now; the top ten vendors by sales in the range''s buckets (name as the vendor is named now). From the rollups (app_private.analytics_facts, its deltas and the orders not yet folded), a row per bucket and vendor with sales in it, whatever the number of orders, summed per vendor in one pass (app_private.fact_key_totals); the ten vendors'' paid orders only for them. security definer: the rollups are server-only; it checks the caller is an ADMIN (42501) and returns aggregates only.';
 
 REVOKE ALL ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.admin_store_stats(bucket text, range_from timestamp with time zone, range_to timestamp with time zone) TO authenticated;
@@ -1971,6 +1971,78 @@ $_$;
 COMMENT ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from_day date, to_day date) IS 'Creates the missing daily partitions (UTC days) of a table partitioned by range on a timestamp, from from_day to to_day, in schema app_partitions as <table>_pYYYYMMDD, and its default partition <table>_default; rows of a new day found in the default partition move into it. RLS is on for each (no policies: read them through the parent). Waits at most 5 s for a lock. Returns how many it created. Run by app_private.maintain_partitions (pg_cron).';
 
 REVOKE ALL ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from_day date, to_day date) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.fact_key_totals
+-- created in 20261204010100_foundation_store_top_vendors.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.fact_key_totals(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone, only_keys text[] DEFAULT NULL::text[]) RETURNS TABLE(key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_custom_plan'
+    AS $$
+declare
+  first_bucket timestamptz := date_trunc(bucket_interval, range_from, 'UTC');
+  -- Daily buckets: the whole ISO weeks among them are read from the weekly rows, a row per key
+  -- instead of seven (the same rows summed: every interval is kept from the same facts).
+  -- (For weeks and months the range [weeks_from, weeks_to) is empty.)
+  weeks_from timestamptz := case when bucket_interval = 'day'
+    then date_trunc('week', first_bucket + interval '6 days', 'UTC') else first_bucket end;
+  weeks_to timestamptz := case when bucket_interval = 'day'
+    then greatest(date_trunc('week', date_trunc('day', range_to, 'UTC') + interval '1 day', 'UTC'),
+                  date_trunc('week', first_bucket + interval '6 days', 'UTC')) else first_bucket end;
+begin
+  -- Two statements so that the keys, when given, are an index condition rather than a filter.
+  if only_keys is null then
+    return query
+      select x.key, sum(x.value)
+      from (
+        select c.key, c.value from app_private.analytics_facts c
+        where c.metric = fact_key_totals.metric
+          and ((c.bucket_interval = fact_key_totals.bucket_interval and c.bucket >= first_bucket and c.bucket <= range_to
+                and not (c.bucket >= weeks_from and c.bucket < weeks_to))
+               or (c.bucket_interval = 'week' and c.bucket >= weeks_from and c.bucket < weeks_to))
+        union all
+        select d.key, d.delta from app_private.analytics_fact_deltas d
+        where d.metric = fact_key_totals.metric
+          and ((d.bucket_interval = fact_key_totals.bucket_interval and d.bucket >= first_bucket and d.bucket <= range_to
+                and not (d.bucket >= weeks_from and d.bucket < weeks_to))
+               or (d.bucket_interval = 'week' and d.bucket >= weeks_from and d.bucket < weeks_to))
+        union all
+        select l.key, l.value
+        from app_private.analytics_fact_tail(fact_key_totals.metric, fact_key_totals.bucket_interval) l
+        where l.bucket >= first_bucket and l.bucket <= range_to
+      ) x
+      group by 1;
+  else
+    return query
+      select x.key, sum(x.value)
+      from (
+        select c.key, c.value from app_private.analytics_facts c
+        where c.metric = fact_key_totals.metric and c.key = any(only_keys)
+          and ((c.bucket_interval = fact_key_totals.bucket_interval and c.bucket >= first_bucket and c.bucket <= range_to
+                and not (c.bucket >= weeks_from and c.bucket < weeks_to))
+               or (c.bucket_interval = 'week' and c.bucket >= weeks_from and c.bucket < weeks_to))
+        union all
+        select d.key, d.delta from app_private.analytics_fact_deltas d
+        where d.metric = fact_key_totals.metric and d.key = any(only_keys)
+          and ((d.bucket_interval = fact_key_totals.bucket_interval and d.bucket >= first_bucket and d.bucket <= range_to
+                and not (d.bucket >= weeks_from and d.bucket < weeks_to))
+               or (d.bucket_interval = 'week' and d.bucket >= weeks_from and d.bucket < weeks_to))
+        union all
+        select l.key, l.value
+        from app_private.analytics_fact_tail(fact_key_totals.metric, fact_key_totals.bucket_interval) l
+        where l.bucket >= first_bucket and l.bucket <= range_to and l.key = any(only_keys)
+      ) x
+      group by 1;
+  end if;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.fact_key_totals(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone, only_keys text[]) IS 'A metric''s total per key over the buckets from the one holding range_from to the one holding range_to (the same figures as summing app_private.fact_series: rollup rows, their deltas and the rows not yet folded), in one pass grouped by key; only the keys given when only_keys is not null. Daily buckets read the whole ISO weeks among them from the weekly rows (seven times fewer rows; every interval is kept from the same facts). Keys whose total is zero may be returned. For rankings over a range (the store section''s top vendors), where grouping by bucket first costs a group per bucket and key.';
+
+REVOKE ALL ON FUNCTION app_private.fact_key_totals(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone, only_keys text[]) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.fact_series

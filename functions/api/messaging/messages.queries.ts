@@ -32,7 +32,7 @@ export async function listMessages(
   }
   const forward = cursor?.[0] === "after";
   const bound = cursor?.[1];
-  // The page's ids, then their JSON in one call (app.messages_json keeps their order).
+  // The page's ids, then their JSON in one call (app.messages_json), in the page's order.
   const rows = await tx<{ json: MessageJson; seq: number }[]>`
     select j.json, j.seq::int as seq from app.messages_json(array(
       select m.id from app.messages m
@@ -45,7 +45,8 @@ export async function listMessages(
     ])
   }
       order by ${forward ? tx`m.seq asc` : tx`m.seq desc`}
-      limit ${pageLimit(q.limit)})) j`;
+      limit ${pageLimit(q.limit)})) j
+    order by ${forward ? tx`j.seq asc` : tx`j.seq desc`}`;
   const { rows: page, nextCursor } = slicePage(
     rows,
     q.limit,
@@ -157,7 +158,8 @@ export async function listThread(
     ])
   }
       order by m.seq asc
-      limit ${pageLimit(q.limit)})) j`;
+      limit ${pageLimit(q.limit)})) j
+    order by j.seq asc`;
   const { rows: page, nextCursor } = slicePage(rows, q.limit, (last) => [last.seq]);
   return { root: root.json, items: page.map((r) => r.json), nextCursor };
 }
