@@ -1277,8 +1277,11 @@ CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source te
              ('notifications.read', case when r.inbox and r.read_at is not null then r.created_at end,
               r.type::text, 1::numeric),
              ('notifications.read_seconds', case when r.inbox and r.read_at is not null then r.created_at end,
-              r.type::text || ' '
-                || app_private.notification_read_bin(extract(epoch from r.read_at - r.created_at)::double precision),
+              -- The bin of seconds to read: 0 for [0, 1 s), k >= 1 for [2^((k-1)/8), 2^(k/8)) s.
+              r.type::text || ' ' || case
+                when extract(epoch from r.read_at - r.created_at)::double precision < 1 then 0
+                else 1 + floor(8 * ln(extract(epoch from r.read_at - r.created_at)::double precision)
+                               / ln(2::double precision))::integer end,
               1::numeric) $f$, 'created_at'),
     ('app.orders', true, 'created_at, paid_at, status, total, vendor_id', $f$
       values ('orders.created', r.created_at, '', 1::numeric),
