@@ -633,8 +633,28 @@ $$;
 comment on function app.notification_analytics(timestamptz, timestamptz, text, app.notification_type) is
   'GET /api/notifications/analytics and the notifications section of /api/admin/analytics, from the rollups (app_private.analytics_facts, its deltas and the notifications and deliveries not yet folded: a row per bucket, type and key whatever the number of notifications; figures include what happened seconds ago). Whole buckets: the figures are those of the UTC hours, days, ISO weeks or months from the one holding range_from to the one holding range_to. created and read count inbox notifications created in those buckets (read: those of them read since, so readRate = read / created and the median time to read is theirs); push and e-mail count deliveries by the time of their outcome (pushFailed includes pruned tokens; pushDelivered equals pushSent: FCM''s HTTP v1 API reports acceptance, not receipt). Analytics are history: a notification deleted later, or a delivery pruned by retention, stays counted. medianSecondsToRead is interpolated in a histogram of seconds to read (bin 0 = [0, 1 s), bin k = [2^((k-1)/8), 2^(k/8)) s): at most 1 s + 9.1 % of the exact median away (each middle value''s estimate lies in the same bin as the value). byType, byChannel (inApp, push, email) and a zero-filled series. ADMIN only (42501). security definer: ADMINs cannot read other users'' notifications or any delivery row, nor the rollups; it returns counts only.';
 
--- The facts of the notifications and deliveries already there (and a recount of the others).
-select app_private.recount_analytics_facts();
+-- The facts of the notifications and deliveries already there, up to the horizon (the rows from
+-- it on are the live tail until the first fold); the other sources' facts are left as they are
+-- (a full recount would also lock the writers of messages and orders meanwhile).
+do $$
+declare
+  def record;
+  horizon timestamptz;
+begin
+  lock table app.notifications in share row exclusive mode;
+  lock table app_private.notification_deliveries in share row exclusive mode;
+  perform pg_advisory_xact_lock(hashtext('app_private.analytics_fold_marks'));
+  horizon := app_private.analytics_fold_horizon(interval '0');
+  for def in select * from app_private.analytics_fact_definitions() d
+             where d.source in ('app.notifications', 'app_private.notification_deliveries')
+             order by d.source loop
+    insert into app_private.analytics_fold_marks (source, folded_before) values (def.source, horizon);
+    execute app_private.analytics_fact_sql('app_private.analytics_facts',
+      format('select 1 as sign, t.* from %s t where t.%I < %L', def.source, def.clock, horizon),
+      def.facts);
+  end loop;
+end;
+$$;
 
 revoke execute on all functions in schema app, app_private from public;
 grant execute on function app.notification_analytics(timestamptz, timestamptz, text, app.notification_type) to authenticated;
