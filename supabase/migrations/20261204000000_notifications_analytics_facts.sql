@@ -6,8 +6,9 @@
 /*
  * The notifications analytics from the rollups (issue 30): app.notification_analytics counted
  * the range's app.notifications and app_private.notification_deliveries on every call (1,567 ms
- * for 30 days at 10M notifications). It now reads the analytics facts of 20261202000200, a row
- * per bucket, type and key, whatever the number of notifications.
+ * for 30 days at the growth bench's x10, a million notifications). It now reads the analytics
+ * facts of 20261202000200, a row per bucket, type and key, whatever the number of notifications
+ * (12 ms there; docs/benchmarks.md).
  *
  * - Both tables are folded sources (app_private.analytics_fold_marks): their inserts (bulk
  *   sends write 1,000 notifications a statement, deliveries as many) run no fact trigger; the
