@@ -559,7 +559,7 @@ ALTER TABLE app_private.analytics_counts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.analytics_fact_deltas
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.analytics_fact_deltas (
@@ -569,7 +569,7 @@ CREATE TABLE app_private.analytics_fact_deltas (
     bucket timestamp with time zone NOT NULL,
     key text DEFAULT ''::text NOT NULL,
     delta numeric NOT NULL,
-    CONSTRAINT analytics_fact_deltas_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text, 'all'::text])))
+    CONSTRAINT analytics_fact_deltas_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['hour'::text, 'day'::text, 'week'::text, 'month'::text, 'all'::text])))
 );
 
 COMMENT ON TABLE app_private.analytics_fact_deltas IS 'Changes to app_private.analytics_facts not folded in yet: appended by the fact triggers (one row per metric, bucket and key a statement changed), folded in and deleted by app_private.compact_counters (pg_cron agora-compact-counters, every minute). Append-only for writers, so they never contend for a counter row. Server only.';
@@ -614,7 +614,7 @@ ALTER TABLE app_private.analytics_fact_members ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.analytics_facts
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.analytics_facts (
@@ -623,10 +623,10 @@ CREATE TABLE app_private.analytics_facts (
     bucket timestamp with time zone NOT NULL,
     key text DEFAULT ''::text NOT NULL,
     value numeric DEFAULT 0 NOT NULL,
-    CONSTRAINT analytics_facts_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text, 'all'::text])))
+    CONSTRAINT analytics_facts_bucket_interval_check CHECK ((bucket_interval = ANY (ARRAY['hour'::text, 'day'::text, 'week'::text, 'month'::text, 'all'::text])))
 );
 
-COMMENT ON TABLE app_private.analytics_facts IS 'The admin analytics'' messaging, store and wallet figures: a count or sum per metric, UTC day, ISO week or month (or a total now: interval all, bucket -infinity) and key (an order status, a vendor id, a token), as of the last compaction; a figure adds the rows of app_private.analytics_fact_deltas. Kept by the statement triggers app_private.<table>_facts_changed on the tables the metrics count, so the page reads a row per bucket instead of counting them. Server only: read through the app.admin_*_stats functions.';
+COMMENT ON TABLE app_private.analytics_facts IS 'The admin analytics'' messaging, store, wallet and notifications figures: a count or sum per metric, UTC day, ISO week or month (the notifications'' metrics also per UTC hour; or a total now: interval all, bucket -infinity) and key (an order status, a vendor id, a token, a notification type), as of the last compaction; a figure adds the rows of app_private.analytics_fact_deltas and the folded tables'' rows above their marks. Kept by the fold and the triggers app_private.<table>_facts_changed on the tables the metrics count, so the page reads a row per bucket instead of counting them. Server only: read through the app.admin_*_stats functions and app.notification_analytics.';
 
 ALTER TABLE ONLY app_private.analytics_facts
     ADD CONSTRAINT analytics_facts_pkey PRIMARY KEY (metric, bucket_interval, bucket, key);
@@ -635,16 +635,16 @@ ALTER TABLE app_private.analytics_facts ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.analytics_fold_marks
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.analytics_fold_marks (
     source text NOT NULL,
     folded_before timestamp with time zone NOT NULL,
-    CONSTRAINT analytics_fold_marks_source_check CHECK ((source = ANY (ARRAY['app.messages'::text, 'app.orders'::text])))
+    CONSTRAINT analytics_fold_marks_source_check CHECK ((source = ANY (ARRAY['app.messages'::text, 'app.orders'::text, 'app.notifications'::text, 'app_private.notification_deliveries'::text])))
 );
 
-COMMENT ON TABLE app_private.analytics_fold_marks IS 'For the tables whose inserts pay no fact trigger (app.messages, app.orders): the rows created before folded_before are in app_private.analytics_facts (and their later changes in the deltas); those from it on are read live by the readers and folded by app_private.fold_analytics_facts (agora-compact-counters, every minute), which moves the mark. Server only.';
+COMMENT ON TABLE app_private.analytics_fold_marks IS 'For the tables whose inserts pay no fact trigger (app.messages, app.orders, app.notifications, app_private.notification_deliveries): the rows whose clock (created_at; finished_at for deliveries) is before folded_before are in app_private.analytics_facts (and their later changes in the deltas); those from it on are read live by the readers and folded by app_private.fold_analytics_facts (agora-compact-counters, every minute), which moves the mark. Server only.';
 
 ALTER TABLE ONLY app_private.analytics_fold_marks
     ADD CONSTRAINT analytics_fold_marks_pkey PRIMARY KEY (source);
@@ -1254,35 +1254,47 @@ REVOKE ALL ON FUNCTION app_private.add_analytics_counts(metric text, ats timesta
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.analytics_fact_definitions
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source text, folded boolean, watched text, facts text)
+CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source text, folded boolean, watched text, facts text, clock text)
     LANGUAGE sql IMMUTABLE
     SET search_path TO ''
     AS $_$
   -- facts: a VALUES list over the row `r` of (metric, at, key, value): `at` picks the day, week
-  -- and month buckets, '-infinity' means a total now, null means no fact.
+  -- and month buckets (and hour for the notifications' metrics), '-infinity' means a total now,
+  -- null means no fact. clock: a folded table's column the mark is on.
   values
     ('app.conversations', false, 'created_at', $f$
       values ('conversations.created', r.created_at, '', 1::numeric),
-             ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) $f$),
+             ('conversations.all', '-infinity'::timestamptz, '', 1::numeric) $f$, null),
     ('app.messages', true, 'created_at, deleted_at', $f$
       values ('messages.sent', r.created_at, '', 1::numeric),
              ('messages.live', case when r.deleted_at is null then '-infinity'::timestamptz end, '',
-              1::numeric) $f$),
+              1::numeric) $f$, 'created_at'),
+    ('app.notifications', true, 'created_at, read_at, type, inbox', $f$
+      values ('notifications.created', case when r.inbox then r.created_at end, r.type::text, 1::numeric),
+             ('notifications.read', case when r.inbox and r.read_at is not null then r.created_at end,
+              r.type::text, 1::numeric),
+             ('notifications.read_seconds', case when r.inbox and r.read_at is not null then r.created_at end,
+              -- The bin of seconds to read: 0 for [0, 1 s), k >= 1 for [2^((k-1)/8), 2^(k/8)) s.
+              r.type::text || ' ' || case
+                when extract(epoch from r.read_at - r.created_at)::double precision < 1 then 0
+                else 1 + floor(8 * ln(extract(epoch from r.read_at - r.created_at)::double precision)
+                               / ln(2::double precision))::integer end,
+              1::numeric) $f$, 'created_at'),
     ('app.orders', true, 'created_at, paid_at, status, total, vendor_id', $f$
       values ('orders.created', r.created_at, '', 1::numeric),
              ('orders.status', '-infinity'::timestamptz, r.status::text, 1::numeric),
              ('orders.sales', r.paid_at, '', r.total::numeric),
              ('orders.paid', r.paid_at, '', 1::numeric),
              ('orders.vendor_sales', r.paid_at, r.vendor_id::text, r.total::numeric),
-             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) $f$),
+             ('orders.vendor_paid', r.paid_at, r.vendor_id::text, 1::numeric) $f$, 'created_at'),
     ('app.wallets', false, 'created_at, exported_at', $f$
       values ('wallets.created', r.created_at, '', 1::numeric),
              ('wallets.all', '-infinity'::timestamptz, '', 1::numeric),
              ('wallets.exported', case when r.exported_at is not null then '-infinity'::timestamptz end,
-              '', 1::numeric) $f$),
+              '', 1::numeric) $f$, null),
     ('app.wallet_transactions', false,
      'status, direction, confirmed_at, amount, chain_id, token_kind, token_address, token_symbol, token_decimals', $f$
       values ('wallet_transactions.all', '-infinity'::timestamptz,
@@ -1298,16 +1310,21 @@ CREATE FUNCTION app_private.analytics_fact_definitions() RETURNS TABLE(source te
               jsonb_build_object('kind', r.token_kind, 'symbol', r.token_symbol,
                                  'address', r.token_address, 'decimals', r.token_decimals,
                                  'chainId', r.chain_id)::text,
-              1::numeric) $f$)
+              1::numeric) $f$, null),
+    ('app_private.notification_deliveries', true, 'finished_at, status, channel, notification_id', $f$
+      values ('notification_deliveries.finished', r.finished_at,
+              r.channel::text || ' ' || r.status::text || ' '
+                || (select n.type::text from app.notifications n where n.id = r.notification_id),
+              1::numeric) $f$, 'finished_at')
 $_$;
 
-COMMENT ON FUNCTION app_private.analytics_fact_definitions() IS 'What each row of a counted table contributes to app_private.analytics_facts: the table, whether its inserts are folded by the job from a mark (folded) or appended as deltas by statement triggers, the columns whose change moves its facts (an update of other columns is skipped), and its facts as SQL over the row r. One definition serves the triggers, the fold, the readers'' live tail and the recount, so they cannot disagree.';
+COMMENT ON FUNCTION app_private.analytics_fact_definitions() IS 'What each row of a counted table contributes to app_private.analytics_facts: the table, whether its inserts are folded by the job from a mark (folded) or appended as deltas by statement triggers, the columns whose change moves its facts (an update of other columns is skipped), its facts as SQL over the row r, and for a folded table its clock (the column the mark is on: created_at; finished_at for deliveries, counted by the time of their outcome). One definition serves the fold, the readers'' live tail, the recount and the generated triggers, so they cannot disagree (app.notifications'' statement trigger is written out for read-all''s sake and checked against a recount by the tests).';
 
 REVOKE ALL ON FUNCTION app_private.analytics_fact_definitions() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.analytics_fact_select
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) RETURNS text
@@ -1320,15 +1337,16 @@ CREATE FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) RET
            f.key, sum(r.sign * f.value) as value
     from (%s) r
     cross join lateral (%s) f(metric, at, key, value)
-    join (values ('all'), ('day'), ('week'), ('month')) i(name)
+    join (values ('all'), ('hour'), ('day'), ('week'), ('month')) i(name)
       on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+     and (i.name <> 'hour' or f.metric like 'notification%%')
     where f.at is not null
     group by 1, 2, 3, 4
     having sum(r.sign * f.value) <> 0 $q$,
     rows_sql, facts)
 $_$;
 
-COMMENT ON FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) IS 'Builds the query of the facts of some rows (rows_sql: the rows with a sign column, +1 or -1), summed per metric, bucket interval, bucket and key: for the triggers, the fold, the recount and the readers'' live tail.';
+COMMENT ON FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) IS 'Builds the query of the facts of some rows (rows_sql: the rows with a sign column, +1 or -1), summed per metric, bucket interval, bucket and key: for the triggers, the fold, the recount and the readers'' live tail. Hour buckets for the notifications'' metrics only (notifications.*, notification_deliveries.*: GET /api/notifications/analytics offers interval=hour; the admin page does not).';
 
 REVOKE ALL ON FUNCTION app_private.analytics_fact_select(rows_sql text, facts text) FROM PUBLIC;
 
@@ -1358,7 +1376,7 @@ REVOKE ALL ON FUNCTION app_private.analytics_fact_sql(target text, rows_sql text
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.analytics_fact_tail
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.analytics_fact_tail(metric text, bucket_interval text) RETURNS TABLE(bucket timestamp with time zone, key text, value numeric)
@@ -1374,11 +1392,15 @@ begin
     return query select * from app_private.messages_facts_tail(metric, bucket_interval);
   elsif metric like 'orders.%' then
     return query select * from app_private.orders_facts_tail(metric, bucket_interval);
+  elsif metric like 'notifications.%' then
+    return query select * from app_private.notifications_facts_tail(metric, bucket_interval);
+  elsif metric like 'notification_deliveries.%' then
+    return query select * from app_private.notification_deliveries_facts_tail(metric, bucket_interval);
   end if;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.analytics_fact_tail(metric text, bucket_interval text) IS 'A metric''s facts in one bucket interval of the rows not yet folded (a folded table''s rows from its mark on); none for the tables kept by deltas. The readers add them in the same statement as the rollup rows and deltas.';
+COMMENT ON FUNCTION app_private.analytics_fact_tail(metric text, bucket_interval text) IS 'A metric''s facts in one bucket interval of the rows not yet folded (a folded table''s rows from its mark on: messages, orders, notifications, deliveries); none for the tables kept by deltas. The readers add them in the same statement as the rollup rows and deltas.';
 
 REVOKE ALL ON FUNCTION app_private.analytics_fact_tail(metric text, bucket_interval text) FROM PUBLIC;
 
@@ -2153,7 +2175,7 @@ REVOKE ALL ON FUNCTION app_private.fact_totals(metric text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.fold_analytics_facts
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.fold_analytics_facts(margin interval DEFAULT '00:00:05'::interval, batch integer DEFAULT 100000) RETURNS integer
@@ -2179,7 +2201,7 @@ begin
   for attempt in 1..50 loop
     exit when pg_try_advisory_xact_lock(hashtext('app_private.analytics_fold_marks'));
     if attempt = 50 then
-      raise warning 'analytics fold skipped: changes to messages or orders held its lock for 5 s';
+      raise warning 'analytics fold skipped: changes to folded tables held its lock for 5 s';
       return 0;
     end if;
     perform pg_sleep(0.1);
@@ -2195,24 +2217,25 @@ begin
     return 0;
   end;
   for src in
-    select k.source, k.folded_before, d.facts
+    select k.source, k.folded_before, d.facts, d.clock
     from app_private.analytics_fold_marks k
     join app_private.analytics_fact_definitions() d on d.source = k.source
     order by k.source
   loop
     continue when horizon is null or horizon <= src.folded_before;
     -- At most about `batch` rows a run (a fold far behind catches up run by run): up to the
-    -- created_at of the batch-th row, every row of that instant included.
-    execute format('select t.created_at from %s t where t.created_at >= $1 and t.created_at < $2
-                    order by t.created_at offset $3 limit 1', src.source)
+    -- clock of the batch-th row, every row of that instant included. The clock is the
+    -- writing transaction's start (created_at; a delivery's finished_at).
+    execute format('select t.%1$I from %2$s t where t.%1$I >= $1 and t.%1$I < $2
+                    order by t.%1$I offset $3 limit 1', src.clock, src.source)
       into nth using src.folded_before, horizon, greatest(batch, 1) - 1;
     upto := case when nth is null then horizon else least(horizon, nth + interval '1 microsecond') end;
     update app_private.analytics_fold_marks k set folded_before = upto where k.source = src.source;
-    rows_sql := format('select 1 as sign, t.* from %s t where t.created_at >= %L and t.created_at < %L',
-                       src.source, src.folded_before, upto);
+    rows_sql := format('select 1 as sign, t.* from %s t where t.%I >= %L and t.%I < %L',
+                       src.source, src.clock, src.folded_before, src.clock, upto);
     execute app_private.analytics_fact_sql('app_private.analytics_facts', rows_sql, src.facts);
-    execute format('select count(*)::integer from %s t where t.created_at >= $1 and t.created_at < $2',
-                   src.source)
+    execute format('select count(*)::integer from %2$s t where t.%1$I >= $1 and t.%1$I < $2',
+                   src.clock, src.source)
       into n using src.folded_before, upto;
     folded := folded + n;
     if src.source = 'app.messages' then
@@ -2241,7 +2264,7 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app_private.fold_analytics_facts(margin interval, batch integer) IS 'Run by app_private.compact_counters (agora-compact-counters, every minute): for each folded table (app.messages, app.orders), adds the facts of its rows created from its mark up to the horizon (app_private.analytics_fold_horizon: now() - margin, or the start of the oldest transaction in progress if earlier; at most about batch rows a run) to app_private.analytics_facts and the batch''s senders to the members, and moves the mark, in one transaction: a reader (rollups plus the rows from the mark on, one statement) sees the same figure before and after. margin 5 seconds: see the migration 20261202000200''s header. Returns how many rows it folded.';
+COMMENT ON FUNCTION app_private.fold_analytics_facts(margin interval, batch integer) IS 'Run by app_private.compact_counters (agora-compact-counters, every minute): for each folded table (app.messages, app.orders, app.notifications, app_private.notification_deliveries), adds the facts of its rows whose clock (created_at; finished_at for deliveries) is from its mark up to the horizon (app_private.analytics_fold_horizon: now() - margin, or the start of the oldest transaction in progress if earlier; at most about batch rows a run) to app_private.analytics_facts and the batch''s senders to the members, and moves the mark, in one transaction: a reader (rollups plus the rows from the mark on, one statement) sees the same figure before and after. margin 5 seconds: see the migration 20261202000200''s header. Returns how many rows it folded.';
 
 REVOKE ALL ON FUNCTION app_private.fold_analytics_facts(margin interval, batch integer) FROM PUBLIC;
 
@@ -2978,7 +3001,7 @@ REVOKE ALL ON FUNCTION app_private.record_session_activity() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.recount_analytics_facts
--- created in 20261202000200_foundation_analytics_facts.sql
+-- created in 20261202000200_foundation_analytics_facts.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.recount_analytics_facts() RETURNS void
@@ -3011,7 +3034,7 @@ begin
   for def in select * from app_private.analytics_fact_definitions() d order by d.source loop
     execute app_private.analytics_fact_sql('app_private.analytics_facts',
       format('select 1 as sign, t.* from %s t', def.source)
-        || case when def.folded then format(' where t.created_at < %L', horizon) else '' end,
+        || case when def.folded then format(' where t.%I < %L', def.clock, horizon) else '' end,
       def.facts);
   end loop;
   insert into app_private.analytics_fact_members (metric, bucket_interval, bucket, user_id)
@@ -3025,7 +3048,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.recount_analytics_facts() IS 'Rebuilds app_private.analytics_facts from the counted tables (full scans; their writers wait meanwhile) and sets the marks of the folded tables to the horizon (app_private.analytics_fold_horizon): after rows were written with triggers off (a bulk load with session_replication_role = replica) or with a created_at below the mark (a backfill), or should an operator doubt the figures. Active senders of removed messages, which the fold keeps counted, are counted no more.';
+COMMENT ON FUNCTION app_private.recount_analytics_facts() IS 'Rebuilds app_private.analytics_facts from the counted tables (full scans; their writers wait meanwhile) and sets the marks of the folded tables to the horizon (app_private.analytics_fold_horizon): after rows were written with triggers off (a bulk load with session_replication_role = replica) or with a clock below the mark (a backfill), or should an operator doubt the figures. It counts the rows there are: active senders of removed messages, deleted notifications and the deliveries retention pruned (older than retention.deliveryDays), which the rollups keep as history, are counted no more.';
 
 REVOKE ALL ON FUNCTION app_private.recount_analytics_facts() FROM PUBLIC;
 

@@ -5,6 +5,7 @@
 --   supabase/migrations/20261128110000_notifications_delivery_slices.sql
 --   supabase/migrations/20261130040000_notifications_growth.sql
 --   supabase/migrations/20261130100000_notifications_digest_lock_order.sql
+--   supabase/migrations/20261204000000_notifications_analytics_facts.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -240,7 +241,7 @@ GRANT INSERT(quiet_time_zone),UPDATE(quiet_time_zone) ON TABLE app.notification_
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.notifications
--- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app.notifications (
@@ -282,6 +283,10 @@ CREATE INDEX notifications_unread_idx ON app.notifications USING btree (user_id,
 CREATE TRIGGER notifications_count_new AFTER INSERT ON app.notifications REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_new_notifications();
 
 CREATE TRIGGER notifications_deleted_event AFTER DELETE ON app.notifications FOR EACH ROW WHEN (old.inbox) EXECUTE FUNCTION app_private.notification_deleted_event();
+
+CREATE TRIGGER notifications_facts_truncated AFTER TRUNCATE ON app.notifications FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER notifications_facts_updated AFTER UPDATE ON app.notifications REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.notifications_facts_changed();
 
 CREATE TRIGGER notifications_guard_read BEFORE UPDATE OF read_at ON app.notifications FOR EACH ROW EXECUTE FUNCTION app_private.guard_notification_read();
 
@@ -429,7 +434,7 @@ ALTER TABLE app_private.notification_batch_chunks ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.notification_deliveries
--- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.notification_deliveries (
@@ -481,6 +486,10 @@ CREATE INDEX notification_deliveries_notification_id_idx ON app_private.notifica
 CREATE UNIQUE INDEX notification_deliveries_push_key ON app_private.notification_deliveries USING btree (notification_id, device_id) WHERE (channel = 'push'::app_private.delivery_channel);
 
 CREATE TRIGGER notification_deliveries_batch_outcomes AFTER UPDATE ON app_private.notification_deliveries REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT EXECUTE FUNCTION app_private.count_batch_outcomes();
+
+CREATE TRIGGER notification_deliveries_facts_truncated AFTER TRUNCATE ON app_private.notification_deliveries FOR EACH STATEMENT EXECUTE FUNCTION app_private.analytics_facts_truncated();
+
+CREATE TRIGGER notification_deliveries_facts_updated AFTER UPDATE ON app_private.notification_deliveries FOR EACH ROW WHEN ((((old.finished_at IS NOT NULL) OR (new.finished_at < now())) AND ((((old.finished_at IS DISTINCT FROM new.finished_at) OR (old.status IS DISTINCT FROM new.status)) OR (old.channel IS DISTINCT FROM new.channel)) OR (old.notification_id IS DISTINCT FROM new.notification_id)))) EXECUTE FUNCTION app_private.notification_deliveries_facts_changed();
 
 ALTER TABLE ONLY app_private.notification_deliveries
     ADD CONSTRAINT notification_deliveries_device_id_fkey FOREIGN KEY (device_id) REFERENCES app.push_devices(id) ON DELETE SET NULL;
@@ -703,12 +712,13 @@ GRANT ALL ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.notification_analytics
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261204000000_notifications_analytics_facts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.notification_analytics(range_from timestamp with time zone, range_to timestamp with time zone, bucket text DEFAULT 'day'::text, only_type app.notification_type DEFAULT NULL::app.notification_type) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
     AS $$
 declare
   result jsonb;
@@ -722,42 +732,57 @@ begin
   if range_from >= range_to then
     raise exception 'from must be before to' using errcode = 'AG400';
   end if;
-  with created as (
-    select n.type, n.created_at, n.read_at
-    from app.notifications n
-    where n.created_at >= range_from and n.created_at < range_to and n.inbox
-      and (only_type is null or n.type = only_type)
-  ), finished as (
-    select n.type, d.channel, d.status, d.finished_at
-    from app_private.notification_deliveries d
-    join app.notifications n on n.id = d.notification_id
-    where d.finished_at >= range_from and d.finished_at < range_to
-      and (only_type is null or n.type = only_type)
-  ), created_by as (
-    select c.type, date_trunc(bucket, c.created_at, 'UTC') as t,
-           count(*) as created, count(*) filter (where c.read_at is not null) as read
-    from created c group by 1, 2
-  ), finished_by as (
-    select f.type, date_trunc(bucket, f.finished_at, 'UTC') as t,
-           count(*) filter (where f.channel = 'push' and f.status = 'sent') as push_sent,
-           count(*) filter (where f.channel = 'push' and f.status in ('failed', 'pruned')) as push_failed,
-           count(*) filter (where f.channel = 'email' and f.status = 'sent') as email_sent,
-           count(*) filter (where f.channel = 'email' and f.status = 'failed') as email_failed
-    from finished f group by 1, 2
-  ), buckets as (
-    select generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) as t
-  ), kinds as (
-    select k from unnest(enum_range(null::app.notification_type)) k
-    where only_type is null or k = only_type
+  with figures as (
+    -- One row per bucket, type and figure kind, from the rollups (whole buckets).
+    select s.t, s.key as type, s.value as created, 0::numeric as read, 0::numeric as push_sent,
+           0::numeric as push_failed, 0::numeric as email_sent, 0::numeric as email_failed
+    from app_private.fact_series('notifications.created', bucket, range_from, range_to) s
+    where only_type is null or s.key = only_type::text
+    union all
+    select s.t, s.key, 0, s.value, 0, 0, 0, 0
+    from app_private.fact_series('notifications.read', bucket, range_from, range_to) s
+    where only_type is null or s.key = only_type::text
+    union all
+    -- Deliveries: key 'channel status TYPE'.
+    select s.t, split_part(s.key, ' ', 3), 0, 0,
+           case when s.key like 'push sent %' then s.value else 0 end,
+           case when s.key like 'push failed %' or s.key like 'push pruned %' then s.value else 0 end,
+           case when s.key like 'email sent %' then s.value else 0 end,
+           case when s.key like 'email failed %' then s.value else 0 end
+    from app_private.fact_series('notification_deliveries.finished', bucket, range_from, range_to) s
+    where only_type is null or split_part(s.key, ' ', 3) = only_type::text
+  ), by_type as (
+    select f.type, sum(f.created) as created, sum(f.read) as read, sum(f.push_sent) as push_sent,
+           sum(f.push_failed) as push_failed, sum(f.email_sent) as email_sent,
+           sum(f.email_failed) as email_failed
+    from figures f group by 1
+  ), by_t as (
+    select f.t, sum(f.created) as created, sum(f.read) as read, sum(f.push_sent) as push_sent,
+           sum(f.push_failed) as push_failed
+    from figures f group by 1
+  ), hist as (
+    select h.bin, h.n as c from app_private.notification_read_histogram(bucket, range_from, range_to, only_type) h
+  ), cum as (
+    select h.bin, h.c, sum(h.c) over (order by h.bin) - h.c as before,
+           case when h.bin = 0 then 0 else power(2::numeric, (h.bin - 1) / 8.0) end as lo,
+           case when h.bin = 0 then 1 else power(2::numeric, h.bin / 8.0) end as hi
+    from hist h
+  ), median as (
+    -- The middle value (the mean of the two middle ones for an even count), each value
+    -- estimated by spreading its bin's values evenly over the bin: every estimate lies in the
+    -- bin of the value it stands for, hence the bound in this function's comment.
+    select avg(c.lo + (c.hi - c.lo) * (r.k - c.before - 0.5) / c.c) as seconds
+    from (select sum(h.c) as n from hist h) t
+    cross join lateral (values (floor((t.n + 1) / 2)), (ceil((t.n + 1) / 2))) r(k)
+    join cum c on r.k > c.before and r.k <= c.before + c.c
   ), totals as (
-    select coalesce((select sum(created) from created_by), 0)::bigint as created,
-           coalesce((select sum(read) from created_by), 0)::bigint as read,
-           coalesce((select sum(push_sent) from finished_by), 0)::bigint as push_sent,
-           coalesce((select sum(push_failed) from finished_by), 0)::bigint as push_failed,
-           coalesce((select sum(email_sent) from finished_by), 0)::bigint as email_sent,
-           coalesce((select sum(email_failed) from finished_by), 0)::bigint as email_failed,
-           (select percentile_cont(0.5) within group (order by extract(epoch from c.read_at - c.created_at))
-              from created c where c.read_at is not null) as median_read
+    select coalesce(sum(b.created), 0)::bigint as created, coalesce(sum(b.read), 0)::bigint as read,
+           coalesce(sum(b.push_sent), 0)::bigint as push_sent,
+           coalesce(sum(b.push_failed), 0)::bigint as push_failed,
+           coalesce(sum(b.email_sent), 0)::bigint as email_sent,
+           coalesce(sum(b.email_failed), 0)::bigint as email_failed,
+           (select m.seconds from median m) as median_read
+    from by_type b
   )
   select jsonb_build_object(
     'totals', jsonb_build_object(
@@ -766,12 +791,12 @@ begin
     'byType', (
       select jsonb_agg(jsonb_build_object(
         'type', k.k,
-        'created', coalesce((select sum(c.created) from created_by c where c.type = k.k), 0),
-        'read', coalesce((select sum(c.read) from created_by c where c.type = k.k), 0),
-        'pushSent', coalesce((select sum(f.push_sent) from finished_by f where f.type = k.k), 0),
-        'pushFailed', coalesce((select sum(f.push_failed) from finished_by f where f.type = k.k), 0)
+        'created', coalesce(b.created, 0)::bigint, 'read', coalesce(b.read, 0)::bigint,
+        'pushSent', coalesce(b.push_sent, 0)::bigint, 'pushFailed', coalesce(b.push_failed, 0)::bigint
       ) order by k.k)
-      from kinds k
+      from unnest(enum_range(null::app.notification_type)) k
+      left join by_type b on b.type = k.k::text
+      where only_type is null or k.k = only_type
     ),
     'byChannel', jsonb_build_array(
       jsonb_build_object('channel', 'inApp', 'sent', t.created, 'failed', 0),
@@ -781,22 +806,21 @@ begin
     'series', (
       select jsonb_agg(jsonb_build_object(
         't', to_char(b.t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-        'created', coalesce((select sum(c.created) from created_by c where c.t = b.t), 0),
-        'read', coalesce((select sum(c.read) from created_by c where c.t = b.t), 0),
-        'pushSent', coalesce((select sum(f.push_sent) from finished_by f where f.t = b.t), 0),
-        'pushFailed', coalesce((select sum(f.push_failed) from finished_by f where f.t = b.t), 0)
+        'created', coalesce(s.created, 0)::bigint, 'read', coalesce(s.read, 0)::bigint,
+        'pushSent', coalesce(s.push_sent, 0)::bigint, 'pushFailed', coalesce(s.push_failed, 0)::bigint
       ) order by b.t)
-      from buckets b
+      from generate_series(date_trunc(bucket, range_from, 'UTC'), range_to, ('1 ' || bucket)::interval) b(t)
+      left join by_t s on s.t = b.t
     ),
     'readRate', case when t.created = 0 then 0 else round(t.read::numeric / t.created, 4) end,
-    'medianSecondsToRead', case when t.median_read is null then null else round(t.median_read::numeric, 3) end
+    'medianSecondsToRead', case when t.median_read is null then null else round(t.median_read, 3) end
   ) into result
   from totals t;
   return result;
 end;
 $$;
 
-COMMENT ON FUNCTION app.notification_analytics(range_from timestamp with time zone, range_to timestamp with time zone, bucket text, only_type app.notification_type) IS 'GET /api/notifications/analytics and the notifications section of /api/admin/analytics: from the data, in [range_from, range_to). created and read count inbox notifications created in the range (read: those of them read since, so readRate = read / created and the median time to read is theirs); push and e-mail count deliveries by the time of their outcome (pushFailed includes pruned tokens; pushDelivered equals pushSent: FCM''s HTTP v1 API reports acceptance, not receipt). byType, byChannel (inApp, push, email) and a zero-filled series per hour, day, week or month. ADMIN only (42501). security definer: ADMINs cannot read other users'' notifications or any delivery row; it returns counts only.';
+COMMENT ON FUNCTION app.notification_analytics(range_from timestamp with time zone, range_to timestamp with time zone, bucket text, only_type app.notification_type) IS 'GET /api/notifications/analytics and the notifications section of /api/admin/analytics, from the rollups (app_private.analytics_facts, its deltas and the notifications and deliveries not yet folded: a row per bucket, type and key whatever the number of notifications; figures include what happened seconds ago). Whole buckets: the figures are those of the UTC hours, days, ISO weeks or months from the one holding range_from to the one holding range_to. created and read count inbox notifications created in those buckets (read: those of them read since, so readRate = read / created and the median time to read is theirs); push and e-mail count deliveries by the time of their outcome (pushFailed includes pruned tokens; pushDelivered equals pushSent: FCM''s HTTP v1 API reports acceptance, not receipt). Analytics are history: a notification deleted later, or a delivery pruned by retention, stays counted. medianSecondsToRead is interpolated in a histogram of seconds to read (bin 0 = [0, 1 s), bin k = [2^((k-1)/8), 2^(k/8)) s): at most 1 s + 9.1 % of the exact median away (each middle value''s estimate lies in the same bin as the value). byType, byChannel (inApp, push, email) and a zero-filled series. ADMIN only (42501). security definer: ADMINs cannot read other users'' notifications or any delivery row, nor the rollups; it returns counts only.';
 
 REVOKE ALL ON FUNCTION app.notification_analytics(range_from timestamp with time zone, range_to timestamp with time zone, bucket text, only_type app.notification_type) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.notification_analytics(range_from timestamp with time zone, range_to timestamp with time zone, bucket text, only_type app.notification_type) TO authenticated;
@@ -1041,6 +1065,50 @@ COMMENT ON FUNCTION app.update_notification_preferences(patch jsonb) IS 'PUT /ap
 
 REVOKE ALL ON FUNCTION app.update_notification_preferences(patch jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.update_notification_preferences(patch jsonb) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.analytics_tiles
+-- created in 20261204000000_notifications_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.analytics_tiles(bucket text, lo timestamp with time zone, hi timestamp with time zone) RETURNS TABLE(bucket_interval text, first_bucket timestamp with time zone, last_bucket timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
+    AS $$
+declare
+  coarser text := case bucket when 'hour' then 'day' when 'day' then 'month' end;
+  step interval := ('1 ' || bucket)::interval;
+  c0 timestamptz;
+  c1 timestamptz;
+begin
+  if lo >= hi then
+    return;
+  end if;
+  if coarser is not null then
+    c0 := date_trunc(coarser, lo, 'UTC');
+    if c0 < lo then
+      c0 := c0 + ('1 ' || coarser)::interval;
+    end if;
+    c1 := date_trunc(coarser, hi, 'UTC');
+    if c0 < c1 then
+      if lo < c0 then
+        return query select bucket, lo, c0 - step;
+      end if;
+      return query select * from app_private.analytics_tiles(coarser, c0, c1);
+      if c1 < hi then
+        return query select bucket, c1, hi - step;
+      end if;
+      return;
+    end if;
+  end if;
+  return query select bucket, lo, hi - step;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.analytics_tiles(bucket text, lo timestamp with time zone, hi timestamp with time zone) IS 'The buckets [lo, hi) of an interval (both bounds on its buckets'' starts) as the fewest whole buckets: hours up to the first whole day, days, hours after the last (and days around whole months likewise), each tile as (interval, its first bucket, its last bucket). A figure summed over a range (the median''s histogram) reads 24 times fewer rows per day this way; weeks are not tiled (they do not make months).';
+
+REVOKE ALL ON FUNCTION app_private.analytics_tiles(bucket text, lo timestamp with time zone, hi timestamp with time zone) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.announce_batch_chunk
@@ -1586,6 +1654,119 @@ COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'When an inbox n
 REVOKE ALL ON FUNCTION app_private.notification_deleted_event() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.notification_deliveries_facts_changed
+-- created in 20261204000000_notifications_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notification_deliveries_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+    declare
+      mark timestamptz := app_private.analytics_fold_mark('app_private.notification_deliveries');
+    begin
+      
+    insert into app_private.analytics_fact_deltas as c (metric, bucket_interval, bucket, key, delta)
+    select x.* from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select -1 as sign, old.* where old.finished_at < mark
+       union all
+       select 1 as sign, new.* where new.finished_at < mark) r
+    cross join lateral (
+      values ('notification_deliveries.finished', r.finished_at,
+              r.channel::text || ' ' || r.status::text || ' '
+                || (select n.type::text from app.notifications n where n.id = r.notification_id),
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('hour'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+     and (i.name <> 'hour' or f.metric like 'notification%')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0 ) x
+    order by 1, 2, 3, 4  ;
+      return null;
+    end;
+    $$;
+
+COMMENT ON FUNCTION app_private.notification_deliveries_facts_changed() IS 'After an update of a delivery that was finished already, or that sets a finished_at in the past (by hand: the application''s outcomes set now(), above the fold''s mark, and run nothing), per row: for an outcome before the mark (already in the rollups), appends the facts removed (-) and added (+) to app_private.analytics_fact_deltas. Inserts (folded) and deletes (retention: the figures are history) run nothing. Written by migration 20261204000000 from app_private.analytics_fact_definitions(). security definer: the rollups are server-only.';
+
+REVOKE ALL ON FUNCTION app_private.notification_deliveries_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.notification_deliveries_facts_tail
+-- created in 20261204000000_notifications_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notification_deliveries_facts_tail(metric text, bucket_interval text) RETURNS TABLE(bucket timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET max_parallel_workers_per_gather TO '0'
+    AS $$
+      begin
+        -- The metric and interval filter the facts before they are summed. No parallel workers:
+        -- the planner cannot know the tail is a minute of rows (its estimate, a range of the
+        -- BRIN index, is 200,000 at the growth bench's x10) and launched two for each of the
+        -- reader's four tails (15-20 ms each, for no row).
+        return query
+          select x.bucket, x.key, x.value
+          from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select 1 as sign, r.* from app_private.notification_deliveries r
+         where r.finished_at >= (select m.folded_before from app_private.analytics_fold_marks m
+                          where m.source = 'app_private.notification_deliveries')
+           and r.finished_at <= 'infinity'::timestamptz) r
+    cross join lateral (
+      values ('notification_deliveries.finished', r.finished_at,
+              r.channel::text || ' ' || r.status::text || ' '
+                || (select n.type::text from app.notifications n where n.id = r.notification_id),
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('hour'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+     and (i.name <> 'hour' or f.metric like 'notification%')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0 ) x
+          where x.metric = notification_deliveries_facts_tail.metric
+            and x.bucket_interval = notification_deliveries_facts_tail.bucket_interval;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.notification_deliveries_facts_tail(metric text, bucket_interval text) IS 'A metric''s facts in one bucket interval of the rows of app_private.notification_deliveries whose finished_at is from the fold''s mark on, not yet in app_private.analytics_facts (at most a minute and a margin of rows): the readers add them, in the same statement, so a figure is exact while the fold is up to a minute behind. Written by migration 20261204000000 from app_private.analytics_fact_definitions().';
+
+REVOKE ALL ON FUNCTION app_private.notification_deliveries_facts_tail(metric text, bucket_interval text) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.notification_read_histogram
+-- created in 20261204000000_notifications_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notification_read_histogram(bucket text, range_from timestamp with time zone, range_to timestamp with time zone, only_type app.notification_type) RETURNS TABLE(bin integer, n numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET "TimeZone" TO 'UTC'
+    AS $$
+begin
+  return query
+    select split_part(s.key, ' ', 2)::integer, sum(s.value)
+    from app_private.analytics_tiles(bucket, date_trunc(bucket, range_from, 'UTC'),
+                                     date_trunc(bucket, range_to, 'UTC') + ('1 ' || bucket)::interval) t
+    cross join lateral app_private.fact_series('notifications.read_seconds', t.bucket_interval,
+                                                t.first_bucket, t.last_bucket) s
+    where only_type is null or split_part(s.key, ' ', 1) = only_type::text
+    group by 1
+    having sum(s.value) > 0;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.notification_read_histogram(bucket text, range_from timestamp with time zone, range_to timestamp with time zone, only_type app.notification_type) IS 'The seconds-to-read histogram (notifications.read_seconds: bin 0 = [0, 1 s), bin k >= 1 = [2^((k-1)/8), 2^(k/8)) s) of the inbox notifications created in the whole buckets from the one holding range_from to the one holding range_to, of one type or all: count per bin, from the rollups and the live tail, read in the fewest buckets (app_private.analytics_tiles). For app.notification_analytics''s median.';
+
+REVOKE ALL ON FUNCTION app_private.notification_read_histogram(bucket text, range_from timestamp with time zone, range_to timestamp with time zone, only_type app.notification_type) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.notification_type_defaults
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1611,6 +1792,117 @@ $$;
 COMMENT ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) IS 'The channels ({ inApp, push, email }) of one type for users who did not choose: notifications.defaults of the current configuration, each channel falling back to app_private.config_defaults. plpgsql, not SQL, on purpose: it is on the send''s hot path, and a security definer SQL function is planned again on every call (with config_defaults'' JSON parsed each time: about 0.3 ms), while plpgsql keeps its plans for the session. security definer: the configuration is readable by ADMINs only; it returns three booleans.';
 
 REVOKE ALL ON FUNCTION app_private.notification_type_defaults(notification_type app.notification_type) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.notifications_facts_changed
+-- created in 20261204000000_notifications_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notifications_facts_changed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    SET jit TO 'off'
+    SET "TimeZone" TO 'UTC'
+    AS $$
+declare
+  mark timestamptz := app_private.analytics_fold_mark('app.notifications');
+begin
+  -- The facts of app_private.analytics_fact_definitions() for app.notifications, written out:
+  -- the updated rows below the mark are grouped by (hour, type, bin) before they are spread over
+  -- the metrics and intervals, so read-all of 50,000 rows appends a row per bucket it touched.
+  -- jit off: the transition tables' row estimates make the planner compile the statement
+  -- (0.6 s of JIT for a 0.2 s read-all). The buckets are UTC's (the function's time zone).
+  insert into app_private.analytics_fact_deltas (metric, bucket_interval, bucket, key, delta)
+  -- Every row's facts leave (-1) and arrive (+1); a row whose watched columns did not change
+  -- cancels out in the sums (no join of the two transition tables: without statistics on them
+  -- the planner sorted both on disk).
+  with changed as (
+    select -1 as sign, o.type, o.created_at, o.read_at from old_rows o
+    where o.created_at < mark and o.inbox
+    union all
+    select 1, n.type, n.created_at, n.read_at from new_rows n
+    where n.created_at < mark and n.inbox
+  ), grouped as (
+    select date_trunc('hour', c.created_at) as hour, c.type::text as type,
+           -- The bin of seconds to read, as in the definitions (null: unread).
+           case when c.read_at is null then null
+                when extract(epoch from c.read_at - c.created_at)::double precision < 1 then 0
+                else 1 + floor(8 * ln(extract(epoch from c.read_at - c.created_at)::double precision)
+                               / ln(2::double precision))::integer end as bin,
+           sum(c.sign) as n
+    from changed c
+    group by 1, 2, 3
+    having sum(c.sign) <> 0
+  ), facts as (
+    select 'notifications.created' as metric, g.hour, g.type as key, g.n from grouped g
+    union all
+    select 'notifications.read', g.hour, g.type, g.n from grouped g where g.bin is not null
+    union all
+    select 'notifications.read_seconds', g.hour, g.type || ' ' || g.bin, g.n from grouped g where g.bin is not null
+  )
+  -- No order: the deltas are appended (no row another writer could hold).
+  select f.metric, i.name, date_trunc(i.name, f.hour), f.key, sum(f.n)
+  from facts f cross join (values ('hour'), ('day'), ('week'), ('month')) i(name)
+  group by 1, 2, 3, 4
+  having sum(f.n) <> 0;
+  return null;
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.notifications_facts_changed() IS 'After update on app.notifications, per statement (transition tables): for the rows created before the fold''s mark (already in the rollups) whose read_at, created_at, type or inbox changed, appends the facts removed (-) and added (+) to app_private.analytics_fact_deltas, grouped first: marking read moves notifications.read and the seconds-to-read histogram of the notification''s creation bucket, and read-all appends a row per (metric, bucket, type, bin), not one per notification. Rows from the mark on are read live and folded as they are then. Inserts run nothing (folded); deletes nothing (the figures are history). The facts of app_private.analytics_fact_definitions(), written out (tests/notifications/sql/208 checks them against a recount). security definer: users mark read and may not write the rollups.';
+
+REVOKE ALL ON FUNCTION app_private.notifications_facts_changed() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.notifications_facts_tail
+-- created in 20261204000000_notifications_analytics_facts.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.notifications_facts_tail(metric text, bucket_interval text) RETURNS TABLE(bucket timestamp with time zone, key text, value numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET max_parallel_workers_per_gather TO '0'
+    AS $$
+      begin
+        -- The metric and interval filter the facts before they are summed. No parallel workers:
+        -- the planner cannot know the tail is a minute of rows (its estimate, a range of the
+        -- BRIN index, is 200,000 at the growth bench's x10) and launched two for each of the
+        -- reader's four tails (15-20 ms each, for no row).
+        return query
+          select x.bucket, x.key, x.value
+          from (
+    select f.metric, i.name as bucket_interval,
+           case when i.name = 'all' then '-infinity'::timestamptz else date_trunc(i.name, f.at, 'UTC') end as bucket,
+           f.key, sum(r.sign * f.value) as value
+    from (select 1 as sign, r.* from app.notifications r
+         where r.created_at >= (select m.folded_before from app_private.analytics_fold_marks m
+                          where m.source = 'app.notifications')
+           and r.created_at <= 'infinity'::timestamptz) r
+    cross join lateral (
+      values ('notifications.created', case when r.inbox then r.created_at end, r.type::text, 1::numeric),
+             ('notifications.read', case when r.inbox and r.read_at is not null then r.created_at end,
+              r.type::text, 1::numeric),
+             ('notifications.read_seconds', case when r.inbox and r.read_at is not null then r.created_at end,
+              -- The bin of seconds to read: 0 for [0, 1 s), k >= 1 for [2^((k-1)/8), 2^(k/8)) s.
+              r.type::text || ' ' || case
+                when extract(epoch from r.read_at - r.created_at)::double precision < 1 then 0
+                else 1 + floor(8 * ln(extract(epoch from r.read_at - r.created_at)::double precision)
+                               / ln(2::double precision))::integer end,
+              1::numeric) ) f(metric, at, key, value)
+    join (values ('all'), ('hour'), ('day'), ('week'), ('month')) i(name)
+      on (f.at = '-infinity'::timestamptz) = (i.name = 'all')
+     and (i.name <> 'hour' or f.metric like 'notification%')
+    where f.at is not null
+    group by 1, 2, 3, 4
+    having sum(r.sign * f.value) <> 0 ) x
+          where x.metric = notifications_facts_tail.metric
+            and x.bucket_interval = notifications_facts_tail.bucket_interval;
+      end;
+      $$;
+
+COMMENT ON FUNCTION app_private.notifications_facts_tail(metric text, bucket_interval text) IS 'A metric''s facts in one bucket interval of the rows of app.notifications whose created_at is from the fold''s mark on, not yet in app_private.analytics_facts (at most a minute and a margin of rows): the readers add them, in the same statement, so a figure is exact while the fold is up to a minute behind. Written by migration 20261204000000 from app_private.analytics_fact_definitions().';
+
+REVOKE ALL ON FUNCTION app_private.notifications_facts_tail(metric text, bucket_interval text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notifications_read_events

@@ -9,7 +9,8 @@
  * every figure equals a recount of the tables written here independently of the definitions,
  * read in the same snapshot, before and after the deltas and rows are folded. Then the fold
  * around transactions that commit late, and the page itself: after writes its totals move by
- * exactly what was written.
+ * exactly what was written. The notifications' facts (the same machinery) are checked by
+ * tests/notifications/analytics-facts.test.ts and pgTAP 210, so the recount here leaves them out.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -103,9 +104,11 @@ async function drift(sql: postgres.Sql): Promise<Drift[]> {
       select r.metric, r.bucket_interval, r.bucket, r.key, sum(r.value) as value
       from (
         select f.metric, f.bucket_interval, f.bucket, f.key, f.value from app_private.analytics_facts f
+        where f.metric not like 'notification%'
         union all
         select d.metric, d.bucket_interval, d.bucket, d.key, d.delta
         from app_private.analytics_fact_deltas d
+        where d.metric not like 'notification%'
         union all
         select m.metric, i.name, l.bucket, l.key, l.value
         from unnest(array['messages.sent', 'messages.senders', 'messages.live', 'orders.created',
@@ -276,7 +279,7 @@ test("[races] the fold moves its mark no further than a transaction in progress:
       const marks = await tx<{ source: string; below: boolean }[]>`
         select source, folded_before <= now() as below from app_private.analytics_fold_marks
         order by source`;
-      assert.deepEqual(marks.map((m) => m.below), [true, true], "no mark past its start");
+      assert.ok(marks.every((m) => m.below), "no mark past its start");
       assert.deepEqual(await drift(sql), [], "exact while it is in progress");
     });
     assert.deepEqual(await drift(sql), [], "exact once it committed after the fold");

@@ -478,7 +478,10 @@ export const notificationAnalyticsSchema = z.object({
   })),
   series: z.array(z.object({ t: z.string(), ...counts })),
   readRate: z.number().min(0).max(1),
-  medianSecondsToRead: z.number().nullable(),
+  medianSecondsToRead: z.number().nullable().openapi({
+    description: "Estimated from a histogram of seconds to read (bins 2^(1/8) wide): within " +
+      "1 s + 9.1 % of the exact median of the notifications read; null when none was read.",
+  }),
 }).openapi("NotificationAnalytics");
 
 analytics.openapi(
@@ -487,11 +490,16 @@ analytics.openapi(
     path: "/",
     operationId: "getNotificationAnalytics",
     summary: "Notification figures (ADMIN)",
-    description: "From the data, in [from, to) (default: the last 30 days, by day). `created` " +
-      "and `read` count inbox notifications created in the range (`read`: those read since; " +
-      "`readRate` = read / created, `medianSecondsToRead` over them); push and e-mail count " +
-      "deliveries by the time of their outcome (`pushFailed` includes pruned tokens; " +
-      "`pushDelivered` equals `pushSent`: FCM reports acceptance, not receipt).",
+    description: "From the analytics rollups, over whole buckets: the hours, days, weeks or " +
+      "months from the one holding `from` to the one holding `to` (default: the last 30 days, " +
+      "by day; UTC); what happened seconds ago included. `created` and `read` count inbox " +
+      "notifications created in those buckets (`read`: those read since; `readRate` = read / " +
+      "created); push and e-mail count deliveries by the time of their outcome (`pushFailed` " +
+      "includes pruned tokens; `pushDelivered` equals `pushSent`: FCM reports acceptance, not " +
+      "receipt). Analytics are history: notifications deleted and deliveries pruned later stay " +
+      "counted. `medianSecondsToRead` (over the notifications read) is estimated from a " +
+      "histogram of seconds to read with bins 2^(1/8) wide: within 1 s + 9.1 % of the exact " +
+      "median; null when none was read.",
     security: signedIn,
     request: {
       query: z.object({

@@ -34,7 +34,8 @@ language sql as $$
 $$;
 
 select is((select array_agg(source order by source) from app_private.analytics_fold_marks),
-  array['app.messages', 'app.orders'], 'Messages and orders are folded from a mark.');
+  array['app.messages', 'app.notifications', 'app.orders', 'app_private.notification_deliveries'],
+  'Messages, orders, notifications and deliveries are folded from a mark.');
 select has_index('app', 'messages', 'messages_created_at_id_idx', array['created_at', 'id'],
   'The fold and the readers read the newest messages by (created_at, id).');
 select is(

@@ -1,11 +1,12 @@
 /*
- * app.notification_analytics: ADMIN only; figures from the data over [from, to): created and
- * read of inbox notifications created in the range (hidden ones left out), the read rate and
- * the median time to read, push and e-mail outcomes by their time, by type, by channel and in a
- * zero-filled series.
+ * app.notification_analytics: ADMIN only; figures from the rollups over the whole buckets of
+ * the range: created and read of inbox notifications created in them (hidden ones left out),
+ * the read rate and the median time to read (from a histogram: within 1 s + 9.1 %), push and
+ * e-mail outcomes by their time, by type, by channel and in a zero-filled series. The rows are
+ * written with past times (below the fold's mark), so a recount takes them in.
  */
 begin;
-select plan(10);
+select plan(11);
 
 do $$
 begin
@@ -32,6 +33,7 @@ join (values ('w1', 'push', 'sent', '2020-03-02 10:00:01+00'), ('w2', 'push', 'f
              ('s1', 'push', 'sent', '2020-03-03 12:00:02+00')) as x (title, channel, status, at)
   on x.title = n.title
 where n.user_id = :'mem';
+select app_private.recount_analytics_facts();
 
 select tests.authenticate_as(:'mem');
 select throws_ok(
@@ -47,10 +49,10 @@ select results_eq(
   $$ values ('{"created": 4, "read": 3, "pushSent": 2, "pushDelivered": 2, "pushFailed": 2, "emailSent": 1}'::jsonb) $$,
   'Totals: 4 inbox notifications created in range (not the hidden one, not the earlier one), 3 read, pushes 2 sent and 2 failed (one pruned), 1 e-mail.'
 );
-select results_eq(
-  format($$ select ((%L::jsonb) ->> 'readRate')::numeric, ((%L::jsonb) ->> 'medianSecondsToRead')::numeric $$, :'a', :'a'),
-  $$ values (0.75, 30.0) $$,
-  'readRate 3/4; median time to read of 10 s, 30 s and a day is 30 s.'
+select is(((:'a'::jsonb) ->> 'readRate')::numeric, 0.75, 'readRate 3/4.');
+select ok(
+  abs(((:'a'::jsonb) ->> 'medianSecondsToRead')::numeric - 30) <= 1 + 0.091 * 30,
+  'The median time to read of 10 s, 30 s and a day is 30 s, within 1 s + 9.1 % (a histogram''s bin).'
 );
 select results_eq(
   format($$ select x from jsonb_array_elements((%L::jsonb) -> 'byType') x where x ->> 'type' in ('WALLET', 'SYSTEM') order by x ->> 'type' $$, :'a'),
