@@ -611,6 +611,11 @@ test("[web] the analytics page draws notifications created and read from the rea
       Number(await page.getByTestId("tile-notifications-created").textContent()),
       db.created,
     );
+    // One was read seconds after it was sent: the median shows, marked as the estimate it is.
+    assert.match(
+      (await page.getByTestId("tile-notifications-median").textContent()) ?? "",
+      /^≈ \d+ (s|min)$/,
+    );
     const byType = await page.getByTestId("chart-notifications-by-type").locator("rect.bar")
       .evaluateAll((els) => els.map((b) => Number(b.getAttribute("data-value"))));
     assert.equal(byType.reduce((x, y) => x + y, 0), db.created);
