@@ -6,6 +6,7 @@
 --   supabase/migrations/20261130040000_notifications_growth.sql
 --   supabase/migrations/20261130100000_notifications_digest_lock_order.sql
 --   supabase/migrations/20261204000000_notifications_analytics_facts.sql
+--   supabase/migrations/20261205000000_notifications_read_marks.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -238,6 +239,31 @@ GRANT INSERT(quiet_start),UPDATE(quiet_start) ON TABLE app.notification_preferen
 GRANT INSERT(quiet_end),UPDATE(quiet_end) ON TABLE app.notification_preferences TO authenticated;
 
 GRANT INSERT(quiet_time_zone),UPDATE(quiet_time_zone) ON TABLE app.notification_preferences TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- table app.notification_read_marks
+-- created in 20261205000000_notifications_read_marks.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app.notification_read_marks (
+    user_id uuid NOT NULL,
+    read_to timestamp with time zone NOT NULL,
+    read_at timestamp with time zone NOT NULL
+);
+
+COMMENT ON TABLE app.notification_read_marks IS 'Pending read-alls: each row says that every inbox notification of user_id created up to read_to was read at read_at. Written by app.mark_all_notifications_read instead of updating every unread row (one row whatever the inbox), removed by app_private.apply_read_marks once it has written read_at into the rows it covers. A row is covered by the earliest mark with read_to at or after its created_at (app.notification_read_at). Users read their own (readers under RLS compute read times from them); only the server writes.';
+
+ALTER TABLE ONLY app.notification_read_marks
+    ADD CONSTRAINT notification_read_marks_pkey PRIMARY KEY (user_id, read_to);
+
+ALTER TABLE ONLY app.notification_read_marks
+    ADD CONSTRAINT notification_read_marks_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app.notification_read_marks ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY notification_read_marks_select_own ON app.notification_read_marks FOR SELECT TO authenticated USING ((user_id = ( SELECT auth.uid() AS uid)));
+
+GRANT SELECT ON TABLE app.notification_read_marks TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app.notifications
@@ -525,6 +551,25 @@ ALTER TABLE ONLY app_private.notification_search
 ALTER TABLE app_private.notification_search ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
+-- table app_private.notification_write_gates
+-- created in 20261205000000_notifications_read_marks.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE TABLE app_private.notification_write_gates (
+    user_id uuid NOT NULL
+);
+
+COMMENT ON TABLE app_private.notification_write_gates IS 'One row per user who has been notified: the lock that keeps a read-all''s mark exact. Writers of notifications (app_private.notify_rows, write_batch_chunk) lock their recipients'' rows (FOR UPDATE, in user order) before they stamp created_at and hold them until they commit; a read-all that writes a mark locks its row too, so it waits for every row stamped before it and every later row is stamped after its commit. Exclusive, not shared: a read-all waiting behind a stream of shared lockers was never let in (row locks queue only conflicting requests), and exclusive requests queue in order. Writers of one user thus take turns, as they already did at the counter. Nothing else touches these rows: the counters (app.notification_counters) would do, but marking read updates them, and a reader queued behind a waiting read-all while a collapse waited for the reader''s row deadlocked (seen in tests/notifications/read-marks.test.ts). No grants: server only.';
+
+ALTER TABLE ONLY app_private.notification_write_gates
+    ADD CONSTRAINT notification_write_gates_pkey PRIMARY KEY (user_id);
+
+ALTER TABLE ONLY app_private.notification_write_gates
+    ADD CONSTRAINT notification_write_gates_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+
+ALTER TABLE app_private.notification_write_gates ENABLE ROW LEVEL SECURITY;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app.create_notification
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -666,7 +711,7 @@ GRANT ALL ON FUNCTION app.delete_notification(target_notification_id uuid) TO au
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.inbox_search_ids
--- created in 20261130040000_notifications_growth.sql
+-- created in 20261130040000_notifications_growth.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) RETURNS uuid[]
@@ -676,6 +721,7 @@ CREATE FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unrea
 declare
   me uuid := (select auth.uid());
   found_ids uuid[];
+  marked_to timestamptz;
 begin
   if me is null then
     return '{}';
@@ -685,6 +731,8 @@ begin
   -- planner would keep like and enum equality, not leakproof, out of index conditions): this
   -- reads with the owner's rights, the caller's rows only. The words are a necessary condition;
   -- the exact test (title or body) runs on each candidate.
+  select coalesce(max(m.read_to), '-infinity') into marked_to
+  from app.notification_read_marks m where m.user_id = me;
   execute $q$
     with matching as materialized (
       select s.notification_id as id, s.created_at
@@ -696,19 +744,94 @@ begin
     )
     select array(
       select m.id from matching m join app.notifications n on n.id = m.id
-      where n.inbox and ($3::boolean is null or (n.read_at is null) = $3)
+      where n.inbox and ($3::boolean is null or (n.read_at is null and n.created_at > $9) = $3)
         and ($4::text is null or lower(n.title) like $4 or lower(n.body) like $4)
       order by m.created_at desc, m.id desc limit $8)
   $q$ into found_ids
-  using me, only_type, only_unread, pattern, lower_time, bound_time, bound_id, wanted;
+  using me, only_type, only_unread, pattern, lower_time, bound_time, bound_id, wanted, marked_to;
   return found_ids;
 end;
 $_$;
 
-COMMENT ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) IS 'The second half of a filtered inbox page (app_private.inbox_page_for_session): the ids of the caller''s next `wanted` inbox rows before (bound_time, bound_id) matching the filters (type, unread, a like pattern on title or body), newest first, found through app_private.notification_search (a GIN index on user, type and trigrams) and sorted, instead of walking the inbox. security definer: the search table is server-only; it only ever reads the caller''s rows (auth.uid()) and returns ids, which the page then reads under RLS.';
+COMMENT ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) IS 'The second half of a filtered inbox page (app_private.inbox_page_for_session): the ids of the caller''s next `wanted` inbox rows before (bound_time, bound_id) matching the filters (type, unread: neither read nor covered by a pending read-all, a like pattern on title or body), newest first, found through app_private.notification_search (a GIN index on user, type and trigrams) and sorted, instead of walking the inbox. security definer: the search table is server-only; it only ever reads the caller''s rows (auth.uid()) and returns ids, which the page then reads under RLS.';
 
 REVOKE ALL ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.inbox_search_ids(only_type app.notification_type, only_unread boolean, pattern text, lower_time timestamp with time zone, bound_time timestamp with time zone, bound_id uuid, wanted integer) TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.mark_all_notifications_read
+-- created in 20261205000000_notifications_read_marks.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.mark_all_notifications_read(direct_limit integer DEFAULT 500) RETURNS TABLE(updated integer, unread integer)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+#variable_conflict use_column
+declare
+  me uuid := (select auth.uid());
+  was integer;
+  marked_to timestamptz;
+  newest timestamptz;
+  changed integer;
+begin
+  if me is null then
+    raise exception 'Sign in to continue.' using errcode = 'AG401';
+  end if;
+  select c.unread into was from app.notification_counters c where c.user_id = me;
+  if coalesce(was, 0) = 0 then
+    return query select 0, 0;
+    return;
+  end if;
+  if was <= direct_limit then
+    -- Few: the rows themselves, as before (each row, then the counter in the read events
+    -- trigger, which counts and announces them: the order marking one read takes).
+    update app.notifications n set read_at = now()
+    where n.user_id = me and n.inbox and n.read_at is null
+      and n.created_at > coalesce((select max(m.read_to) from app.notification_read_marks m
+                                   where m.user_id = me), '-infinity');
+    get diagnostics changed = row_count;
+    return query select changed, c.unread from app.notification_counters c where c.user_id = me;
+    return;
+  end if;
+  -- Many: the caller's write gate. Writers hold it from before they stamp a row's creation time
+  -- to their commit (app_private.notify_rows), so this waits for every row stamped before it,
+  -- and rows stamped later are newer than the mark. Then the counter.
+  -- No notification row is locked.
+  perform 1 from app_private.notification_write_gates g where g.user_id = me for update;
+  select c.unread into was from app.notification_counters c where c.user_id = me for update;
+  if coalesce(was, 0) = 0 then
+    return query select 0, 0;
+    return;
+  end if;
+  select coalesce(max(m.read_to), '-infinity') into marked_to
+  from app.notification_read_marks m where m.user_id = me;
+  select n.created_at into newest
+  from app.notifications n
+  where n.user_id = me and n.inbox and n.read_at is null and n.created_at > marked_to
+  order by n.created_at desc, n.id desc
+  limit 1;
+  update app.notification_counters c set unread = 0 where c.user_id = me;
+  if newest is null then
+    return query select 0, 0;
+    return;
+  end if;
+  insert into app.notification_read_marks (user_id, read_to, read_at) values (me, newest, now());
+  perform app_private.emit_event('user:' || me, 'notification.read_all',
+    jsonb_build_object('count', was,
+                       'readAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                       'upTo', to_char(newest at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                       'unreadCount', 0));
+  perform app_private.enqueue_job('notifications.read_marks', jsonb_build_object('userId', me), now(),
+    'notifications.read_marks:' || me::text || ':' || newest::text);
+  return query select was, 0;
+end;
+$$;
+
+COMMENT ON FUNCTION app.mark_all_notifications_read(direct_limit integer) IS 'PUT /api/notifications/read-all: marks every unread inbox notification of the caller read; returns how many and the unread count left (0). Up to direct_limit unread (the counter) it updates the rows, as before. Beyond, it writes one mark instead (app.notification_read_marks: everything created up to the newest unread row, read now), zeroes the counter, emits notification.read_all { count, readAt, upTo, unreadCount } on user:<id> and queues notifications.read_marks, which writes the rows'' read_at behind it: the request costs the same for 10 or 100,000 unread. For a mark it takes the caller''s row of app_private.notification_write_gates, which writers hold from before they stamp created_at to their commit, so the mark covers exactly the rows this transaction sees; it locks no notification row (the direct way locks rows, then the counter, as marking one read does: no deadlock with a collapse, app_private.notify_rows). security definer: the marks, the counter and the events are server-written; it only ever touches the caller''s rows.';
+
+REVOKE ALL ON FUNCTION app.mark_all_notifications_read(direct_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.mark_all_notifications_read(direct_limit integer) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.notification_analytics
@@ -865,7 +988,7 @@ GRANT ALL ON FUNCTION app.notification_batch_progress(target_batch_id uuid) TO a
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.notification_json
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.notification_json(n app.notifications) RETURNS jsonb
@@ -878,12 +1001,12 @@ CREATE FUNCTION app.notification_json(n app.notifications) RETURNS jsonb
     'body', n.body,
     'data', n.data,
     'priority', n.priority,
-    'readAt', to_char(n.read_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'readAt', to_char(app.notification_read_at(n) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
   )
 $$;
 
-COMMENT ON FUNCTION app.notification_json(n app.notifications) IS 'The notification as the API and the live events show it. Inlinable pure SQL with no pinned search_path on purpose, as app.message_object: it reads no table and runs with the caller''s rights.';
+COMMENT ON FUNCTION app.notification_json(n app.notifications) IS 'The notification as the API and the live events show it (readAt through app.notification_read_at, so a notification a read-all covered is read at that read-all''s time). Inlinable SQL with no pinned search_path on purpose, as app.message_object: it runs with the caller''s rights.';
 
 REVOKE ALL ON FUNCTION app.notification_json(n app.notifications) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.notification_json(n app.notifications) TO authenticated;
@@ -927,6 +1050,26 @@ COMMENT ON FUNCTION app.notification_preferences_document() IS 'GET /api/notific
 
 REVOKE ALL ON FUNCTION app.notification_preferences_document() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.notification_preferences_document() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.notification_read_at
+-- created in 20261205000000_notifications_read_marks.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.notification_read_at(n app.notifications) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(n.read_at, case when n.inbox then (
+    select m.read_at from app.notification_read_marks m
+    where m.user_id = n.user_id and m.read_to >= n.created_at
+    order by m.read_to limit 1) end)
+$$;
+
+COMMENT ON FUNCTION app.notification_read_at(n app.notifications) IS 'When a notification was read: its read_at, else the time of the earliest pending read-all that covers it (app.notification_read_marks), else null (unread). Every reader of the read state goes through it or its condition written out (created_at up to the newest mark). The caller''s rights: under RLS a user sees their own marks. Not inlinable (a subquery), so its search_path is pinned; a call costs about 4 µs, and the list calls it only for the rows up to the newest mark.';
+
+REVOKE ALL ON FUNCTION app.notification_read_at(n app.notifications) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.notification_read_at(n app.notifications) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.register_push_device
@@ -1150,6 +1293,48 @@ COMMENT ON FUNCTION app_private.announce_batch_chunk(target_batch_id uuid, targe
 REVOKE ALL ON FUNCTION app_private.announce_batch_chunk(target_batch_id uuid, target_chunk integer) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
+-- function app_private.apply_read_marks
+-- created in 20261205000000_notifications_read_marks.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.apply_read_marks(target_user_id uuid, batch_size integer DEFAULT 2000) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  mark app.notification_read_marks;
+  written integer;
+begin
+  select * into mark from app.notification_read_marks m
+  where m.user_id = target_user_id
+  order by m.read_to
+  limit 1
+  for update;
+  if not found then
+    return false;
+  end if;
+  -- The earliest mark covers every unread row created up to its read_to (later marks only
+  -- newer ones): its time, written down, a batch at a time through the unread index.
+  update app.notifications n set read_at = mark.read_at
+  where n.id = any(array(
+    select x.id from app.notifications x
+    where x.user_id = target_user_id and x.inbox and x.read_at is null and x.created_at <= mark.read_to
+    order by x.created_at desc, x.id desc
+    limit batch_size));
+  get diagnostics written = row_count;
+  if written < batch_size then
+    delete from app.notification_read_marks m
+    where m.user_id = target_user_id and m.read_to = mark.read_to;
+  end if;
+  return exists (select 1 from app.notification_read_marks m where m.user_id = target_user_id);
+end;
+$$;
+
+COMMENT ON FUNCTION app_private.apply_read_marks(target_user_id uuid, batch_size integer) IS 'One step of a notifications.read_marks job, in a transaction of its own: writes the read_at of the earliest pending read-all (app.notification_read_marks) into at most batch_size of the rows it covers, and drops the mark once none is left. Returns whether marks remain (the job calls it again). The rows were read already for every reader (app.notification_read_at); the read events trigger skips them (the read-all counted and announced them) and the analytics facts take their read time now. Idempotent: a killed step is redone. Server only.';
+
+REVOKE ALL ON FUNCTION app_private.apply_read_marks(target_user_id uuid, batch_size integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
 -- function app_private.claim_message_digest
 -- created in 20261124100000_notifications.sql
 -- ---------------------------------------------------------------------------------------------
@@ -1218,7 +1403,7 @@ REVOKE ALL ON FUNCTION app_private.conversation_notifications() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.conversation_read_notifications
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.conversation_read_notifications() RETURNS trigger
@@ -1226,7 +1411,7 @@ CREATE FUNCTION app_private.conversation_read_notifications() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
-  update app.notifications n set read_at = now()
+  update app.notifications n set read_at = coalesce(app.notification_read_at(n), now())
   where n.user_id = new.user_id
     and n.collapse_key = 'conversation:' || new.conversation_id::text
     and n.read_at is null
@@ -1238,7 +1423,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.conversation_read_notifications() IS 'Reading a conversation up to the latest message its MESSAGE notification tells of marks that notification read (and notification.read goes out); a read mark short of it leaves it unread. security definer: notifications are updated by their owner only through RLS, and this runs on the participant row''s update.';
+COMMENT ON FUNCTION app_private.conversation_read_notifications() IS 'Reading a conversation up to the latest message its MESSAGE notification tells of marks that notification read (and notification.read goes out); a read mark short of it leaves it unread; one a read-all already covers is written down with the read-all''s time (no second event). security definer: notifications are updated by their owner only through RLS, and this runs on the participant row''s update.';
 
 REVOKE ALL ON FUNCTION app_private.conversation_read_notifications() FROM PUBLIC;
 
@@ -1419,7 +1604,7 @@ REVOKE ALL ON FUNCTION app_private.finish_batch_chunk(target_batch_id uuid, targ
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.guard_notification_read
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.guard_notification_read() RETURNS trigger
@@ -1432,14 +1617,15 @@ begin
     if old.read_at is not null then
       new.read_at := old.read_at;
     elsif new.read_at is not null then
-      new.read_at := now();
+      -- A read-all covering the row read it then (app.notification_read_at).
+      new.read_at := coalesce(app.notification_read_at(old), now());
     end if;
   end if;
   return new;
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.guard_notification_read() IS 'Users only mark notifications read: the time is the server''s (no backdating into the read-time figures) and a read notification stays read. Fires only when read_at is in the update.';
+COMMENT ON FUNCTION app_private.guard_notification_read() IS 'Users only mark notifications read: the time is the server''s (no backdating into the read-time figures), or the time of the read-all that already covers the row (app.notification_read_marks), and a read notification stays read. Fires only when read_at is in the update.';
 
 REVOKE ALL ON FUNCTION app_private.guard_notification_read() FROM PUBLIC;
 
@@ -1464,7 +1650,7 @@ REVOKE ALL ON FUNCTION app_private.in_audience(u app.users, audience jsonb) FROM
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.inbox_page_for_session
--- created in 20261124150000_inbox_session_check.sql; last changed in 20261130040000_notifications_growth.sql
+-- created in 20261124150000_inbox_session_check.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) RETURNS TABLE(id uuid, type app.notification_type, title text, body text, data jsonb, priority app.notification_priority, read_at text, created_at text, unread integer)
@@ -1484,6 +1670,8 @@ declare
   hit uuid;
   listed boolean;
   w record;
+  -- The newest creation time a pending read-all covers: rows up to it are read.
+  marked_to timestamptz;
 begin
   -- The live-session rule (app_private.live_sessions), with the pool's own rights, before the
   -- role changes.
@@ -1498,9 +1686,11 @@ begin
   end if;
   perform set_config('request.jwt.claims', caller_claims, true);
   perform set_config('role', 'authenticated', true);
+  select coalesce(max(m.read_to), '-infinity') into marked_to
+  from app.notification_read_marks m where m.user_id = caller_user;
   if only_type is null and only_unread is null and pattern is null then
     return query
-      select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+      select n.id, n.type, n.title, n.body, n.data, n.priority, (case when n.read_at is null and n.created_at <= marked_to then app.notification_read_at(n) else n.read_at end)::text, n.created_at::text,
              coalesce((select c.unread from app.notification_counters c
                        where c.user_id = (select auth.uid())), 0)
       from app.notifications n
@@ -1520,6 +1710,7 @@ begin
         from app.notifications n
         where n.user_id = (select auth.uid()) and n.inbox and n.read_at is null
           and (n.created_at, n.id) < (bound_time, bound_id) and n.created_at >= lower_time
+          and n.created_at > marked_to
         order by n.created_at desc, n.id desc
         limit walk_limit
       loop
@@ -1535,7 +1726,7 @@ begin
       for w in
         select n.id, n.created_at,
                (only_type is null or n.type = only_type)
-               and (only_unread is null or (n.read_at is null) = only_unread)
+               and (only_unread is null or (n.read_at is null and n.created_at > marked_to) = only_unread)
                and (pattern is null or lower(n.title) like pattern or lower(n.body) like pattern) as hit
         from app.notifications n
         where n.user_id = (select auth.uid()) and n.inbox
@@ -1562,7 +1753,7 @@ begin
     -- key: one statement over all of them was planned as a walk of the user's inbox index.
     foreach hit in array hits loop
       return query
-        select n.id, n.type, n.title, n.body, n.data, n.priority, n.read_at::text, n.created_at::text,
+        select n.id, n.type, n.title, n.body, n.data, n.priority, (case when n.read_at is null and n.created_at <= marked_to then app.notification_read_at(n) else n.read_at end)::text, n.created_at::text,
                coalesce((select c.unread from app.notification_counters c
                          where c.user_id = (select auth.uid())), 0)
         from app.notifications n
@@ -1580,7 +1771,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path), session check included: the session the access token names must be live and its user active by the one rule, app_private.live_sessions (else AG401), the claims are built from those rows, then the page is read under RLS as role authenticated, newest first, with the unread count (app.notification_counters) on every row; an empty page is one row with a null id carrying the count. One round trip instead of two (the session check, then the page): measured, the round trips and the session query cost more than the page. With a filter (type, unread only, search) it walks at most 500 rows in inbox order (the unread index for unread only) and, when they did not fill the page, takes the rest after them from app_private.notification_search (app.inbox_search_ids: user, type, trigrams of title and body): the cost follows the page, not the inbox (a search matching nothing read a whole inbox of a million). Only the API''s own role may call it, with ids from an access token whose signature it verified.';
+COMMENT ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) IS 'A page of the caller''s inbox in one statement, for GET /api/notifications (its hot path), session check included: the session the access token names must be live and its user active by the one rule, app_private.live_sessions (else AG401), the claims are built from those rows, then the page is read under RLS as role authenticated, newest first, with the unread count (app.notification_counters) on every row; a row a pending read-all covers (app.notification_read_marks, up to its newest creation time) is read at that read-all''s time, and the unread filter starts after it in the unread index; an empty page is one row with a null id carrying the count. One round trip instead of two (the session check, then the page): measured, the round trips and the session query cost more than the page. With a filter (type, unread only, search) it walks at most 500 rows in inbox order (the unread index for unread only) and, when they did not fill the page, takes the rest after them from app_private.notification_search (app.inbox_search_ids: user, type, trigrams of title and body): the cost follows the page, not the inbox (a search matching nothing read a whole inbox of a million). Only the API''s own role may call it, with ids from an access token whose signature it verified.';
 
 REVOKE ALL ON FUNCTION app_private.inbox_page_for_session(caller_session uuid, caller_user uuid, only_type app.notification_type, only_unread boolean, pattern text, since timestamp with time zone, after_time timestamp with time zone, after_id uuid, page_limit integer) FROM PUBLIC;
 
@@ -1632,7 +1823,7 @@ REVOKE ALL ON FUNCTION app_private.mark_message_digest() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notification_deleted_event
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.notification_deleted_event() RETURNS trigger
@@ -1640,7 +1831,7 @@ CREATE FUNCTION app_private.notification_deleted_event() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
-  if old.read_at is null then
+  if app.notification_read_at(old) is null then
     update app.notification_counters c set unread = c.unread - 1
     where c.user_id = old.user_id and c.unread > 0;
   end if;
@@ -1649,7 +1840,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'When an inbox notification is deleted: one unread fewer if it was unread, and notification.deleted on user:<id>. security definer as notification_read_event.';
+COMMENT ON FUNCTION app_private.notification_deleted_event() IS 'When an inbox notification is deleted: one unread fewer if it was unread (not read, nor covered by a read-all: app.notification_read_at), and notification.deleted on user:<id>. security definer as notification_read_event.';
 
 REVOKE ALL ON FUNCTION app_private.notification_deleted_event() FROM PUBLIC;
 
@@ -1906,7 +2097,7 @@ REVOKE ALL ON FUNCTION app_private.notifications_facts_tail(metric text, bucket_
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notifications_read_events
--- created in 20261130040000_notifications_growth.sql
+-- created in 20261130040000_notifications_growth.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.notifications_read_events() RETURNS trigger
@@ -1928,6 +2119,9 @@ begin
       select n.user_id, n.id, n.read_at, n.created_at
       from after_rows n join before_rows o on o.id = n.id
       where o.read_at is null and n.read_at is not null and n.inbox
+        -- A row a read-all covered was counted and announced by the read-all (its mark).
+        and not exists (select 1 from app.notification_read_marks m
+                        where m.user_id = n.user_id and m.read_to >= n.created_at)
     ), per_user as (
       select b.user_id, count(*)::integer as n, max(b.read_at) as read_at,
              max(b.created_at) as up_to, (array_agg(b.id))[1] as one_id
@@ -1957,7 +2151,7 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app_private.notifications_read_events() IS 'After any update of notifications (a statement trigger with its before and after rows): the inbox rows it made read leave their users'' unread counters in one update, and each user gets one event: notification.read (the notification) when one was read, notification.read_all { count, readAt, upTo (the newest read row''s createdAt), unreadCount } when more were (read-all). One event per statement instead of one per row: read-all of 50,000 wrote 50,000 events. security definer: the counters and the event log are written by the server only.';
+COMMENT ON FUNCTION app_private.notifications_read_events() IS 'After any update of notifications (a statement trigger with its before and after rows): the inbox rows it made read leave their users'' unread counters in one update, and each user gets one event: notification.read (the notification) when one was read, notification.read_all { count, readAt, upTo (the newest read row''s createdAt), unreadCount } when more were (read-all). Rows a pending read-all covers (app.notification_read_marks) are skipped: app.mark_all_notifications_read counted and announced them, and app_private.apply_read_marks only writes down their read_at. One event per statement instead of one per row: read-all of 50,000 wrote 50,000 events. security definer: the counters and the event log are written by the server only.';
 
 REVOKE ALL ON FUNCTION app_private.notifications_read_events() FROM PUBLIC;
 
@@ -2009,7 +2203,7 @@ REVOKE ALL ON FUNCTION app_private.notify_many(recipients uuid[], notification_t
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notify_rows
--- created in 20261124100000_notifications.sql; last changed in 20261130020000_conversations_mute_block.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority DEFAULT 'normal'::app.notification_priority, collapse_key text DEFAULT NULL::text) RETURNS TABLE(recipient_id uuid, notification_id uuid, shown boolean, is_new boolean)
@@ -2023,6 +2217,7 @@ declare
   critical boolean := priority = 'critical';
   r record;
   deliveries integer;
+  stamp timestamptz;
 begin
   if cardinality(recipients) is distinct from cardinality(titles)
      or cardinality(recipients) is distinct from cardinality(bodies)
@@ -2038,6 +2233,25 @@ begin
   if exists (select 1 from unnest(datas) d
              where d is not null and (jsonb_typeof(d) <> 'object' or octet_length(d::text) > 2048)) then
     raise exception 'a notification''s data is a JSON object of at most 2048 bytes' using errcode = 'AG400';
+  end if;
+  -- The recipients' write gates, in user order, before the creation time: a read-all that
+  -- writes a mark (app.mark_all_notifications_read) takes its gate too, so it waits for the rows
+  -- stamped before it and every later row is stamped after its commit, newer than its mark.
+  -- Only writers and read-alls touch the gates (see its table comment).
+  insert into app_private.notification_write_gates (user_id)
+  select u.id from app.users u where u.id = any(recipients) order by u.id
+  on conflict (user_id) do nothing;
+  perform 1 from app_private.notification_write_gates g
+  where g.user_id = any(recipients) order by g.user_id for update;
+  stamp := clock_timestamp();
+  -- A collapse folds into the unread row with its key; one a pending read-all covers is read,
+  -- so it is written down as read first and the notification is new.
+  if notify_rows.collapse_key is not null then
+    update app.notifications n set read_at = app.notification_read_at(n)
+    where n.user_id = any(recipients) and n.collapse_key = notify_rows.collapse_key
+      and n.read_at is null
+      and exists (select 1 from app.notification_read_marks m
+                  where m.user_id = n.user_id and m.read_to >= n.created_at);
   end if;
   for r in
     with given as (
@@ -2078,9 +2292,9 @@ begin
       -- (`is not distinct from`: data without a kind is not a mention, never null here.)
       where not ((g.data ->> 'kind') is not distinct from 'mention' and (g.muted or g.blocks_sender))
     ), written as (
-      insert into app.notifications as n (user_id, type, title, body, data, priority, collapse_key, inbox)
+      insert into app.notifications as n (user_id, type, title, body, data, priority, collapse_key, inbox, created_at)
       select d.uid, notification_type, d.title, d.body, d.data,
-             notify_rows.priority, notify_rows.collapse_key, d.want_inbox
+             notify_rows.priority, notify_rows.collapse_key, d.want_inbox, stamp
       from decided d
       on conflict (user_id, collapse_key) where read_at is null and collapse_key is not null
       do update set
@@ -2127,7 +2341,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) IS 'THE way notifications are written (notify and notify_many call it), for any number of recipients in one statement, each with its own title, body and data. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences, quiet hours and mutes. Mutes and blocks are decided here: a notification whose data.conversationId the recipient muted (app.conversation_settings) gets no push or e-mail (its inbox row, event and count still move); a mention (data.kind = "mention") of a muted conversation or from a sender the recipient blocks (data.senderId, app.user_blocks) is not written at all. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. Unknown recipients are skipped. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
+COMMENT ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) IS 'THE way notifications are written (notify and notify_many call it), for any number of recipients in one statement, each with its own title, body and data. Per recipient: the in-app row is shown in the inbox unless the type''s inApp is off (then it is kept hidden, for delivery and analytics), push goes to each registered device and e-mail once, as chosen or by default, held until quiet hours end; critical priority bypasses preferences, quiet hours and mutes. Mutes and blocks are decided here: a notification whose data.conversationId the recipient muted (app.conversation_settings) gets no push or e-mail (its inbox row, event and count still move); a mention (data.kind = "mention") of a muted conversation or from a sender the recipient blocks (data.senderId, app.user_blocks) is not written at all. With a collapse key, an unread row with the same key is updated in place instead (title, body, data, data.count added up, the higher priority) and nothing else happens: no event, no new delivery. Each recipient''s write gate (app_private.notification_write_gates) is taken first, in user order, and the rows'' created_at is the clock after that (see app.mark_all_notifications_read); a collapse row a pending read-all covers is written down as read first, so the notification is a new row. A new row emits notification.created on user:<id> (inbox rows) and queues a notifications.deliver job for its deliveries. Unknown recipients are skipped. AG400 for a title over 200 or empty, a body over 2000 characters, data that is not an object of at most 2048 bytes. security definer: it writes other users'' inboxes and the server-only delivery rows; callers are SQL functions and triggers of the platform, never API roles.';
 
 REVOKE ALL ON FUNCTION app_private.notify_rows(notification_type app.notification_type, recipients uuid[], titles text[], bodies text[], datas jsonb[], priority app.notification_priority, collapse_key text) FROM PUBLIC;
 
@@ -2455,7 +2669,7 @@ REVOKE ALL ON FUNCTION app_private.wants(choices jsonb, notification_type app.no
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.write_batch_chunk
--- created in 20261130040000_notifications_growth.sql
+-- created in 20261130040000_notifications_growth.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) RETURNS integer
@@ -2469,6 +2683,7 @@ declare
   critical boolean;
   shown integer;
   total integer;
+  stamp timestamptz;
 begin
   select * into c from app_private.notification_batch_chunks x
   where x.batch_id = target_batch_id and x.chunk = target_chunk for update;
@@ -2481,6 +2696,16 @@ begin
   select * into b from app.notification_batches x where x.id = target_batch_id;
   defaults := app_private.notification_type_defaults(b.type);
   critical := b.priority = 'critical';
+  -- The recipients' write gates, then the creation time (as app_private.notify_rows).
+  insert into app_private.notification_write_gates (user_id)
+  select u.id from app.users u
+  where u.id between c.first_user_id and c.last_user_id
+    and app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
+  order by u.id
+  on conflict (user_id) do nothing;
+  perform 1 from app_private.notification_write_gates g
+  where g.user_id between c.first_user_id and c.last_user_id order by g.user_id for update;
+  stamp := clock_timestamp();
   -- (batch_id, user_id) is unique: rows a batch of an earlier release wrote are not written again.
   with decided as (
     select u.id as uid,
@@ -2495,8 +2720,8 @@ begin
     where u.id between c.first_user_id and c.last_user_id
       and app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
   ), written as (
-    insert into app.notifications (user_id, type, title, body, data, priority, batch_id, inbox)
-    select d.uid, b.type, b.title, b.body, b.data, b.priority, b.id, d.want_inbox from decided d
+    insert into app.notifications (user_id, type, title, body, data, priority, batch_id, inbox, created_at)
+    select d.uid, b.type, b.title, b.body, b.data, b.priority, b.id, d.want_inbox, stamp from decided d
     on conflict do nothing
     returning id, user_id, inbox
   ), pushes as (
@@ -2518,7 +2743,7 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) IS 'First step of a notifications.batch_chunk job, in a transaction of its own: writes the chunk''s recipients'' notifications (the batch''s channels, then each user''s choices and quiet hours, critical bypassing them) and their push and e-mail delivery rows, marks the chunk written and adds its inbox rows to the batch''s written counter. Once per chunk (written_at, under the chunk row''s lock): a job killed before its commit writes nothing, its rerun writes the chunk whole. Returns the rows written. security definer: it writes every recipient''s inbox.';
+COMMENT ON FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) IS 'First step of a notifications.batch_chunk job, in a transaction of its own: writes the chunk''s recipients'' notifications (the batch''s channels, then each user''s choices and quiet hours, critical bypassing them) and their push and e-mail delivery rows, takes the recipients'' write gates before it stamps the rows'' created_at (as notify_rows), marks the chunk written and adds its inbox rows to the batch''s written counter. Once per chunk (written_at, under the chunk row''s lock): a job killed before its commit writes nothing, its rerun writes the chunk whole. Returns the rows written. security definer: it writes every recipient''s inbox.';
 
 REVOKE ALL ON FUNCTION app_private.write_batch_chunk(target_batch_id uuid, target_chunk integer) FROM PUBLIC;
 

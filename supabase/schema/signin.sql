@@ -337,7 +337,7 @@ GRANT ALL ON FUNCTION app.export_account() TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.export_account_notifications
--- created in 20261130040100_signin_account_export_stream.sql
+-- created in 20261130040100_signin_account_export_stream.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.export_account_notifications() RETURNS SETOF text
@@ -349,7 +349,15 @@ CREATE FUNCTION app.export_account_notifications() RETURNS SETOF text
     'priority', n.priority, 'inbox', n.inbox,
     -- app_private.iso_time's expression, written out: that function (pinned search_path) is
     -- parsed and planned again on every call, 200 µs a row, 21 of 22 s for 100,000 rows.
-    'readAt', to_char(n.read_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    -- Read, or covered by a pending read-all (app.notification_read_at, written out: the
+    -- correlated lookup runs only for the rows up to the newest mark).
+    'readAt', to_char(coalesce(n.read_at,
+                        case when n.inbox and n.created_at <= (select max(m.read_to) from app.notification_read_marks m
+                                                                where m.user_id = (select auth.uid()))
+                             then (select m.read_at from app.notification_read_marks m
+                                   where m.user_id = n.user_id and m.read_to >= n.created_at
+                                   order by m.read_to limit 1) end)
+                      at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
   )::text
   from app.notifications n
@@ -671,7 +679,7 @@ REVOKE ALL ON FUNCTION app_private.account_export_messages(target_user_id uuid) 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_notifications
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261205000000_notifications_read_marks.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_notifications(target_user_id uuid) RETURNS jsonb
@@ -680,7 +688,7 @@ CREATE FUNCTION app_private.account_export_notifications(target_user_id uuid) RE
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object(
     'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
-    'priority', n.priority, 'inbox', n.inbox, 'readAt', app_private.iso_time(n.read_at),
+    'priority', n.priority, 'inbox', n.inbox, 'readAt', app_private.iso_time(app.notification_read_at(n)),
     'createdAt', app_private.iso_time(n.created_at)
   ) order by n.created_at, n.id), '[]'::jsonb)
   from app.notifications n where n.user_id = target_user_id

@@ -166,6 +166,7 @@ export const SERVER_PATHS = [
   "message send",
   "message reaction",
   "message digests",
+  "read-all marks",
   "notification deliveries",
   "notification batches",
   "Realtime gateway (local)",

@@ -14,6 +14,7 @@ import {
   notificationsBatchChunk,
   notificationsDeliver,
   notificationsDigest,
+  notificationsReadMarks,
 } from "../notifications/jobs.ts";
 
 export function appJobs(): JobRegistry {
@@ -28,5 +29,6 @@ export function appJobs(): JobRegistry {
     notificationsBatch,
     notificationsBatchChunk,
     notificationsDigest,
+    notificationsReadMarks,
   ]);
 }

@@ -8,6 +8,9 @@
  *   audience into user-id ranges and queues one chunk job per range (it writes no notification).
  * - `notifications.batch_chunk` { batchId, chunk }: writes the chunk's inbox rows and deliveries
  *   in a transaction of its own (once), then its live events (once) and its deliveries.
+ * - `notifications.read_marks` { userId }: queued by a read-all that recorded a mark instead of
+ *   updating every row (`app.mark_all_notifications_read`); writes the covered rows' read_at a
+ *   batch at a time (`app_private.apply_read_marks`) until no mark of the user remains.
  * - `notifications.digest` { conversationId }: queued (a second later) by the first message of a
  *   quiet conversation; tells the other participants of every message since the last digest
  *   (`app_private.claim_message_digest`, then `app_private.digest_conversation`).
@@ -229,6 +232,26 @@ export const notificationsDigest = defineJob({
       select app_private.claim_message_digest(${conversationId}::uuid)::text as upto`;
     await sql`
       select app_private.digest_conversation(${conversationId}::uuid, ${upto}::bigint)`;
+  },
+});
+
+/** Rows written per transaction by `notifications.read_marks` (about 60 ms each here). */
+export const READ_MARKS_BATCH = 2000;
+
+export const notificationsReadMarks = defineJob({
+  kind: "notifications.read_marks",
+  payload: z.object({ userId: uuid }),
+  // A million covered rows are 500 batches of about 60 ms: past the default lease. Each batch
+  // commits on its own, so a killed attempt loses nothing and the rerun goes on from there.
+  leaseSeconds: 300,
+  async run({ userId }, { deps, signal }) {
+    const sql = serverSql(deps, "read-all marks");
+    for (;;) {
+      const [{ more }] = await sql<{ more: boolean }[]>`
+        select app_private.apply_read_marks(${userId}::uuid, ${READ_MARKS_BATCH}) as more`;
+      if (!more) return;
+      if (signal.aborted) throw new Error("stopped with read-all marks left; the retry goes on");
+    }
   },
 });
 

@@ -129,16 +129,15 @@ export async function markRead(tx: Tx, id: string) {
   return { id, readAt, unreadCount: await unreadCount(tx) };
 }
 
-/** Marks all of the caller's unread notifications read. */
+/**
+ * Marks all of the caller's unread notifications read (`app.mark_all_notifications_read`): a
+ * few hundred rows directly, more by one mark that every reader honours at once and the
+ * `notifications.read_marks` job writes into the rows afterwards (docs/notifications.md).
+ */
 export async function markAllRead(tx: Tx) {
-  const [row] = await tx<{ updated: number }[]>`
-    with updated as (
-      update app.notifications n set read_at = now()
-      where n.user_id = (select auth.uid()) and n.inbox and n.read_at is null
-      returning 1
-    )
-    select count(*)::int as updated from updated`;
-  return { updated: row.updated, unreadCount: await unreadCount(tx) };
+  const [row] = await tx<{ updated: number; unread: number }[]>`
+    select updated, unread from app.mark_all_notifications_read()`;
+  return { updated: row.updated, unreadCount: row.unread };
 }
 
 export async function deleteNotification(tx: Tx, id: string) {

@@ -6,7 +6,7 @@
  * sign-in state naming the person goes, and it is recorded. Needs a fresh sign-in; visitors refused.
  */
 begin;
-select plan(58);
+select plan(60);
 
 -- Every (table, column) referencing app.users, each covered by the data below.
 select set_eq(
@@ -22,7 +22,8 @@ select set_eq(
             ('app.status_changes.user_id'), ('app.status_changes.changed_by'),
             ('app.notification_batches.created_by'), ('app.notifications.user_id'),
             ('app.notification_preferences.user_id'), ('app.push_devices.user_id'),
-            ('app.notification_counters.user_id'),
+            ('app.notification_counters.user_id'), ('app.notification_read_marks.user_id'),
+            ('app_private.notification_write_gates.user_id'),
             ('app.vendors.owner_id'), ('app.vendor_decisions.decided_by'), ('app.checkouts.buyer_id'),
             ('app.orders.buyer_id'), ('app.order_history.actor_id'), ('app.refunds.requested_by'),
             ('app.settlement_runs.started_by'),
@@ -114,6 +115,9 @@ begin
   insert into app_private.notification_deliveries (notification_id, channel, device_id)
   values ('de100000-0000-4000-8000-0000000000a1', 'push', 'de100000-0000-4000-8000-0000000000d1');
   insert into app.notification_preferences (user_id, types) values (victim, '{}');
+  -- A pending read-all of theirs.
+  insert into app.notification_read_marks (user_id, read_to, read_at) values (victim, now(), now());
+  insert into app_private.notification_write_gates (user_id) values (victim) on conflict do nothing;
   insert into app.notification_batches (created_by, audience, type, title, body, channels)
   values (victim, '{"all":true}', 'SYSTEM', 'Bulk', 'From the victim', array['inApp']);
   -- Moderation: a report the victim made, and one the victim resolved (as if an ADMIN then).
@@ -255,6 +259,10 @@ select is_empty($$ select 1 from app.notification_preferences where user_id = (s
   'Their notification preferences are gone.');
 select is_empty($$ select 1 from app.notification_counters where user_id = (select id from victim) $$,
   'Their unread counter is gone.');
+select is_empty($$ select 1 from app.notification_read_marks where user_id = (select id from victim) $$,
+  'Their pending read-all marks are gone.');
+select is_empty($$ select 1 from app_private.notification_write_gates where user_id = (select id from victim) $$,
+  'Their notifications'' write gate is gone.');
 
 select is_empty($$ select 1 from app.wallets where user_id = (select id from victim) $$,
   'Their wallet is gone ...');

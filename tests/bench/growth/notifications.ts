@@ -15,7 +15,7 @@ import {
   markRead,
 } from "../../../functions/api/notifications/notifications.queries.ts";
 import { streamOwnAccount } from "../../../functions/api/account/account.queries.ts";
-import { BATCH_CHUNK_SIZE } from "../../../functions/api/notifications/jobs.ts";
+import { BATCH_CHUNK_SIZE, READ_MARKS_BATCH } from "../../../functions/api/notifications/jobs.ts";
 import type { GrowthContext, GrowthDomain, GrowthOperation } from "./types.ts";
 
 const WORDS = [
@@ -145,6 +145,11 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
     where user_id = ${people.heavy} and inbox
     order by created_at desc, id desc offset (select count(*) * 6 / 10 from app.notifications
                                               where user_id = ${people.heavy} and inbox) limit 1`;
+  const [{ heavyUnread }] = await sql<{ heavyUnread: number }[]>`
+    select count(*)::int as "heavyUnread" from app.notifications
+    where user_id = ${people.heavy} and inbox and read_at is null`;
+  // The job's batch, or every unread row when there are fewer (500 at scale 1).
+  const jobBatch = Math.min(READ_MARKS_BATCH, heavyUnread);
   const [unreadOne] = await sql<{ id: string }[]>`
     select id from app.notifications where user_id = ${people.heavy} and inbox and read_at is null
     order by created_at desc limit 1`;
@@ -189,15 +194,38 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
     kind: "page",
     run: (tx) => markRead(tx, unreadOne.id),
   });
+  // Read-all costs the same whatever the unread: beyond 500 it writes one mark
+  // (app.mark_all_notifications_read); the rows are written down by a job, measured next.
   ops.push({
     name: "read-all, heavy user (5 % of the inbox unread)",
     endpoint: "PUT /api/notifications/read-all",
     as: people.heavy,
-    kind: "work",
+    kind: "page",
     run: async (tx) => {
       const done = await markAllRead(tx);
       if (!done.updated || done.unreadCount !== 0) throw new Error("read-all read nothing");
       return done;
+    },
+  });
+  ops.push({
+    name: "read-all's job: the mark, then a batch of its rows written down",
+    endpoint: "job notifications.read_marks",
+    as: null,
+    kind: "work",
+    units: jobBatch,
+    run: async (tx) => {
+      await tx`select set_config('request.jwt.claims', ${
+        JSON.stringify({ sub: people.heavy, role: "authenticated" })
+      }, true)`;
+      const [{ updated }] = await tx<{ updated: number }[]>`
+        select updated from app.mark_all_notifications_read(0)`;
+      if (updated < jobBatch) throw new Error(`only ${updated} unread: no full batch`);
+      await tx`select app_private.apply_read_marks(${people.heavy}::uuid, ${jobBatch})`;
+      const [{ written }] = await tx<{ written: number }[]>`
+        select count(*)::int as written from app.notifications
+        where user_id = ${people.heavy} and read_at = now()`;
+      if (written !== jobBatch) throw new Error(`wrote ${written} rows, not ${jobBatch}`);
+      return written;
     },
   });
   ops.push({

@@ -1215,7 +1215,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Mark every notification of the caller read */
+        /**
+         * Mark every notification of the caller read
+         * @description Every unread inbox notification of the caller is read from this response on: in the list, its `unread` filter, search and the unread count, with this request's time as `readAt`. The cost does not grow with the inbox: beyond a few hundred unread the server records one mark and writes the notifications down in the background. Subscribers of `user:<id>` get one `notification.read_all` event (`notification.read` when exactly one was unread).
+         */
         put: operations["markAllNotificationsRead"];
         post?: never;
         delete?: never;
