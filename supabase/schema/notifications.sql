@@ -7,6 +7,7 @@
 --   supabase/migrations/20261130100000_notifications_digest_lock_order.sql
 --   supabase/migrations/20261204000000_notifications_analytics_facts.sql
 --   supabase/migrations/20261205000000_notifications_read_marks.sql
+--   supabase/migrations/20261205000100_notifications_bulk_accept_counts.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -606,13 +607,13 @@ GRANT ALL ON FUNCTION app.create_notification(target_user_id uuid, notification_
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.create_notification_batch
--- created in 20261124100000_notifications.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261205000100_notifications_bulk_accept_counts.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.create_notification_batch(audience jsonb, notification jsonb, channels text[] DEFAULT ARRAY['inApp'::text, 'push'::text], idempotency_key text DEFAULT NULL::text, request_hash text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
 #variable_conflict use_variable
 declare
   me uuid := auth.uid();
@@ -648,7 +649,22 @@ begin
       return jsonb_build_object('id', b.id, 'status', b.status, 'recipients', b.recipients, 'replayed', true);
     end if;
   end if;
-  select count(*)::integer into recipient_count from app.users u where app_private.in_audience(u, audience);
+  -- The audience's size from the maintained user counters (app.user_counts: active users per
+  -- role), not by counting the users: everybody, or the roles named, plus the listed users not
+  -- among them (ids that are not uuids match nobody, as in app_private.in_audience).
+  select coalesce(sum(x.n), 0)::integer into recipient_count
+  from app.user_counts() x
+  where x.status = 'active'
+    and (coalesce((audience ->> 'all')::boolean, false) or coalesce(audience -> 'roles' ? x.role::text, false));
+  if jsonb_typeof(audience -> 'userIds') = 'array' then
+    recipient_count := recipient_count + (
+      select count(*)::integer from app.users u
+      where u.id in (select e::uuid from jsonb_array_elements_text(audience -> 'userIds') e
+                     where e ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+        and u.status = 'active'
+        and not coalesce((audience ->> 'all')::boolean, false)
+        and not coalesce(audience -> 'roles' ? u.role::text, false));
+  end if;
   if recipient_count > max_recipients then
     raise exception 'this audience has % recipients; a batch has at most %', recipient_count, max_recipients
       using errcode = 'AG422';
@@ -675,9 +691,9 @@ begin
     'notifications.batch:' || b.id::text);
   return jsonb_build_object('id', b.id, 'status', b.status, 'recipients', b.recipients, 'replayed', false);
 end;
-$$;
+$_$;
 
-COMMENT ON FUNCTION app.create_notification_batch(audience jsonb, notification jsonb, channels text[], idempotency_key text, request_hash text) IS 'POST /api/notifications/bulk: accepts a batch (ADMIN only, AG403 otherwise) for an audience ({ userIds?, roles?, all? }: active users only) and queues its notifications.batch job; returns { id, status, recipients, replayed }. The same Idempotency-Key with the same request returns the same batch (replayed), with another request AG409. AG422 over notifications.bulkMaxRecipients. security definer: batches and the job queue are written by the server only; the caller is checked here.';
+COMMENT ON FUNCTION app.create_notification_batch(audience jsonb, notification jsonb, channels text[], idempotency_key text, request_hash text) IS 'POST /api/notifications/bulk: accepts a batch (ADMIN only, AG403 otherwise) for an audience ({ userIds?, roles?, all? }: active users only) and queues its notifications.batch job; returns { id, status, recipients, replayed }. recipients comes from the maintained user counters (app.user_counts: active users of every role, or of the roles named) plus the listed users not among those, looked up by id: the accept costs the same for ten or a million people. The same Idempotency-Key with the same request returns the same batch (replayed), with another request AG409. AG422 over notifications.bulkMaxRecipients. security definer: batches and the job queue are written by the server only; the caller is checked here.';
 
 REVOKE ALL ON FUNCTION app.create_notification_batch(audience jsonb, notification jsonb, channels text[], idempotency_key text, request_hash text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.create_notification_batch(audience jsonb, notification jsonb, channels text[], idempotency_key text, request_hash text) TO authenticated;
