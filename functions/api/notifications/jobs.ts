@@ -235,13 +235,13 @@ export const notificationsDigest = defineJob({
   },
 });
 
-/** Rows written per transaction by `notifications.read_marks` (about 60 ms each here). */
+/** Rows written per transaction by `notifications.read_marks` (about 47 ms each, docs/benchmarks.md). */
 export const READ_MARKS_BATCH = 2000;
 
 export const notificationsReadMarks = defineJob({
   kind: "notifications.read_marks",
   payload: z.object({ userId: uuid }),
-  // A million covered rows are 500 batches of about 60 ms: past the default lease. Each batch
+  // A million covered rows are 500 batches of about 50 ms: past the default lease. Each batch
   // commits on its own, so a killed attempt loses nothing and the rerun goes on from there.
   leaseSeconds: 300,
   async run({ userId }, { deps, signal }) {

@@ -153,9 +153,11 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
   const [unreadOne] = await sql<{ id: string }[]>`
     select id from app.notifications where user_id = ${people.heavy} and inbox and read_at is null
     order by created_at desc limit 1`;
-  const [batch] = await sql<{ id: string; chunks: number }[]>`
-    select id, chunks from app.notification_batches where title = 'Growth batch'
+  const [batch] = await sql<{ id: string; chunks: number; recipients: number }[]>`
+    select id, chunks, recipients from app.notification_batches where title = 'Growth batch'
     order by created_at desc limit 1`;
+  const [{ exported }] = await sql<{ exported: number }[]>`
+    select count(*)::int as exported from app.notifications where user_id = ${people.heavy}`;
   const [open] = await sql<{ chunk: number }[]>`
     select chunk from app_private.notification_batch_chunks
     where batch_id = ${batch.id} and written_at is null order by chunk limit 1`;
@@ -246,7 +248,9 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
     name: "bulk send to everyone: plan the chunks",
     endpoint: "job notifications.batch",
     as: null,
+    // Reads the audience's ids once (a row per chunk): its work is the audience.
     kind: "work",
+    units: batch.recipients,
     run: async (tx) => {
       await tx`update app.notification_batches set status = 'queued' where id = ${batch.id}`;
       await tx`delete from app_private.notification_batch_chunks where batch_id = ${batch.id}`;
@@ -260,7 +264,9 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
     name: `bulk send to everyone: write one chunk (${BATCH_CHUNK_SIZE} recipients)`,
     endpoint: "job notifications.batch_chunk",
     as: null,
-    kind: "page",
+    // A job's step with a fixed amount of work (a chunk's recipients) at both sizes.
+    kind: "work",
+    units: BATCH_CHUNK_SIZE,
     run: async (tx) => {
       const [{ n }] = await tx<{ n: number }[]>`
         select app_private.write_batch_chunk(${batch.id}::uuid, ${open.chunk}) as n`;
@@ -283,7 +289,9 @@ async function operations(ctx: GrowthContext): Promise<GrowthOperation[]> {
     name: "account export, heavy user (streamed)",
     endpoint: "GET /api/account/export",
     as: people.heavy,
+    // Streamed: its cost follows the person's data (every notification), which must not fail.
     kind: "work",
+    units: exported,
     run: async (tx) => {
       let bytes = 0;
       const n = await streamOwnAccount(tx, { ip: null, userAgent: null }, () => {}, (text) => {
