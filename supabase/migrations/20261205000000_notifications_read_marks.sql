@@ -242,9 +242,7 @@ begin
   if notify_rows.collapse_key is not null then
     update app.notifications n set read_at = app.notification_read_at(n)
     where n.user_id = any(recipients) and n.collapse_key = notify_rows.collapse_key
-      and n.read_at is null
-      and exists (select 1 from app.notification_read_marks m
-                  where m.user_id = n.user_id and m.read_to >= n.created_at);
+      and n.read_at is null and app.notification_read_at(n) is not null;
   end if;
   for r in
     with given as (
@@ -579,14 +577,12 @@ create or replace function app.export_account_notifications() RETURNS SETOF text
     'priority', n.priority, 'inbox', n.inbox,
     -- app_private.iso_time's expression, written out: that function (pinned search_path) is
     -- parsed and planned again on every call, 200 µs a row, 21 of 22 s for 100,000 rows.
-    -- Read, or covered by a pending read-all (app.notification_read_at, written out: the
-    -- correlated lookup runs only for the rows up to the newest mark).
+    -- Read, or covered by a pending read-all: app.notification_read_at, called only for the
+    -- unread rows up to the newest mark (the max is computed once).
     'readAt', to_char(coalesce(n.read_at,
-                        case when n.inbox and n.created_at <= (select max(m.read_to) from app.notification_read_marks m
-                                                                where m.user_id = (select auth.uid()))
-                             then (select m.read_at from app.notification_read_marks m
-                                   where m.user_id = n.user_id and m.read_to >= n.created_at
-                                   order by m.read_to limit 1) end)
+                        case when n.created_at <= (select max(m.read_to) from app.notification_read_marks m
+                                                   where m.user_id = (select auth.uid()))
+                             then app.notification_read_at(n) end)
                       at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
   )::text
@@ -606,6 +602,10 @@ create or replace function app_private.account_export_notifications(target_user_
   ) order by n.created_at, n.id), '[]'::jsonb)
   from app.notifications n where n.user_id = target_user_id
 $$;
+
+comment on function app.export_account_notifications() is 'GET /api/account/export, second statement: every notification of the caller (those kept only for delivery, inbox false, included), oldest first, one JSON text per row as app_private.account_export_notifications shapes it (its times written out: app_private.iso_time, planned again on every call, cost 200 µs a row); the route reads it through a cursor and writes it to the response part by part, so no document of every notification is ever built. security definer: RLS shows users their inbox rows only; it only ever reads the caller''s. readAt is the notification''s read time as every reader shows it (app.notification_read_at: a pending read-all''s time for the rows it covers).';
+
+comment on function app_private.account_export_notifications(target_user_id uuid) is 'Export part `notifications`: every notification of the person, those kept only for delivery (inbox false) included. readAt is the notification''s read time as every reader shows it (app.notification_read_at: a pending read-all''s time for the rows it covers).';
 
 create function app.mark_all_notifications_read(direct_limit integer default 500)
     returns table(updated integer, unread integer)

@@ -2265,9 +2265,7 @@ begin
   if notify_rows.collapse_key is not null then
     update app.notifications n set read_at = app.notification_read_at(n)
     where n.user_id = any(recipients) and n.collapse_key = notify_rows.collapse_key
-      and n.read_at is null
-      and exists (select 1 from app.notification_read_marks m
-                  where m.user_id = n.user_id and m.read_to >= n.created_at);
+      and n.read_at is null and app.notification_read_at(n) is not null;
   end if;
   for r in
     with given as (

@@ -7,7 +7,7 @@
  * through the job. Row level security of the marks, per persona; the write gates are server-only.
  */
 begin;
-select plan(50);
+select plan(51);
 
 do $$
 begin
@@ -127,13 +127,24 @@ select is((select data ->> 'count' from app.notifications where id = :'c2'), '1'
 select is(pg_temp.unread(:'uma'), 2, '...and counted.');
 select is(pg_temp.logically_unread(:'uma'), 2, 'The counter equals the unread rows as readers see them.');
 
+-- A read-all covers inbox rows only: a hidden row (kept for delivery) under the mark still folds.
+insert into app.notification_preferences (user_id, types) values (:'uma', '{"ENTITY": {"inApp": false}}');
+insert into app.notifications (user_id, type, title, body, data, collapse_key, inbox, created_at)
+values (:'uma', 'ENTITY', 'marks hidden', '', '{"count": 1}', 'marks:hidden', false, now() - interval '1 hour');
+select app_private.notify(:'uma', 'ENTITY', 'marks hidden again', '', '{}', 'normal', 'marks:hidden') as ignored \gset
+select results_eq(
+  $$ select count(*)::int, min(data ->> 'count'), bool_and(read_at is null) from app.notifications
+     where collapse_key = 'marks:hidden' $$,
+  $$ values (1, '2', true) $$,
+  'A hidden row the mark''s time range includes is not read: the next one folds into it.');
+
 -- The job writes the rows down, a batch at a time, then drops the mark.
 select is(app_private.apply_read_marks(:'uma', 2), true, 'A batch of two: the mark remains...');
 select is((select count(*)::int from app.notifications n, app.notification_read_marks m
-           where n.user_id = :'uma' and m.user_id = n.user_id and n.read_at is null and n.created_at <= m.read_to), 1,
+           where n.user_id = :'uma' and m.user_id = n.user_id and n.inbox and n.read_at is null and n.created_at <= m.read_to), 1,
   '...with one covered row left (six, one deleted, two written before, two now).');
 select is(app_private.apply_read_marks(:'uma', 2), false, 'The next batch finishes it: no mark remains.');
-select is((select count(*)::int from app.notifications where user_id = :'uma' and read_at is null), 2,
+select is((select count(*)::int from app.notifications where user_id = :'uma' and inbox and read_at is null), 2,
   'Only the two newer notifications are unread rows...');
 select ok((select bool_and(read_at = now()) from app.notifications where user_id = :'uma' and read_at is not null),
   '...and the others carry the read-all''s time.');
