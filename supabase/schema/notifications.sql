@@ -8,6 +8,7 @@
 --   supabase/migrations/20261204000000_notifications_analytics_facts.sql
 --   supabase/migrations/20261205000000_notifications_read_marks.sql
 --   supabase/migrations/20261205000100_notifications_bulk_accept_counts.sql
+--   supabase/migrations/20261206000000_notifications_batch_rerun.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -2763,7 +2764,7 @@ REVOKE ALL ON FUNCTION app_private.write_batch_chunk(target_batch_id uuid, targe
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.write_notification_batch
--- created in 20261124100000_notifications.sql; last changed in 20261130040000_notifications_growth.sql
+-- created in 20261124100000_notifications.sql; last changed in 20261206000000_notifications_batch_rerun.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer DEFAULT 1000) RETURNS integer
@@ -2784,17 +2785,20 @@ begin
   update app.notification_batches set status = 'sending', started_at = coalesce(started_at, now())
   where id = b.id;
   -- The audience in user-id ranges of chunk_size (ids only: nothing is written per recipient
-  -- here); each range is written by its own job, in a transaction of its own.
-  insert into app_private.notification_batch_chunks (batch_id, chunk, first_user_id, last_user_id)
-  select b.id, x.chunk, (array_agg(x.id order by x.id))[1],
-         (array_agg(x.id order by x.id desc))[1]
-  from (
-    select u.id, ((row_number() over (order by u.id)) - 1) / chunk_size as chunk
-    from app.users u
-    where app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
-  ) x
-  group by x.chunk
-  on conflict do nothing;
+  -- here); each range is written by its own job, in a transaction of its own. Planned once, in
+  -- this one statement: a rerun finds the chunks by reading them (an insert meeting them would
+  -- wait for the chunk jobs writing them, which wait for this batch row).
+  if not exists (select 1 from app_private.notification_batch_chunks c where c.batch_id = b.id) then
+    insert into app_private.notification_batch_chunks (batch_id, chunk, first_user_id, last_user_id)
+    select b.id, x.chunk, (array_agg(x.id order by x.id))[1],
+           (array_agg(x.id order by x.id desc))[1]
+    from (
+      select u.id, ((row_number() over (order by u.id)) - 1) / chunk_size as chunk
+      from app.users u
+      where app_private.in_audience(u, b.audience) and u.created_at <= b.created_at
+    ) x
+    group by x.chunk;
+  end if;
   select count(*)::integer into chunk_count from app_private.notification_batch_chunks c where c.batch_id = b.id;
   update app.notification_batches
   set chunks = chunk_count,
@@ -2810,6 +2814,6 @@ begin
 end;
 $$;
 
-COMMENT ON FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer) IS 'The notifications.batch job: splits a batch''s audience (active users who existed when it was accepted) into user-id ranges of chunk_size and queues one notifications.batch_chunk job per range; it writes no notification (app_private.write_batch_chunk does, a range per transaction). Idempotent: chunks and jobs are keyed. security definer: it reads every user and writes the server-only chunks.';
+COMMENT ON FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer) IS 'The notifications.batch job: splits a batch''s audience (active users who existed when it was accepted) into user-id ranges of chunk_size and queues one notifications.batch_chunk job per range; it writes no notification (app_private.write_batch_chunk does, a range per transaction). Idempotent: the chunks are planned once, in one statement, and a rerun only reads them (so it never waits for the chunk jobs writing them, which wait for the batch row it holds); the jobs are keyed. security definer: it reads every user and writes the server-only chunks.';
 
 REVOKE ALL ON FUNCTION app_private.write_notification_batch(target_batch_id uuid, chunk_size integer) FROM PUBLIC;

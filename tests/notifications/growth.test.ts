@@ -3,7 +3,8 @@
  * connections of their own; read-all touching only the unread rows and emitting one event; a
  * filtered inbox page past the rows it walks (the search index's half) in the same order as the
  * whole inbox filtered; a bulk send committed per chunk, killed mid-chunk (its backend
- * terminated before the commit) and rerun: every recipient once, progress from the counters.
+ * terminated before the commit) and rerun: every recipient once, progress from the counters; the
+ * batch job rerun while a chunk is being written, without waiting for it.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -267,6 +268,62 @@ test("[notifications] bulk send: each chunk commits on its own; a chunk killed b
       select count(*)::int as n from app.notifications where batch_id = ${accepted.id}`;
     return row.n;
   }
+});
+
+test("[notifications] bulk send: a rerun of the batch job while a chunk is being written neither waits for it nor deadlocks with it", async () => {
+  const users = await Promise.all(Array.from({ length: 3 }, () => createUser(t.deps, "MEMBER")));
+  const accepted = await expectJson(
+    await t.request("POST", "/api/notifications/bulk", {
+      token: admin.accessToken,
+      body: {
+        audience: { userIds: users.map((u) => u.id) },
+        notification: { type: "SYSTEM", title: "Rerun", body: "" },
+        channels: ["inApp"],
+      },
+    }),
+    202,
+  );
+  // The batch job's first run: one chunk per recipient, a job each.
+  await t.deps
+    .sql`delete from app_private.jobs where kind = 'notifications.batch' and payload ->> 'batchId' = ${accepted.id}`;
+  await t.deps.sql`select app_private.write_notification_batch(${accepted.id}::uuid, 1)`;
+
+  // A chunk's writer is mid-transaction: its chunk row updated, the batch row (the written
+  // counter) still ahead of it. The batch job runs again meanwhile (its process died after its
+  // commit): it must finish without waiting for the writer, who then takes the batch row.
+  const writer = postgres(Deno.env.get("AGORA_TEST_DB_URL")!, { max: 1, onnotice: () => {} });
+  try {
+    await writer.begin(async (tx) => {
+      await tx`update app_private.notification_batch_chunks set written_at = written_at
+               where batch_id = ${accepted.id} and chunk = 0`;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const rerun = t.deps.sql<{ chunks: number }[]>`
+        select app_private.write_notification_batch(${accepted.id}::uuid, 1) as chunks`;
+      const first = await Promise.race([
+        rerun.then(([row]) => row.chunks),
+        new Promise<"waiting">((resolve) => timer = setTimeout(() => resolve("waiting"), 5_000)),
+      ]).finally(() => clearTimeout(timer));
+      assert.equal(first, 3, "the rerun returned the planned chunks while the writer was open");
+      await tx`select app_private.write_batch_chunk(${accepted.id}::uuid, 0)`;
+    });
+  } finally {
+    await writer.end().catch(() => {});
+  }
+
+  await runJobs();
+  const failed = await t.deps.sql`
+    select kind, last_error from app_private.jobs
+    where payload ->> 'batchId' = ${accepted.id} and last_error is not null`;
+  assert.equal(failed.length, 0, `no job of the batch failed: ${JSON.stringify(failed)}`);
+  const [counts] = await t.deps.sql<{ rows: number; users: number }[]>`
+    select count(*)::int as rows, count(distinct user_id)::int as users
+    from app.notifications where batch_id = ${accepted.id}`;
+  assert.deepEqual(counts, { rows: 3, users: 3 });
+  const done = await expectJson(
+    await t.request("GET", `/api/notifications/bulk/${accepted.id}`, { token: admin.accessToken }),
+    200,
+  );
+  assert.equal(done.status, "done");
 });
 
 test("[notifications] bulk progress counts pushes and e-mails from the deliveries' outcomes (the counters equal counting the rows)", async () => {

@@ -719,7 +719,7 @@ test("[notifications] bulk by role and to everyone; the drain crashing and resum
   // runs again (here, its SQL twice), and nothing is written twice.
   await t.deps.sql`select app_private.write_notification_batch(${everyone.id}::uuid, 7)`;
   await t.deps.sql`select app_private.write_notification_batch(${everyone.id}::uuid, 7)`;
-  await runJobs();
+  const drained = await runJobs();
   const [counts] = await t.deps.sql<{ rows: number; users: number; events: number }[]>`
     select count(*)::int as rows, count(distinct user_id)::int as users,
            (select count(*)::int from app.events e
@@ -737,7 +737,10 @@ test("[notifications] bulk by role and to everyone; the drain crashing and resum
     await get(`/api/notifications/bulk/${everyone.id}`, admin),
     200,
   );
-  assert.equal(progress.status, "done");
+  const failed = await t.deps.sql`
+    select kind, state, attempts, last_error from app_private.jobs
+    where payload ->> 'batchId' = ${everyone.id} and last_error is not null`;
+  assert.equal(progress.status, "done", JSON.stringify({ drained, failed }));
 });
 
 test("[notifications] bulk: the same Idempotency-Key gives the same batch (concurrently too); another body with it is 409", async () => {
