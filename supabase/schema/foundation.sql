@@ -9,6 +9,7 @@
 --   supabase/migrations/20261130050400_foundation_analytics_rollups.sql
 --   supabase/migrations/20261202000200_foundation_analytics_facts.sql
 --   supabase/migrations/20261204010100_foundation_store_top_vendors.sql
+--   supabase/migrations/20261206000100_foundation_fact_key_totals_one_statement.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -1996,7 +1997,7 @@ REVOKE ALL ON FUNCTION app_private.ensure_daily_partitions(parent regclass, from
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.fact_key_totals
--- created in 20261204010100_foundation_store_top_vendors.sql
+-- created in 20261204010100_foundation_store_top_vendors.sql; last changed in 20261206000100_foundation_fact_key_totals_one_statement.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.fact_key_totals(metric text, bucket_interval text, range_from timestamp with time zone, range_to timestamp with time zone, only_keys text[] DEFAULT NULL::text[]) RETURNS TABLE(key text, value numeric)
@@ -2015,50 +2016,26 @@ declare
     then greatest(date_trunc('week', date_trunc('day', range_to, 'UTC') + interval '1 day', 'UTC'),
                   date_trunc('week', first_bucket + interval '6 days', 'UTC')) else first_bucket end;
 begin
-  -- Two statements so that the keys, when given, are an index condition rather than a filter.
-  if only_keys is null then
-    return query
-      select x.key, sum(x.value)
-      from (
-        select c.key, c.value from app_private.analytics_facts c
-        where c.metric = fact_key_totals.metric
-          and ((c.bucket_interval = fact_key_totals.bucket_interval and c.bucket >= first_bucket and c.bucket <= range_to
-                and not (c.bucket >= weeks_from and c.bucket < weeks_to))
-               or (c.bucket_interval = 'week' and c.bucket >= weeks_from and c.bucket < weeks_to))
-        union all
-        select d.key, d.delta from app_private.analytics_fact_deltas d
-        where d.metric = fact_key_totals.metric
-          and ((d.bucket_interval = fact_key_totals.bucket_interval and d.bucket >= first_bucket and d.bucket <= range_to
-                and not (d.bucket >= weeks_from and d.bucket < weeks_to))
-               or (d.bucket_interval = 'week' and d.bucket >= weeks_from and d.bucket < weeks_to))
-        union all
-        select l.key, l.value
-        from app_private.analytics_fact_tail(fact_key_totals.metric, fact_key_totals.bucket_interval) l
-        where l.bucket >= first_bucket and l.bucket <= range_to
-      ) x
-      group by 1;
-  else
-    return query
-      select x.key, sum(x.value)
-      from (
-        select c.key, c.value from app_private.analytics_facts c
-        where c.metric = fact_key_totals.metric and c.key = any(only_keys)
-          and ((c.bucket_interval = fact_key_totals.bucket_interval and c.bucket >= first_bucket and c.bucket <= range_to
-                and not (c.bucket >= weeks_from and c.bucket < weeks_to))
-               or (c.bucket_interval = 'week' and c.bucket >= weeks_from and c.bucket < weeks_to))
-        union all
-        select d.key, d.delta from app_private.analytics_fact_deltas d
-        where d.metric = fact_key_totals.metric and d.key = any(only_keys)
-          and ((d.bucket_interval = fact_key_totals.bucket_interval and d.bucket >= first_bucket and d.bucket <= range_to
-                and not (d.bucket >= weeks_from and d.bucket < weeks_to))
-               or (d.bucket_interval = 'week' and d.bucket >= weeks_from and d.bucket < weeks_to))
-        union all
-        select l.key, l.value
-        from app_private.analytics_fact_tail(fact_key_totals.metric, fact_key_totals.bucket_interval) l
-        where l.bucket >= first_bucket and l.bucket <= range_to and l.key = any(only_keys)
-      ) x
-      group by 1;
-  end if;
+  return query
+    select x.key, sum(x.value)
+    from (
+      select c.key, c.value from app_private.analytics_facts c
+      where c.metric = fact_key_totals.metric and (only_keys is null or c.key = any(only_keys))
+        and ((c.bucket_interval = fact_key_totals.bucket_interval and c.bucket >= first_bucket and c.bucket <= range_to
+              and not (c.bucket >= weeks_from and c.bucket < weeks_to))
+             or (c.bucket_interval = 'week' and c.bucket >= weeks_from and c.bucket < weeks_to))
+      union all
+      select d.key, d.delta from app_private.analytics_fact_deltas d
+      where d.metric = fact_key_totals.metric and (only_keys is null or d.key = any(only_keys))
+        and ((d.bucket_interval = fact_key_totals.bucket_interval and d.bucket >= first_bucket and d.bucket <= range_to
+              and not (d.bucket >= weeks_from and d.bucket < weeks_to))
+             or (d.bucket_interval = 'week' and d.bucket >= weeks_from and d.bucket < weeks_to))
+      union all
+      select l.key, l.value
+      from app_private.analytics_fact_tail(fact_key_totals.metric, fact_key_totals.bucket_interval) l
+      where l.bucket >= first_bucket and l.bucket <= range_to and (only_keys is null or l.key = any(only_keys))
+    ) x
+    group by 1;
 end;
 $$;
 
