@@ -4,6 +4,7 @@
 --   supabase/migrations/20261129100500_orders_one_policy_per_operation.sql
 --   supabase/migrations/20261129140100_orders_resume_payment.sql
 --   supabase/migrations/20261130080000_orders_buyer_name.sql
+--   supabase/migrations/20261206000200_orders_buyer_name_by_id.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -768,7 +769,7 @@ GRANT ALL ON FUNCTION app.create_checkout(requested_items jsonb, shipping_addres
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.order_buyer_name
--- created in 20261130080000_orders_buyer_name.sql
+-- created in 20261130080000_orders_buyer_name.sql; last changed in 20261206000200_orders_buyer_name_by_id.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.order_buyer_name(target app.orders) RETURNS text
@@ -779,7 +780,9 @@ begin
   return (
     select u.name from app.users u
     where u.id = target.buyer_id
-      and exists (select 1 from app.orders o where o.id = target.id and o.buyer_id = target.buyer_id)
+      -- The order's own buyer, by the order's primary key (as a pair, the buyer's index matched
+      -- both columns and was walked across all of the buyer's orders).
+      and u.id = (select o.buyer_id from app.orders o where o.id = target.id)
   );
 end;
 $$;

@@ -7,7 +7,7 @@
  * for a made-up order row).
  */
 begin;
-select plan(13);
+select plan(14);
 
 do $$
 begin
@@ -81,6 +81,10 @@ select is(
   app.order_buyer_name(jsonb_populate_record(null::app.orders,
     jsonb_build_object('id', gen_random_uuid(), 'buyer_id', tests.user_id('pimg.buyer@example.test')))),
   null, 'A made-up order row learns no one''s name.');
+select is(
+  (select app.order_buyer_name(jsonb_populate_record(o, jsonb_build_object('buyer_id', :'other')))
+   from app.orders o where o.checkout_id = :'checkout'),
+  null, 'A real order''s id with another person as its buyer learns nothing either.');
 select tests.clear_authentication();
 
 select * from finish();
