@@ -6,6 +6,7 @@
 --   supabase/migrations/20261129100000_signin_function_names_as_text.sql
 --   supabase/migrations/20261129100200_signin_one_policy_per_operation.sql
 --   supabase/migrations/20261130040100_signin_account_export_stream.sql
+--   supabase/migrations/20261206000300_signin_export_streams_every_list.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -95,21 +96,30 @@ ALTER TABLE app_private.account_erasure_steps ENABLE ROW LEVEL SECURITY;
 
 -- ---------------------------------------------------------------------------------------------
 -- table app_private.account_export_parts
--- created in 20261124120000_signin.sql; last changed in 20261129100000_signin_function_names_as_text.sql
+-- created in 20261124120000_signin.sql; last changed in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE TABLE app_private.account_export_parts (
     part text NOT NULL,
     function_name text NOT NULL,
     description text NOT NULL,
+    rows_function text,
+    rows_key text,
     CONSTRAINT account_export_parts_description_check CHECK (((char_length(description) >= 1) AND (char_length(description) <= 500))),
     CONSTRAINT account_export_parts_function_name_check CHECK (((function_name ~ '^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\('::text) AND (to_regprocedure(function_name) IS NOT NULL))),
-    CONSTRAINT account_export_parts_part_check CHECK ((part ~ '^[a-z][A-Za-z]*$'::text))
+    CONSTRAINT account_export_parts_part_check CHECK ((part ~ '^[a-z][A-Za-z]*$'::text)),
+    CONSTRAINT account_export_parts_rows_function_check CHECK (((rows_function IS NULL) OR ((rows_function ~ '^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\('::text) AND (to_regprocedure(rows_function) IS NOT NULL)))),
+    CONSTRAINT account_export_parts_rows_key_check CHECK ((rows_key ~ '^[a-z][A-Za-z]*$'::text)),
+    CONSTRAINT account_export_parts_rows_key_needs_rows CHECK (((rows_key IS NULL) OR (rows_function IS NOT NULL)))
 );
 
 COMMENT ON TABLE app_private.account_export_parts IS 'The one list of the account export''s parts: the document key and the function (user_id uuid) returning jsonb that fills it. A domain adds its row in its migration; tests/account/sql/430-account-export.sql checks that every account_export_* function is listed and that no part holds a secret.';
 
 COMMENT ON COLUMN app_private.account_export_parts.function_name IS 'The part''s function (user_id uuid) returning jsonb, schema-qualified (`app_private.account_export_<part>(uuid)`); text, not regprocedure, so pg_upgrade can upgrade the database. The check constraint refuses a name that is not schema-qualified or names no function.';
+
+COMMENT ON COLUMN app_private.account_export_parts.rows_function IS 'For a part that grows with the person''s use: its function (user_id uuid) returning setof text, one JSON text per element of the list, in the export''s order; the route streams it (app.export_account_rows) instead of building the list in the document. Null for a part that stays small. Schema-qualified text, checked as function_name.';
+
+COMMENT ON COLUMN app_private.account_export_parts.rows_key IS 'With rows_function, when the part is an object holding the list (the wallet''s transactions): the list''s key. The part''s function then returns the object without it. Null when the part is the list itself.';
 
 ALTER TABLE ONLY app_private.account_export_parts
     ADD CONSTRAINT account_export_parts_function_name_key UNIQUE (function_name);
@@ -336,41 +346,38 @@ REVOKE ALL ON FUNCTION app.export_account() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.export_account() TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
--- function app.export_account_notifications
--- created in 20261130040100_signin_account_export_stream.sql; last changed in 20261205000000_notifications_read_marks.sql
+-- function app.export_account_rows
+-- created in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
-CREATE FUNCTION app.export_account_notifications() RETURNS SETOF text
-    LANGUAGE sql STABLE SECURITY DEFINER
+CREATE FUNCTION app.export_account_rows(part text) RETURNS SETOF text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
-    AS $$
-  select jsonb_build_object(
-    'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
-    'priority', n.priority, 'inbox', n.inbox,
-    -- app_private.iso_time's expression, written out: that function (pinned search_path) is
-    -- parsed and planned again on every call, 200 µs a row, 21 of 22 s for 100,000 rows.
-    -- Read, or covered by a pending read-all: app.notification_read_at, called only for the
-    -- unread rows up to the newest mark (the max is computed once).
-    'readAt', to_char(coalesce(n.read_at,
-                        case when n.created_at <= (select max(m.read_to) from app.notification_read_marks m
-                                                   where m.user_id = (select auth.uid()))
-                             then app.notification_read_at(n) end)
-                      at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-  )::text
-  from app.notifications n
-  where n.user_id = (select auth.uid())
-  order by n.created_at, n.id
-$$;
+    AS $_$
+declare
+  me uuid := (select auth.uid());
+  rows_function text;
+begin
+  if me is null or not exists (select 1 from app.users u where u.id = me and u.status = 'active') then
+    raise exception 'sign in to export your account' using errcode = '42501';
+  end if;
+  select e.rows_function into rows_function from app_private.account_export_parts e
+  where e.part = export_account_rows.part and e.rows_function is not null;
+  if rows_function is null then
+    raise exception 'no streamed export part %', part using errcode = '22023';
+  end if;
+  return query execute format('select r from %s($1) r', rows_function::regprocedure::regproc) using me;
+end;
+$_$;
 
-COMMENT ON FUNCTION app.export_account_notifications() IS 'GET /api/account/export, second statement: every notification of the caller (those kept only for delivery, inbox false, included), oldest first, one JSON text per row as app_private.account_export_notifications shapes it (its times written out: app_private.iso_time, planned again on every call, cost 200 µs a row); the route reads it through a cursor and writes it to the response part by part, so no document of every notification is ever built. security definer: RLS shows users their inbox rows only; it only ever reads the caller''s. readAt is the notification''s read time as every reader shows it (app.notification_read_at: a pending read-all''s time for the rows it covers).';
+COMMENT ON FUNCTION app.export_account_rows(part text) IS 'GET /api/account/export, after app.export_account_streamed: one streamed list of the caller''s export (a part with a rows_function), one JSON text per element in the export''s order; the route reads it through a cursor and writes it part by part, so no list is ever built as one value. A part that streams nothing: 22023. security definer: the rows span domains and RLS (messages in conversations the caller left, notifications kept only for delivery); it only ever reads the caller''s.';
 
-REVOKE ALL ON FUNCTION app.export_account_notifications() FROM PUBLIC;
-GRANT ALL ON FUNCTION app.export_account_notifications() TO authenticated;
+REVOKE ALL ON FUNCTION app.export_account_rows(part text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.export_account_rows(part text) TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.export_account_streamed
--- created in 20261130040100_signin_account_export_stream.sql
+-- created in 20261130040100_signin_account_export_stream.sql; last changed in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app.export_account_streamed() RETURNS jsonb
@@ -379,22 +386,44 @@ CREATE FUNCTION app.export_account_streamed() RETURNS jsonb
     AS $$
 declare
   me uuid := (select auth.uid());
+  streamed text[] := array(select e.part from app_private.account_export_parts e where e.rows_function is not null);
   document jsonb;
 begin
   if me is null or not exists (select 1 from app.users u where u.id = me and u.status = 'active') then
     raise exception 'sign in to export your account' using errcode = '42501';
   end if;
-  document := app_private.account_export(me, array['notifications']);
+  document := app_private.account_export(me, streamed);
   perform app_private.record_security_event('account.exported', 'info', me,
     jsonb_build_object('parts', (select jsonb_agg(k order by k) from jsonb_object_keys(document) k)));
-  return document - 'notifications';
+  -- The lists themselves come next, from app.export_account_rows.
+  return document - array(select e.part from app_private.account_export_parts e
+                          where e.rows_function is not null and e.rows_key is null);
 end;
 $$;
 
-COMMENT ON FUNCTION app.export_account_streamed() IS 'GET /api/account/export, first statement: the caller''s export document without notifications (the route streams them after it from app.export_account_notifications, in the same transaction), recorded as account.exported. One jsonb document of every notification of a user with 1,000,000 went past jsonb''s 256 MB limit. security definer as app.export_account: it reads the caller''s own rows across domains; it only ever reads the caller''s.';
+COMMENT ON FUNCTION app.export_account_streamed() IS 'GET /api/account/export, first statement: the caller''s export document without the lists the route streams after it (app.export_account_streamed_parts; each from app.export_account_rows, in the same transaction): their keys are absent, and an object holding a list (the wallet) is there without it. Recorded as account.exported. Built whole, the heavy user''s orders, wallet transactions or messages would each pass jsonb''s 256 MB limit at a million users, as the notifications of a user with 1,000,000 did. security definer as app.export_account: it reads the caller''s own rows across domains; it only ever reads the caller''s.';
 
 REVOKE ALL ON FUNCTION app.export_account_streamed() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.export_account_streamed() TO authenticated;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app.export_account_streamed_parts
+-- created in 20261206000300_signin_export_streams_every_list.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app.export_account_streamed_parts() RETURNS TABLE(part text, rows_key text)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select e.part, e.rows_key from app_private.account_export_parts e
+  where e.rows_function is not null
+  order by e.part
+$$;
+
+COMMENT ON FUNCTION app.export_account_streamed_parts() IS 'GET /api/account/export: the parts whose lists the route streams, in order, and for an object holding its list the list''s key (null: the part is the list). security definer: the registry is server-only; it holds names only.';
+
+REVOKE ALL ON FUNCTION app.export_account_streamed_parts() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.export_account_streamed_parts() TO authenticated;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app.has_fresh_sign_in
@@ -544,33 +573,17 @@ REVOKE ALL ON FUNCTION app_private.account_erase_messaging(target_user_id uuid) 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export
--- created in 20261124120000_signin.sql; last changed in 20261130040100_signin_account_export_stream.sql
+-- created in 20261124120000_signin.sql; last changed in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export(target_user_id uuid) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     SET search_path TO ''
-    AS $_$
-declare
-  -- Every key of the contract, with the value of a domain that has nothing (or no part yet).
-  document jsonb := jsonb_build_object(
-    'exportedAt', app_private.iso_time(now()),
-    'profile', null, 'identities', '[]'::jsonb, 'sessions', '[]'::jsonb,
-    'conversations', '[]'::jsonb, 'messages', '[]'::jsonb, 'notifications', '[]'::jsonb,
-    'preferences', null, 'orders', '[]'::jsonb, 'vendor', null, 'wallet', null
-  );
-  p record;
-  value jsonb;
-begin
-  for p in select e.part, e.function_name from app_private.account_export_parts e order by e.part loop
-    execute format('select %s($1)', p.function_name::regprocedure::regproc) using target_user_id into value;
-    document := document || jsonb_build_object(p.part, coalesce(value, document -> p.part, 'null'::jsonb));
-  end loop;
-  return document;
-end;
-$_$;
+    AS $$
+  select app_private.account_export(target_user_id, '{}'::text[])
+$$;
 
-COMMENT ON FUNCTION app_private.account_export(target_user_id uuid) IS 'The account export of one user: the contract''s skeleton (every key, empty values) with every part registered in app_private.account_export_parts laid over it.';
+COMMENT ON FUNCTION app_private.account_export(target_user_id uuid) IS 'The account export of one user as one document (app.export_account: small accounts, tests): app_private.account_export with nothing left out, every list built in.';
 
 CREATE FUNCTION app_private.account_export(target_user_id uuid, left_out text[]) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -586,17 +599,28 @@ declare
   );
   p record;
   value jsonb;
+  list jsonb;
 begin
-  for p in select e.part, e.function_name from app_private.account_export_parts e
-           where e.part <> all(coalesce(left_out, '{}')) order by e.part loop
+  for p in select e.part, e.function_name, e.rows_function, e.rows_key
+           from app_private.account_export_parts e order by e.part loop
+    if p.part = any(coalesce(left_out, '{}')) and p.rows_key is null then
+      continue;
+    end if;
     execute format('select %s($1)', p.function_name::regprocedure::regproc) using target_user_id into value;
+    -- An object holding a list: the list is added here unless the route streams it.
+    if value is not null and p.rows_key is not null and not p.part = any(coalesce(left_out, '{}')) then
+      execute format('select coalesce(jsonb_agg(r.e::jsonb order by r.n), ''[]''::jsonb) from %s($1) with ordinality r (e, n)',
+                     p.rows_function::regprocedure::regproc)
+        using target_user_id into list;
+      value := value || jsonb_build_object(p.rows_key, list);
+    end if;
     document := document || jsonb_build_object(p.part, coalesce(value, document -> p.part, 'null'::jsonb));
   end loop;
   return document;
 end;
 $_$;
 
-COMMENT ON FUNCTION app_private.account_export(target_user_id uuid, left_out text[]) IS 'The account export of one user without the parts named in left_out (they keep the skeleton''s empty value): the parts the route streams (app.export_account_streamed). The contract''s skeleton with every other registered part laid over it.';
+COMMENT ON FUNCTION app_private.account_export(target_user_id uuid, left_out text[]) IS 'The account export of one user without the lists of the parts named in left_out: the parts the route streams (app.export_account_streamed). A part that is a list is left at the skeleton''s empty value; a part that is an object holding a list (rows_key) is the object without that list. The contract''s skeleton with every other registered part laid over it.';
 
 REVOKE ALL ON FUNCTION app_private.account_export(target_user_id uuid) FROM PUBLIC;
 
@@ -604,25 +628,43 @@ REVOKE ALL ON FUNCTION app_private.account_export(target_user_id uuid, left_out 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_conversations
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_conversations(target_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
-  select coalesce(jsonb_agg(jsonb_build_object(
+  select coalesce(jsonb_agg(r.e::jsonb order by r.n), '[]'::jsonb)
+  from app_private.account_export_conversations_rows(target_user_id) with ordinality r (e, n)
+$$;
+
+COMMENT ON FUNCTION app_private.account_export_conversations(target_user_id uuid) IS 'Export part `conversations`: the list of app_private.account_export_conversations_rows (the conversations the person takes part in and how far they read; nothing about the other people in them).';
+
+REVOKE ALL ON FUNCTION app_private.account_export_conversations(target_user_id uuid) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.account_export_conversations_rows
+-- created in 20261206000300_signin_export_streams_every_list.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.account_export_conversations_rows(target_user_id uuid) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
     'id', c.id, 'type', c.type, 'title', c.title, 'isCreator', c.created_by = target_user_id,
     'createdAt', app_private.iso_time(c.created_at), 'joinedAt', app_private.iso_time(p.joined_at),
     'lastReadMessageId', p.last_read_message_id, 'lastReadAt', app_private.iso_time(p.last_read_at)
-  ) order by p.joined_at, c.id), '[]'::jsonb)
+  )::text
   from app.conversation_participants p join app.conversations c on c.id = p.conversation_id
   where p.user_id = target_user_id
+  order by p.joined_at, c.id
 $$;
 
-COMMENT ON FUNCTION app_private.account_export_conversations(target_user_id uuid) IS 'Export part `conversations`: the conversations the person takes part in and how far they read; nothing about the other people in them.';
+COMMENT ON FUNCTION app_private.account_export_conversations_rows(target_user_id uuid) IS 'Export part `conversations`, an element per row: the conversations the person takes part in and how far they read, in the order they joined; nothing about the other people in them.';
 
-REVOKE ALL ON FUNCTION app_private.account_export_conversations(target_user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.account_export_conversations_rows(target_user_id uuid) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_identities
@@ -646,14 +688,31 @@ REVOKE ALL ON FUNCTION app_private.account_export_identities(target_user_id uuid
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_messages
--- created in 20261124120000_signin.sql
+-- created in 20261124120000_signin.sql; last changed in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_messages(target_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
-  select coalesce(jsonb_agg(jsonb_build_object(
+  select coalesce(jsonb_agg(r.e::jsonb order by r.n), '[]'::jsonb)
+  from app_private.account_export_messages_rows(target_user_id) with ordinality r (e, n)
+$$;
+
+COMMENT ON FUNCTION app_private.account_export_messages(target_user_id uuid) IS 'Export part `messages`: the list of app_private.account_export_messages_rows (every message the person wrote, in conversations they left too, with its files and earlier versions).';
+
+REVOKE ALL ON FUNCTION app_private.account_export_messages(target_user_id uuid) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.account_export_messages_rows
+-- created in 20261206000300_signin_export_streams_every_list.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.account_export_messages_rows(target_user_id uuid) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
     'id', m.id, 'conversationId', m.conversation_id, 'content', m.content, 'replyToId', m.reply_to_id,
     'createdAt', app_private.iso_time(m.created_at), 'editedAt', app_private.iso_time(m.edited_at),
     'deletedAt', app_private.iso_time(m.deleted_at),
@@ -667,34 +726,63 @@ CREATE FUNCTION app_private.account_export_messages(target_user_id uuid) RETURNS
                                           'replacedAt', app_private.iso_time(v.replaced_at))
                        order by v.replaced_at, v.id)
       from app.message_versions v where v.message_id = m.id), '[]'::jsonb)
-  ) order by m.created_at, m.id), '[]'::jsonb)
+  )::text
   from app.messages m where m.sender_id = target_user_id
+  order by m.created_at, m.id
 $$;
 
-COMMENT ON FUNCTION app_private.account_export_messages(target_user_id uuid) IS 'Export part `messages`: every message the person wrote (in conversations they left too), with its files and earlier versions.';
+COMMENT ON FUNCTION app_private.account_export_messages_rows(target_user_id uuid) IS 'Export part `messages`, an element per row: every message the person wrote (in conversations they left too), oldest first, with its files and earlier versions.';
 
-REVOKE ALL ON FUNCTION app_private.account_export_messages(target_user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app_private.account_export_messages_rows(target_user_id uuid) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_notifications
--- created in 20261124120000_signin.sql; last changed in 20261205000000_notifications_read_marks.sql
+-- created in 20261124120000_signin.sql; last changed in 20261206000300_signin_export_streams_every_list.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_notifications(target_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
-  select coalesce(jsonb_agg(jsonb_build_object(
-    'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
-    'priority', n.priority, 'inbox', n.inbox, 'readAt', app_private.iso_time(app.notification_read_at(n)),
-    'createdAt', app_private.iso_time(n.created_at)
-  ) order by n.created_at, n.id), '[]'::jsonb)
-  from app.notifications n where n.user_id = target_user_id
+  select coalesce(jsonb_agg(r.e::jsonb order by r.n), '[]'::jsonb)
+  from app_private.account_export_notifications_rows(target_user_id) with ordinality r (e, n)
 $$;
 
-COMMENT ON FUNCTION app_private.account_export_notifications(target_user_id uuid) IS 'Export part `notifications`: every notification of the person, those kept only for delivery (inbox false) included. readAt is the notification''s read time as every reader shows it (app.notification_read_at: a pending read-all''s time for the rows it covers).';
+COMMENT ON FUNCTION app_private.account_export_notifications(target_user_id uuid) IS 'Export part `notifications`: the list of app_private.account_export_notifications_rows (every notification of the person, those kept only for delivery included; readAt as every reader shows it).';
 
 REVOKE ALL ON FUNCTION app_private.account_export_notifications(target_user_id uuid) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.account_export_notifications_rows
+-- created in 20261206000300_signin_export_streams_every_list.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.account_export_notifications_rows(target_user_id uuid) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+    'id', n.id, 'type', n.type, 'title', n.title, 'body', n.body, 'data', n.data,
+    'priority', n.priority, 'inbox', n.inbox,
+    -- app_private.iso_time's expression, written out: that function (pinned search_path) is
+    -- parsed and planned again on every call, 200 µs a row, 21 of 22 s for 100,000 rows.
+    -- Read, or covered by a pending read-all: app.notification_read_at, called only for the
+    -- unread rows up to the newest mark (the max is computed once).
+    'readAt', to_char(coalesce(n.read_at,
+                        case when n.created_at <= (select max(m.read_to) from app.notification_read_marks m
+                                                   where m.user_id = target_user_id)
+                             then app.notification_read_at(n) end)
+                      at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  )::text
+  from app.notifications n
+  where n.user_id = target_user_id
+  order by n.created_at, n.id
+$$;
+
+COMMENT ON FUNCTION app_private.account_export_notifications_rows(target_user_id uuid) IS 'Export part `notifications`, an element per row: every notification of the person (those kept only for delivery, inbox false, included), oldest first. readAt is the read time as every reader shows it (app.notification_read_at: a pending read-all''s time for the rows it covers). Its times are written out: app_private.iso_time is planned again on every call, 200 µs a row.';
+
+REVOKE ALL ON FUNCTION app_private.account_export_notifications_rows(target_user_id uuid) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_preferences

@@ -1,6 +1,7 @@
 -- Agora's schema as it is now, domain store_account: every object its migrations created, with
 -- every later change from any migration applied. Its migrations:
 --   supabase/migrations/20261124125000_store_account.sql
+--   supabase/migrations/20261206000310_store_account_export_rows.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -53,20 +54,38 @@ REVOKE ALL ON FUNCTION app_private.account_erase_store(target_user_id uuid) FROM
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_orders
--- created in 20261124125000_store_account.sql
+-- created in 20261124125000_store_account.sql; last changed in 20261206000310_store_account_export_rows.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_orders(target_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
-  select coalesce(jsonb_agg(app.order_json(o) order by o.created_at desc, o.id desc), '[]'::jsonb)
-  from app.orders o where o.buyer_id = target_user_id
+  select coalesce(jsonb_agg(r.e::jsonb order by r.n), '[]'::jsonb)
+  from app_private.account_export_orders_rows(target_user_id) with ordinality r (e, n)
 $$;
 
-COMMENT ON FUNCTION app_private.account_export_orders(target_user_id uuid) IS 'Export part `orders`: every order the person bought, as GET /api/store/orders/:id shows it (items, payment, shipping, history).';
+COMMENT ON FUNCTION app_private.account_export_orders(target_user_id uuid) IS 'Export part `orders`: the list of app_private.account_export_orders_rows (every order the person bought, as GET /api/store/orders/:id shows it: items, payment, shipping, history).';
 
 REVOKE ALL ON FUNCTION app_private.account_export_orders(target_user_id uuid) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.account_export_orders_rows
+-- created in 20261206000310_store_account_export_rows.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.account_export_orders_rows(target_user_id uuid) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select app.order_json(o)::text
+  from app.orders o where o.buyer_id = target_user_id
+  order by o.created_at desc, o.id desc
+$$;
+
+COMMENT ON FUNCTION app_private.account_export_orders_rows(target_user_id uuid) IS 'Export part `orders`, an element per row: every order the person bought, newest first, as GET /api/store/orders/:id shows it (items, payment, shipping, history).';
+
+REVOKE ALL ON FUNCTION app_private.account_export_orders_rows(target_user_id uuid) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_vendor

@@ -5,6 +5,7 @@
 --   supabase/migrations/20261128140000_wallet_resign_outside_nonce.sql
 --   supabase/migrations/20261129140000_wallet_cancel_transfer.sql
 --   supabase/migrations/20261130090000_wallet_counterparty_fee.sql
+--   supabase/migrations/20261206000320_wallet_export_rows.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -816,7 +817,7 @@ GRANT ALL ON FUNCTION app.wallet_transaction_json(t app.wallet_transactions) TO 
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.account_export_wallet
--- created in 20261124130000_wallet.sql
+-- created in 20261124130000_wallet.sql; last changed in 20261206000320_wallet_export_rows.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.account_export_wallet(target_user_id uuid) RETURNS jsonb
@@ -835,17 +836,6 @@ CREATE FUNCTION app_private.account_export_wallet(target_user_id uuid) RETURNS j
       from app.wallet_tokens t
       join app.chain_tokens c on c.chain_id = t.chain_id and c.address = t.address
       where t.user_id = target_user_id), '[]'::jsonb),
-    'transactions', coalesce((
-      select jsonb_agg(jsonb_build_object(
-               'id', x.id, 'direction', x.direction, 'status', j ->> 'status',
-               'asset', j -> 'token', 'from', x.from_address, 'to', x.to_address,
-               'amount', x.amount::text, 'txid', x.hash, 'blockNumber', x.block_number,
-               'fee', x.fee::text, 'error', x.error,
-               'createdAt', app_private.iso_time(x.created_at),
-               'confirmedAt', app_private.iso_time(x.confirmed_at))
-             order by x.created_at, x.id)
-      from app.wallet_transactions x, app.wallet_transaction_json(x) j
-      where x.user_id = target_user_id), '[]'::jsonb),
     'nfts', coalesce((
       select jsonb_agg(jsonb_build_object('chainId', n.chain_id, 'contract', n.contract,
                                           'id', n.token_id::text, 'standard', n.standard,
@@ -856,9 +846,34 @@ CREATE FUNCTION app_private.account_export_wallet(target_user_id uuid) RETURNS j
   from app.wallets w where w.user_id = target_user_id
 $$;
 
-COMMENT ON FUNCTION app_private.account_export_wallet(target_user_id uuid) IS 'Export part `wallet`: the wallet''s public data (address, when it was created and last exported), the ERC-20s added, every transaction (its token as `asset`, its hash as `txid`: the export''s keys never look like secrets) and the NFTs held; null without a wallet. Never key material: the sealed key stays in app_private.wallet_keys (the key itself leaves only through POST /api/wallet/export).';
+COMMENT ON FUNCTION app_private.account_export_wallet(target_user_id uuid) IS 'Export part `wallet`, without its `transactions` (the registry''s rows_key: app_private.account_export_wallet_transactions_rows, which the export adds or streams): the wallet''s public data (address, when it was created and last exported), the ERC-20s added and the NFTs held; null without a wallet. Never key material: the sealed key stays in app_private.wallet_keys (the key itself leaves only through POST /api/wallet/export).';
 
 REVOKE ALL ON FUNCTION app_private.account_export_wallet(target_user_id uuid) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------------------------
+-- function app_private.account_export_wallet_transactions_rows
+-- created in 20261206000320_wallet_export_rows.sql
+-- ---------------------------------------------------------------------------------------------
+
+CREATE FUNCTION app_private.account_export_wallet_transactions_rows(target_user_id uuid) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select jsonb_build_object(
+           'id', x.id, 'direction', x.direction, 'status', j ->> 'status',
+           'asset', j -> 'token', 'from', x.from_address, 'to', x.to_address,
+           'amount', x.amount::text, 'txid', x.hash, 'blockNumber', x.block_number,
+           'fee', x.fee::text, 'error', x.error,
+           'createdAt', app_private.iso_time(x.created_at),
+           'confirmedAt', app_private.iso_time(x.confirmed_at))::text
+  from app.wallet_transactions x, app.wallet_transaction_json(x) j
+  where x.user_id = target_user_id
+  order by x.created_at, x.id
+$$;
+
+COMMENT ON FUNCTION app_private.account_export_wallet_transactions_rows(target_user_id uuid) IS 'Export part `wallet`, its `transactions`, an element per row: every transaction of the person''s wallet, oldest first (its token as `asset`, its hash as `txid`: the export''s keys never look like secrets).';
+
+REVOKE ALL ON FUNCTION app_private.account_export_wallet_transactions_rows(target_user_id uuid) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.allocate_wallet_nonce

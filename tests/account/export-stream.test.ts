@@ -2,10 +2,14 @@
  * GET /api/account/export at any size (issue 30): a user with 200,000 notifications gets the
  * whole document, streamed (many pieces, the first long before the last), that parses with
  * every notification once, while the API process's heap stays far below the document's size.
- * Built whole, the document of a user with 1,000,000 went past jsonb's 256 MB limit.
+ * Built whole, the document of a user with 1,000,000 went past jsonb's 256 MB limit. Every list
+ * that grows is streamed the same way (conversations, messages, orders, the wallet's
+ * transactions): for a person with some of each, the streamed document is the one built whole.
  */
 import assert from "node:assert/strict";
-import { signInAs, test, testApp } from "../support/helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../support/helpers.ts";
+import { approvedVendor, checkout, product } from "../support/store.ts";
+import { addressOfCaller } from "../support/wallet.ts";
 
 const t = testApp();
 const ROWS = 200_000;
@@ -98,4 +102,62 @@ test("[account] the export of a user with 200,000 notifications streams, complet
   } finally {
     await Deno.remove(file).catch(() => {});
   }
+});
+
+test("[account] every streamed list (conversations, messages, notifications, orders, the wallet's transactions) comes out as the document built whole", async () => {
+  const admin = await signInAs(t, "ADMIN");
+  const me = await signInAs(t, "MEMBER");
+  const other = await signInAs(t, "MEMBER");
+  const talk = await expectJson(
+    await t.request("POST", "/api/conversations", {
+      token: me.accessToken,
+      body: { type: "direct", participantIds: [other.user.id] },
+    }),
+    [200, 201],
+  );
+  for (const content of ["first", "second"]) {
+    await expectJson(
+      await t.request("POST", `/api/conversations/${talk.id}/messages`, {
+        token: me.accessToken,
+        body: { content },
+      }),
+      201,
+    );
+  }
+  const vendor = await approvedVendor(t, admin);
+  const item = await product(t, vendor, { price: 1200, stock: 5 });
+  for (let i = 0; i < 2; i++) await checkout(t, me, [{ productId: item.id, quantity: 1 }]);
+  await addressOfCaller(t, me.accessToken);
+  await t.deps.sql`
+    insert into app.wallet_transactions (wallet_id, user_id, direction, status, chain_id, token_kind,
+      token_symbol, token_name, token_decimals, from_address, to_address, amount, hash, log_index,
+      block_number, created_at)
+    select w.id, w.user_id, 'in', 'confirmed', 31337, 'native', 'ETH', 'Ether', 18,
+           '0x0000000000000000000000000000000000000001', w.address, 70 + i,
+           '0x' || lpad(to_hex(i), 64, 'e'), -1, i, now() - (4 - i) * interval '1 minute'
+    from app.wallets w, generate_series(1, 3) i where w.user_id = ${me.user.id}`;
+
+  const response = await t.app.request("http://localhost/api/account/export", {
+    headers: { authorization: `Bearer ${me.accessToken}` },
+  });
+  assert.equal(response.status, 200);
+  const streamed = JSON.parse(await response.text());
+  const [{ whole }] = await t.deps.sql.begin(async (tx) => {
+    await tx`select set_config('request.jwt.claims', ${
+      JSON.stringify({ sub: me.user.id, role: "authenticated" })
+    }, true)`;
+    return await tx<{ whole: Record<string, unknown> }[]>`select app.export_account() as whole`;
+  });
+  delete streamed.exportedAt;
+  delete whole.exportedAt;
+  assert.equal(streamed.messages.length, 2);
+  assert.equal(streamed.orders.length, 2);
+  assert.equal(streamed.conversations.length, 1);
+  assert.equal(streamed.wallet.transactions.length, 3);
+  assert.deepEqual(
+    streamed.wallet.transactions.map((x: { amount: string }) => x.amount),
+    ["71", "72", "73"],
+    "oldest first",
+  );
+  assert.deepEqual(streamed, whole, "the streamed document is the one built whole");
 });

@@ -38,7 +38,9 @@ account.openapi(
     operationId: "exportAccount",
     summary: "The caller's data as one JSON document",
     description:
-      "Streamed as it is read (any size: a cursor in one transaction). Profile (with role and status history), identities, sessions, the " +
+      "Streamed as it is read (any size: each list that grows, conversations, messages, " +
+      "notifications, orders and the wallet's transactions, through a cursor in one " +
+      "transaction). Profile (with role and status history), identities, sessions, the " +
       "conversations taken part in, every message written (earlier versions and files " +
       "included), notifications, preferences, orders, vendor and wallet (public data and " +
       "transactions). Never a secret: no token or token hash, no CSRF or refresh material, no " +
@@ -49,7 +51,7 @@ account.openapi(
   async (c) => {
     const client = { ip: c.get("ip"), userAgent: c.get("userAgent") };
     // Streamed (docs/account.md): the transaction stays open while the response is written,
-    // a cursor batch of notifications at a time, each write waiting for the client to read.
+    // a cursor batch of each list at a time, each write waiting for the client to read.
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     const encoder = new TextEncoder();

@@ -1,11 +1,13 @@
 /*
  * The account export: one registry of parts (every app_private.account_export_<part> function is
- * listed, takes the user id, returns jsonb), the composer fills every key of the contract, a user
- * exports only their own data and no secret, each export is a security event, and only a
- * signed-in user may ask (visitors and direct calls of the private functions are refused).
+ * listed, takes the user id, returns jsonb; the lists that grow are streamed, setof text), the
+ * composer fills every key of the contract, the streamed parts put together are the same
+ * document, a user exports only their own data and no secret, each export is a security event,
+ * and only a signed-in user may ask (visitors and direct calls of the private functions are
+ * refused).
  */
 begin;
-select plan(18);
+select plan(25);
 
 -- ---------------------------------------------------------------------------------------------
 -- The registry
@@ -14,8 +16,19 @@ select plan(18);
 select is_empty(
   $$ select p.oid::regprocedure::text from pg_proc p
      where p.pronamespace = 'app_private'::regnamespace and p.proname like 'account\_export\_%'
-       and not exists (select 1 from app_private.account_export_parts e where e.function_name::regprocedure = p.oid) $$,
-  'Every app_private.account_export_<part> function is listed in app_private.account_export_parts.'
+       and not exists (select 1 from app_private.account_export_parts e
+                       where e.function_name::regprocedure = p.oid or e.rows_function::regprocedure = p.oid) $$,
+  'Every app_private.account_export_<part> function is listed in app_private.account_export_parts (a part, or the rows of its list).'
+);
+select is_empty(
+  $$ select e.part from app_private.account_export_parts e join pg_proc p on p.oid = e.rows_function::regprocedure
+     where p.pronargs <> 1 or p.proargtypes[0] <> 'uuid'::regtype or p.prorettype <> 'text'::regtype or not p.proretset $$,
+  'Every streamed list takes the user id and returns setof text.'
+);
+select set_eq(
+  $$ select part || coalesce('.' || rows_key, '') from app_private.account_export_parts where rows_function is not null $$,
+  $$ values ('conversations'), ('messages'), ('notifications'), ('orders'), ('wallet.transactions') $$,
+  'The lists that grow with a person''s use are streamed.'
 );
 select is_empty(
   $$ select e.part from app_private.account_export_parts e join pg_proc p on p.oid = e.function_name::regprocedure
@@ -58,6 +71,7 @@ select throws_ok(
 select is_empty(
   $$ select e.part from app_private.account_export_parts e
      where e.function_name::regprocedure::text <> e.function_name
+        or e.rows_function::regprocedure::text <> e.rows_function
      union all
      select s.domain from app_private.account_erasure_steps s
      where s.function_name::regprocedure::text <> s.function_name $$,
@@ -89,6 +103,17 @@ $$;
 
 select tests.authenticate_as(tests.user_id('export.mia@example.test'));
 create temporary table export_doc as select app.export_account() as doc;
+-- What the route streams, put together as it writes it: the same document.
+create temporary table streamed_doc as
+  select d || coalesce((
+    select jsonb_object_agg(s.part, case
+      when s.rows_key is null then l.list
+      when d -> s.part = 'null'::jsonb then 'null'::jsonb
+      else (d -> s.part) || jsonb_build_object(s.rows_key, l.list) end)
+    from app.export_account_streamed_parts() s,
+    lateral (select coalesce(jsonb_agg(r::jsonb order by n), '[]'::jsonb) as list
+             from app.export_account_rows(s.part) with ordinality x (r, n)) l), '{}'::jsonb) as doc
+  from app.export_account_streamed() d;
 select tests.clear_authentication();
 
 select is(
@@ -114,9 +139,14 @@ select ok(
   'No secret: no refresh-token hash, and no key that looks like one, anywhere in the document.'
 );
 select is(
+  (select doc - 'exportedAt' from streamed_doc), (select doc - 'exportedAt' from export_doc),
+  'The streamed parts put together are the whole document.');
+select is((select jsonb_array_length(doc -> 'messages') from streamed_doc), 1,
+  'The streamed messages are there (the comparison above compares something).');
+select is(
   (select count(*)::int from app.security_events where type = 'account.exported'
    and user_id = tests.user_id('export.mia@example.test')),
-  1, 'The export is recorded as account.exported.');
+  2, 'Each export, whole or streamed, is recorded as account.exported.');
 
 -- ---------------------------------------------------------------------------------------------
 -- Who may ask
@@ -131,6 +161,14 @@ select throws_ok(
 select is(
   (select app.export_account() #>> '{profile,id}'), tests.user_id('export.ned@example.test')::text,
   'A user''s export is always their own.');
+select is(
+  (select count(*)::int from app.export_account_rows('messages') r where r::jsonb ->> 'content' = 'from mia'),
+  0, 'A streamed list is always the caller''s own.');
+select throws_ok($$ select app.export_account_rows('profile') $$, '22023', null,
+  'A part that is not streamed has no rows.');
+select tests.authenticate_as_anon();
+select throws_ok($$ select app.export_account_rows('messages') $$, '42501', null,
+  'A visitor cannot read a streamed list.');
 
 select * from finish();
 rollback;

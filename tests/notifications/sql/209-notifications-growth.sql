@@ -103,7 +103,7 @@ select is(
 
 select tests.authenticate_as(:'ona');
 select is(
-  (select count(*)::int from app.export_account_notifications()), 6,
+  (select count(*)::int from app.export_account_rows('notifications')), 6,
   'The export''s notifications are the caller''s own, the hidden one included.'
 );
 select results_eq(
@@ -118,7 +118,7 @@ select is(
 );
 select tests.authenticate_as_anon();
 select throws_ok(
-  $$ select count(*) from app.export_account_notifications() $$,
+  $$ select count(*) from app.export_account_rows('notifications') $$,
   '42501', null,
   'anon may not read an export.'
 );

@@ -102,7 +102,7 @@ select is(cardinality(app.inbox_search_ids(null, false, '%marks%', '-infinity', 
   '...and all six among the read ones.');
 select is((select (app.notification_json(n) ->> 'readAt') is not null from app.notifications n where n.id = :'n1'), true,
   'The API''s JSON of one of them has its readAt.');
-select is((select count(*)::int from app.export_account_notifications() x where (x::jsonb ->> 'readAt') is null and x::jsonb ->> 'title' like 'marks%'), 0,
+select is((select count(*)::int from app.export_account_rows('notifications') x where (x::jsonb ->> 'readAt') is null and x::jsonb ->> 'title' like 'marks%'), 0,
   'The export shows every one read.');
 
 -- Marking one read, deleting one.

@@ -1,7 +1,8 @@
 /*
- * The wallet in the account export (app_private.account_export_wallet, a registered part): the
- * wallet's public data, the ERC-20s added, transactions and NFTs, no key that looks like a secret
- * and never key material; a user without a wallet exports null.
+ * The wallet in the account export (app_private.account_export_wallet, a registered part, and
+ * its transactions, app_private.account_export_wallet_transactions_rows): the wallet's public
+ * data, the ERC-20s added, transactions and NFTs, no key that looks like a secret and never key
+ * material; a user without a wallet exports null.
  */
 begin;
 select plan(7);
@@ -22,8 +23,8 @@ select is(
 select is(app_private.account_export_wallet(:'owner') ->> 'address', tests.wallet_address(:'wallet'),
   'The export names the wallet''s address.');
 select is(
-  (app_private.account_export_wallet(:'owner') -> 'transactions' -> 0 ->> 'amount'), '77',
-  'It holds the transactions as the API shows them.'
+  (app_private.account_export(:'owner') -> 'wallet' -> 'transactions' -> 0 ->> 'amount'), '77',
+  'The export holds the transactions as the API shows them (the registry''s rows_key: streamed, or built in by the composer).'
 );
 select ok(
   app_private.account_export_wallet(:'owner')::text not like '%' || repeat('11', 60) || '%'
@@ -33,7 +34,7 @@ select ok(
 );
 select is(app_private.account_export_wallet(:'nobody'), null, 'A user without a wallet exports null.');
 select is_empty(
-  format($$ select k from jsonb_path_query(app_private.account_export_wallet(%L), 'strict $.**') v,
+  format($$ select k from jsonb_path_query(app_private.account_export(%L) -> 'wallet', 'strict $.**') v,
               jsonb_object_keys(v) k
             where jsonb_typeof(v) = 'object'
               and k ~* '(token|hash|secret|password|csrf|refresh|verifier|nonce|private)' $$, :'owner'),

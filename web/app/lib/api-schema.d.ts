@@ -32,7 +32,7 @@ export type paths = {
         };
         /**
          * The caller's data as one JSON document
-         * @description Streamed as it is read (any size: a cursor in one transaction). Profile (with role and status history), identities, sessions, the conversations taken part in, every message written (earlier versions and files included), notifications, preferences, orders, vendor and wallet (public data and transactions). Never a secret: no token or token hash, no CSRF or refresh material, no key material. Recorded as `account.exported`.
+         * @description Streamed as it is read (any size: each list that grows, conversations, messages, notifications, orders and the wallet's transactions, through a cursor in one transaction). Profile (with role and status history), identities, sessions, the conversations taken part in, every message written (earlier versions and files included), notifications, preferences, orders, vendor and wallet (public data and transactions). Never a secret: no token or token hash, no CSRF or refresh material, no key material. Recorded as `account.exported`.
          */
         get: operations["exportAccount"];
         put?: never;
