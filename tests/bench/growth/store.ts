@@ -8,7 +8,8 @@
  * tenth of it): 100·s vendors, 10,000·s products with a vocabulary that grows with them (one
  * made-up word per product, as model names and brands do), 50,000·s orders over a year (the heavy
  * user buys a tenth of them and owns the top vendor, which sells a tenth), all settled but the
- * day's 1,000·s deliveries and 500·s paid in-flight orders, a settlement per vendor and month,
+ * day's 1,000·s deliveries (the first 1,000 of them from the same 98 vendors and the top one at
+ * every scale) and 500·s paid in-flight orders, a settlement per vendor and month,
  * and 10,000·s wallet transactions (half of them the heavy user's). The small vendor (the typical
  * user's) has the same 50 orders and 12 settlements at every scale.
  */
