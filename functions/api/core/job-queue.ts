@@ -27,6 +27,7 @@ import { z } from "zod";
 import type { Deps } from "./context.ts";
 import type { Sql, Tx } from "../../_shared/db.ts";
 import { serverSql } from "./doors.ts";
+import { isConnectionGone } from "../../_shared/errors.ts";
 
 /** What a handler gets besides its payload. */
 export interface JobContext {
@@ -291,8 +292,9 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
           .then((outcome) => {
             result[outcome]++;
           }, (err) => {
-            // Recording an outcome failed (the database went away): no more claims; the
-            // others finish, then the drain fails with the first error.
+            // Recording an outcome failed (the database away past the job's lease, or
+            // another error): no more claims; the others finish, then the drain fails with
+            // the first error.
             failure ??= { err };
           })
           .finally(() => running.delete(job));
@@ -311,6 +313,23 @@ export async function drain(deps: Deps, opts: DrainOptions): Promise<DrainResult
 
 type Outcome = "done" | "retried" | "dead" | "lost";
 
+/**
+ * A job's outcome written down, tried again while the database is away (a restart, a failover)
+ * until the job's lease ends. The handler's work is committed by then: left unrecorded, the job
+ * would stay `running` until its lease ran out, then run again. Past the lease another drain may
+ * hold the job, so the error is the drain's (it stops claiming; the job is taken back later).
+ */
+async function recorded<T>(leaseEnds: number, write: () => Promise<T>): Promise<T> {
+  for (let wait = 100;; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isConnectionGone(err) || Date.now() + wait >= leaseEnds) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
 async function runOne(
   deps: Deps,
   kind: JobKind,
@@ -319,6 +338,8 @@ async function runOne(
 ): Promise<Outcome> {
   const sql = serverSql(deps, "job queue: claim and record");
   const fields = { jobId: row.id, kind: row.kind, attempt: row.attempts };
+  // The claim was just made: its lease ends about then.
+  const leaseEnds = Date.now() + leaseOf(kind) * 1000;
   let failure: { error: string; retryAfter: number | null; permanent: boolean } | null = null;
 
   const parsed = kind.payload.safeParse(row.payload);
@@ -372,17 +393,19 @@ async function runOne(
   }
 
   if (!failure) {
-    const [{ ok }] = await sql<{ ok: boolean }[]>`
-      select app_private.complete_job(${row.id}::bigint, ${row.claim_token}::uuid) as ok`;
+    const [{ ok }] = await recorded(leaseEnds, () =>
+      sql<{ ok: boolean }[]>`
+        select app_private.complete_job(${row.id}::bigint, ${row.claim_token}::uuid) as ok`);
     if (!ok) deps.log("warn", "job finished after its lease was taken over", fields);
     return ok ? "done" : "lost";
   }
-  const [{ state }] = await sql<{ state: string | null }[]>`
-    select app_private.fail_job(
-      ${row.id}::bigint, ${row.claim_token}::uuid, ${failure.error},
-      ${failure.retryAfter === null ? null : `${failure.retryAfter} seconds`}::interval,
-      ${failure.permanent}
-    ) as state`;
+  const { error, permanent } = failure;
+  const retryAfter = failure.retryAfter === null ? null : `${failure.retryAfter} seconds`;
+  const [{ state }] = await recorded(leaseEnds, () =>
+    sql<{ state: string | null }[]>`
+      select app_private.fail_job(
+        ${row.id}::bigint, ${row.claim_token}::uuid, ${error}, ${retryAfter}::interval, ${permanent}
+      ) as state`);
   if (state === null) {
     deps.log("warn", "job failed after its lease was taken over", {
       ...fields,
