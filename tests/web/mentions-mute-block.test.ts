@@ -71,7 +71,16 @@ test("[web] two browsers: a mention from the picker, mute from the menu, block a
     await box.pressSequentially("look at this");
     await box.press("Enter");
     const mentioned = messageIn(b, "look at this");
-    await mentioned.locator("mark.mention.me", { hasText: "@Bob Stone" }).waitFor();
+    try {
+      await mentioned.locator("mark.mention.me", { hasText: "@Bob Stone" }).waitFor();
+    } catch (err) {
+      // Failed in two full runs and never alone: say what each page showed.
+      const shown = (s: Session) =>
+        s.page.locator(".conversation-view").evaluate((e) => e.outerHTML.slice(0, 4000));
+      throw new Error(
+        `${(err as Error).message}\nBob's page: ${await shown(b)}\nAlice's page: ${await shown(a)}`,
+      );
+    }
     await messageIn(a, "look at this").locator("mark.mention", { hasText: "@Bob Stone" })
       .waitFor();
 
