@@ -216,6 +216,34 @@ export async function signInThroughPages(
   await page.getByTestId("who").getByText(person.name).waitFor();
 }
 
+/**
+ * For `context.addInitScript(lateFrames, ms)`: in the page, before its own scripts, every
+ * animation frame comes `delayMs` late, as on a busy phone or a loaded machine. A page that
+ * leaves work to the next frame shows the gap meanwhile.
+ */
+export function lateFrames(delayMs: number) {
+  const frame = globalThis.requestAnimationFrame.bind(globalThis);
+  const cancel = globalThis.cancelAnimationFrame.bind(globalThis);
+  const pending = new Map<number, { timer: ReturnType<typeof setTimeout>; frame?: number }>();
+  let last = 0;
+  globalThis.requestAnimationFrame = (callback) => {
+    const id = ++last;
+    const timer = setTimeout(() => {
+      const entry = pending.get(id);
+      if (entry) entry.frame = frame((t) => (pending.delete(id), callback(t)));
+    }, delayMs);
+    pending.set(id, { timer });
+    return id;
+  };
+  globalThis.cancelAnimationFrame = (id) => {
+    const entry = pending.get(id);
+    pending.delete(id);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    if (entry.frame !== undefined) cancel(entry.frame);
+  };
+}
+
 /** Waits until the page's live indicator reports `kind` (websocket, sse or poll). */
 export async function liveOver(page: Page, kind: string, timeout = 30_000): Promise<void> {
   await page.locator(`[data-testid="live-status"][data-transport="${kind}"]`).waitFor({ timeout });

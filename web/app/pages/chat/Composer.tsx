@@ -7,7 +7,7 @@
  * the chosen person's name is written as `@Name` and sent in `mentions` while it stays in the text.
  */
 import { client, data, describeError } from "../../lib/client.ts";
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { upload as uploadFile } from "../../lib/files.ts";
 import { bytes } from "../../lib/format.ts";
 import type { Message, Participant } from "./types.ts";
@@ -74,6 +74,8 @@ export function Composer(
   const [picker, setPicker] = useState<{ query: string; at: number; active: number } | null>(
     null,
   );
+  /** Where the caret goes once a picked name is in the text. */
+  const caretAfterPick = useRef<number | null>(null);
   const candidates = picker
     ? participants.filter((p) =>
       p.userId !== me && p.name.toLowerCase().includes(picker.query.toLowerCase())
@@ -94,12 +96,19 @@ export function Composer(
     setText(next);
     setMentioned((m) => new Map(m).set(p.userId, p.name));
     setPicker(null);
-    const at = picker.at + inserted.length;
-    requestAnimationFrame(() => {
-      textarea.current?.focus();
-      textarea.current?.setSelectionRange(at, at);
-    });
+    caretAfterPick.current = picker.at + inserted.length;
   }
+
+  // The caret goes after the inserted name in the same render that writes it, before the next
+  // key can arrive: set a frame later, a key typed meanwhile went to the end of the text and the
+  // rest of the word before it ("@Bob Stone ook at thisl").
+  useLayoutEffect(() => {
+    const at = caretAfterPick.current;
+    if (at === null) return;
+    caretAfterPick.current = null;
+    textarea.current?.focus();
+    textarea.current?.setSelectionRange(at, at);
+  });
 
   useEffect(() => {
     if (replyTo) textarea.current?.focus();
