@@ -28,6 +28,20 @@ function loadedImage(selector: string): boolean {
   return Boolean(img?.complete && img.naturalWidth > 0);
 }
 
+/**
+ * Run in the page: writes the display-name field's value, as it is when the field first enters
+ * the page, to `<html data-name-first-shown>`.
+ */
+function watchNameField() {
+  const watch = new MutationObserver(() => {
+    const field = document.querySelector<HTMLInputElement>("#profile-name");
+    if (!field) return;
+    document.documentElement.dataset.nameFirstShown = field.value;
+    watch.disconnect();
+  });
+  watch.observe(document.body, { childList: true, subtree: true });
+}
+
 test("[web] profile: a new name and picture show in the header at once, live in another tab, and to another person from their next read", async () => {
   const alice = await createPerson(stack, "Alice Martin", "SUBSCRIBER");
   const bob = await createPerson(stack, "Bob Okafor", "SUBSCRIBER");
@@ -52,12 +66,18 @@ test("[web] profile: a new name and picture show in the header at once, live in 
     await otherTab.getByTestId("who").getByText("Alice Martin").waitFor();
     await liveOver(otherTab, "websocket");
 
-    // The profile page, from the account page.
+    // The profile page, from the account page. The name field holds her name from the moment
+    // it is in the page (seen at the first change of the page that has it), not a frame later.
     await a.page.getByTestId("who").click();
+    await a.page.evaluate(watchNameField);
     await a.page.getByTestId("edit-profile").click();
     await a.page.waitForURL((url) => url.pathname === "/profile");
     const nameBox = a.page.getByLabel("Display name");
     await nameBox.waitFor();
+    assert.equal(
+      await a.page.locator("html").getAttribute("data-name-first-shown"),
+      "Alice Martin",
+    );
     assert.equal(await nameBox.inputValue(), "Alice Martin");
     await assertAccessible(a.page, "profile page");
 

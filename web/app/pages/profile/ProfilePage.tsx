@@ -42,6 +42,14 @@ function timeZones(): string[] {
   }
 }
 
+/** The form's fields, as text. */
+type Draft = { name: string; bio: string; timeZone: string; locale: string };
+
+/** The form as the profile fills it. */
+function formOf(p: Profile): Draft {
+  return { name: p.name, bio: p.bio ?? "", timeZone: p.timeZone ?? "", locale: p.locale ?? "" };
+}
+
 /** Shows the saved name and picture in the header at once. */
 function showInHeader(profile: Profile) {
   const state = session.get();
@@ -59,30 +67,21 @@ export function ProfilePage() {
     queryFn: async () => data(await client.GET("/api/profile", FRESH)),
   });
   const profile = query.data ?? null;
-  const [draft, setDraft] = useState({ name: "", bio: "", timeZone: "", locale: "" });
+  /** What the person changed in the form; every other field shows the profile as read. */
+  const [edits, setEdits] = useState<Partial<Draft>>({});
   const [saving, setSaving] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
-  const fill = (p: Profile) =>
-    setDraft({
-      name: p.name,
-      bio: p.bio ?? "",
-      timeZone: p.timeZone ?? "",
-      locale: p.locale ?? "",
-    });
   const take = (p: Profile) => {
     queryClient.setQueryData(PROFILE_KEY, p);
-    fill(p);
     showInHeader(p);
   };
 
-  // The form starts from the profile as read (and again when a read brings a newer one).
+  // A read that brings a newer profile (another tab, an ADMIN) shows in the header, and in every
+  // field of the form the person has not changed here; what they typed stays until they save.
   useEffect(() => {
-    if (profile) {
-      fill(profile);
-      showInHeader(profile);
-    }
+    if (profile) showInHeader(profile);
   }, [profile?.id, query.dataUpdatedAt]);
 
   if (!profile) {
@@ -95,6 +94,9 @@ export function ProfilePage() {
       </div>
     );
   }
+
+  const draft: Draft = { ...formOf(profile), ...edits };
+  const edit = (change: Partial<Draft>) => setEdits((now) => ({ ...now, ...change }));
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -109,6 +111,7 @@ export function ProfilePage() {
     setMessage(null);
     try {
       take(await updateProfile(change));
+      setEdits({});
       setMessage({ ok: true, text: "Saved." });
     } catch (err) {
       setMessage({ ok: false, text: describeError(err) });
@@ -191,7 +194,7 @@ export function ProfilePage() {
           required
           maxLength={64}
           value={draft.name}
-          onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })}
+          onInput={(e) => edit({ name: e.currentTarget.value })}
         />
         <label for="profile-bio">About you</label>
         <textarea
@@ -199,7 +202,7 @@ export function ProfilePage() {
           rows={3}
           maxLength={500}
           value={draft.bio}
-          onInput={(e) => setDraft({ ...draft, bio: e.currentTarget.value })}
+          onInput={(e) => edit({ bio: e.currentTarget.value })}
         />
         <div class="fields">
           <div>
@@ -209,7 +212,7 @@ export function ProfilePage() {
                 <select
                   id="profile-tz"
                   value={draft.timeZone}
-                  onChange={(e) => setDraft({ ...draft, timeZone: e.currentTarget.value })}
+                  onChange={(e) => edit({ timeZone: e.currentTarget.value })}
                 >
                   <option value="">Not set</option>
                   {draft.timeZone && !zones.includes(draft.timeZone) && (
@@ -223,7 +226,7 @@ export function ProfilePage() {
                   id="profile-tz"
                   placeholder="Europe/Berlin"
                   value={draft.timeZone}
-                  onInput={(e) => setDraft({ ...draft, timeZone: e.currentTarget.value })}
+                  onInput={(e) => edit({ timeZone: e.currentTarget.value })}
                 />
               )}
           </div>
@@ -234,7 +237,7 @@ export function ProfilePage() {
               maxLength={64}
               placeholder={navigator.language}
               value={draft.locale}
-              onInput={(e) => setDraft({ ...draft, locale: e.currentTarget.value })}
+              onInput={(e) => edit({ locale: e.currentTarget.value })}
             />
           </div>
         </div>
