@@ -13,6 +13,7 @@ import {
   apiCall,
   bearer,
   createPerson,
+  lateFrames,
   liveOver,
   openContext,
   screenshot,
@@ -231,6 +232,9 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
     if (new URL(r.url()).pathname === "/api/store/vendors/me") asked.push(r.status());
   });
   try {
+    // Her browser paints late (a busy phone): a dialog's fields are right, and keep what she
+    // types, from the moment it opens, not from a frame later.
+    await session.context.addInitScript(lateFrames, 600);
     await signInThroughPages(stack, session, owner, "/vendor");
     const page = session.page;
     await page.getByRole("heading", { name: "Sell on this platform" }).waitFor();

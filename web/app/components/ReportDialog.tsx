@@ -2,7 +2,8 @@
  * "Report": a small dialog with the reason and an optional note, sent to POST /api/reports. Used
  * from a message (the conversation view) and from a product page (docs/moderation.md).
  */
-import { useEffect, useId, useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
+import { useFormReset } from "../lib/form-reset.ts";
 import { ApiError, client, describeError, type Schema } from "../lib/client.ts";
 import { Dialog } from "./Dialog.tsx";
 
@@ -30,7 +31,7 @@ export function ReportDialog(
   const [note, setNote] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  useFormReset(() => {
     setReason("spam");
     setNote("");
     setError(null);

@@ -5,6 +5,7 @@
  * (docs/moderation.md).
  */
 import { useEffect, useId, useState } from "preact/hooks";
+import { useFormReset } from "../../lib/form-reset.ts";
 import {
   client,
   data,
@@ -186,7 +187,7 @@ function ResolveDialog(
   const [note, setNote] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  useFormReset(() => {
     setAction("");
     setNote("");
     setError(null);

@@ -4,6 +4,7 @@
  * signed out on its next request), and ending every session of a user.
  */
 import { useEffect, useId, useState } from "preact/hooks";
+import { useFormReset } from "../../lib/form-reset.ts";
 import { client, data, describeError, FRESH, type Query } from "../../lib/client.ts";
 import { fullTime } from "../../lib/format.ts";
 import { type Role, ROLES, session } from "../../lib/session.ts";
@@ -256,7 +257,7 @@ function RoleDialog(
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  useFormReset(() => {
     if (user) {
       setRole(user.role);
       setReason("");
@@ -354,7 +355,7 @@ function UserActionDialog(
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  useFormReset(() => {
     setReason("");
     setError(null);
   }, [acting?.user.id, acting?.action]);

@@ -4,6 +4,7 @@
  * reason. The owner sees the decision live (`vendor.status_changed` on their topic).
  */
 import { useEffect, useId, useState } from "preact/hooks";
+import { useFormReset } from "../../lib/form-reset.ts";
 import {
   client,
   data,
@@ -190,7 +191,7 @@ function DecisionDialog(
   const [commission, setCommission] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  useFormReset(() => {
     setReason("");
     setCommission("");
     setError(null);

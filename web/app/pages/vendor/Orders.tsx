@@ -6,6 +6,7 @@
  * and cancelling a paid or processing order (which refunds the buyer).
  */
 import { useEffect, useId, useState } from "preact/hooks";
+import { useFormReset } from "../../lib/form-reset.ts";
 import { describeError } from "../../lib/client.ts";
 import { fullTime, money } from "../../lib/format.ts";
 import { Dialog } from "../../components/Dialog.tsx";
@@ -217,7 +218,7 @@ function ShipDialog(
   const [tracking, setTracking] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  useFormReset(() => {
     setCarrier("");
     setTracking("");
     setError(null);
@@ -268,7 +269,7 @@ function CancelDialog(
   const reasonId = useId();
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
+  useFormReset(() => {
     setReason("");
     setError(null);
   }, [order?.id]);

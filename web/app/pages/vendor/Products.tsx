@@ -3,6 +3,7 @@
  * `vendorId` = its own), a form to add or change one, and stock changed in place.
  */
 import { useEffect, useId, useState } from "preact/hooks";
+import { useFormReset } from "../../lib/form-reset.ts";
 import { upload } from "../../lib/files.ts";
 import { minorDigits, money, toMinor } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
@@ -180,10 +181,11 @@ function stockError(err: unknown): string {
  * go below what is held.
  */
 function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Product) => void }) {
-  const [value, setValue] = useState(String(onHand(product)));
+  // What the vendor typed, until saved; untouched, the field shows the stock as last read.
+  const [typed, setTyped] = useState<string | null>(null);
+  const value = typed ?? String(onHand(product));
   const [error, setError] = useState<string | null>(null);
   const id = useId();
-  useEffect(() => setValue(String(onHand(product))), [onHand(product)]);
   const reserved = product.stock.reserved ?? 0;
   return (
     <form
@@ -196,6 +198,7 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
           onSaved(
             await updateProduct(product.id, { stock, expectedStock: onHand(product) }),
           );
+          setTyped(null);
           setError(null);
         } catch (err) {
           setError(stockError(err));
@@ -208,7 +211,7 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
         type="number"
         min={0}
         value={value}
-        onInput={(e) => setValue(e.currentTarget.value)}
+        onInput={(e) => setTyped(e.currentTarget.value)}
       />
       <button
         type="submit"
@@ -277,7 +280,7 @@ function ProductDialog(
       .then((page) => setKnown(page.facets.categories.map((c) => c.value)))
       .catch(() => {});
   }, [product]);
-  useEffect(() => {
+  useFormReset(() => {
     if (!product) return;
     setError(null);
     setAnother(false);
