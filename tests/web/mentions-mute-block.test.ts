@@ -58,6 +58,8 @@ test("[web] two browsers: a mention from the picker, mute from the menu, block a
     // Alice's browser paints late, as a busy phone does: each frame comes 600 ms after it was
     // asked for. What she types right after picking a name must still follow the name.
     await a.context.addInitScript(lateFrames, 600);
+    // Bob's too: the report dialog's reason, picked as soon as it opens, is the one sent.
+    await b.context.addInitScript(lateFrames, 600);
     await signInThroughPages(stack, a, alice);
     await signInThroughPages(stack, b, bob);
     await openConversation(a, conv);
@@ -129,6 +131,9 @@ test("[web] two browsers: a mention from the picker, mute from the menu, block a
     await report.getByLabel("Reason").selectOption("abuse");
     await report.getByRole("button", { name: "Send report" }).click();
     await b.page.getByRole("status").filter({ hasText: "reported to the moderators" }).waitFor();
+    const reports = await stack.deps.sql<{ reason: string }[]>`
+      select reason::text from app.reports where reporter_id = ${bob.id} and subject_id = ${alice.id}`;
+    assert.deepEqual([...reports], [{ reason: "abuse" }], "the reason picked is the one sent");
     await assertAccessible(b.page, "a person's profile, blocked");
     await screenshot(b.page, "person-blocked");
 
