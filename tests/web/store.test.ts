@@ -350,7 +350,7 @@ test("[web] vendor area: apply, wait for the decision live, then add a product a
   }
 });
 
-test("[web] vendor area: editing a product while checkouts hold some of it keeps every unit; a stock changed meanwhile is refused with what it is now", async () => {
+test("[web] vendor area: editing a product while checkouts hold some of it keeps every unit; a stock changed meanwhile is refused with what it is now, and saved again over it", async () => {
   const tag = crypto.randomUUID().slice(0, 6);
   const shop = await openShop(stack, `Busy Shop ${tag}`, [
     { title: `Clay mug ${tag}`, category: "kitchen", price: 1800, stock: 12 },
@@ -395,6 +395,11 @@ test("[web] vendor area: editing a product while checkouts hold some of it keeps
       "The stock changed while you edited it (now 13 on hand). Check the number and save again.",
     ).waitFor();
     assert.equal((await stockOf()).stock, 13, "the other tab's change stands");
+    // Told it is 13 now, she saves her 20 again: over 13, accepted.
+    assert.equal(await row.getByLabel(`Stock of Clay mug ${tag}`).inputValue(), "20");
+    await row.getByRole("button", { name: "Save" }).click();
+    await page.getByText(`Stock of Clay mug ${tag} saved.`).waitFor();
+    assert.equal((await stockOf()).stock, 20, "saved again over what it is now");
     // 409 is the expected answer here; nothing else went wrong.
     assert.deepEqual(session.errors.filter((e) => !/status of 409/.test(e)), []);
   } finally {

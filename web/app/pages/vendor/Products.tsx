@@ -160,13 +160,20 @@ export function VendorProducts({ vendor }: { vendor: OwnVendor }) {
 /** The units on hand of a product its owner reads (the catalog's answers to anyone else lack it). */
 const onHand = (p: Product) => p.stock.onHand ?? p.stock.available;
 
+/** The stock on hand a refused stock change (409) reports, when it does. */
+function currentStock(err: unknown): number | undefined {
+  if (!(err instanceof ApiError) || err.code !== "conflict") return undefined;
+  const now = (err.details as { currentStock?: unknown } | undefined)?.currentStock;
+  return typeof now === "number" ? now : undefined;
+}
+
 /**
  * Why a stock change was refused, in words: a stock that moved since it was read (a sale, or an
  * edit in another tab) says what it is now; anything else as the API says it.
  */
 function stockError(err: unknown): string {
   if (err instanceof ApiError && err.code === "conflict") {
-    const now = (err.details as { currentStock?: number } | undefined)?.currentStock;
+    const now = currentStock(err);
     return `The stock changed while you edited it${
       now === undefined ? "" : ` (now ${now} on hand)`
     }. Check the number and save again.`;
@@ -181,9 +188,11 @@ function stockError(err: unknown): string {
  * go below what is held.
  */
 function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Product) => void }) {
-  // What the vendor typed, until saved; untouched, the field shows the stock as last read.
-  const [typed, setTyped] = useState<string | null>(null);
-  const value = typed ?? String(onHand(product));
+  // What the vendor typed, until saved, and the stock it was typed over (what a save expects:
+  // a change read meanwhile is refused, not overwritten); untouched, the field shows the stock
+  // as last read.
+  const [typed, setTyped] = useState<{ value: string; over: number } | null>(null);
+  const value = typed?.value ?? String(onHand(product));
   const [error, setError] = useState<string | null>(null);
   const id = useId();
   const reserved = product.stock.reserved ?? 0;
@@ -196,12 +205,18 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
         if (!Number.isInteger(stock) || stock < 0) return setError("A whole number, 0 or more.");
         try {
           onSaved(
-            await updateProduct(product.id, { stock, expectedStock: onHand(product) }),
+            await updateProduct(product.id, {
+              stock,
+              expectedStock: typed?.over ?? onHand(product),
+            }),
           );
           setTyped(null);
           setError(null);
         } catch (err) {
           setError(stockError(err));
+          // Told what the stock is now, the vendor saves again over that number.
+          const now = currentStock(err);
+          if (now !== undefined) setTyped((t) => t && { ...t, over: now });
         }
       }}
     >
@@ -211,7 +226,10 @@ function StockEditor({ product, onSaved }: { product: Product; onSaved: (p: Prod
         type="number"
         min={0}
         value={value}
-        onInput={(e) => setTyped(e.currentTarget.value)}
+        onInput={(e) => {
+          const value = e.currentTarget.value;
+          setTyped((now) => ({ value, over: now?.over ?? onHand(product) }));
+        }}
       />
       <button
         type="submit"
