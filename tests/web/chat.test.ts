@@ -11,6 +11,7 @@ import {
   apiCall,
   bearer,
   createPerson,
+  lateFrames,
   liveOver,
   openContext,
   type Person,
@@ -66,6 +67,19 @@ async function seenAt(session: Session, text: string): Promise<number> {
 }
 
 /** Types and sends; the page's own clock at the moment Enter is pressed. */
+/** Run in the page: the moment a conversation's composer appears, the focus goes into it. */
+function focusComposerOnArrival() {
+  const watch = new MutationObserver(() => {
+    const box = document.querySelector<HTMLTextAreaElement>(
+      ".conversation-view .composer textarea",
+    );
+    if (!box) return;
+    box.focus();
+    watch.disconnect();
+  });
+  watch.observe(document.body, { childList: true, subtree: true });
+}
+
 async function send(session: Session, text: string): Promise<number> {
   const box = session.page.getByRole("textbox", { name: "Message" });
   await box.fill(text);
@@ -521,14 +535,28 @@ Deno.test({
     const a = await openContext(stack);
     const b = await openContext(stack);
     try {
+      // Alice's browser paints late (a busy phone): once in the new conversation, the focus she
+      // puts in the composer stays there (the closed dialog gave it back to its opener a frame
+      // later, and her Enter then opened the dialog again).
+      await a.context.addInitScript(lateFrames, 300);
       await signInThroughPages(stack, a, alice);
       await signInThroughPages(stack, b, bob);
       await a.page.getByRole("button", { name: "New conversation" }).click();
       const dialog = a.page.getByRole("dialog");
       await dialog.getByLabel("Find people by name").fill(bob.name);
       await dialog.getByRole("checkbox", { name: bob.name }).check();
+      await a.page.evaluate(focusComposerOnArrival);
       await dialog.getByRole("button", { name: "Start conversation" }).click();
       await a.page.waitForURL((url) => url.pathname.startsWith("/chat/"));
+      const box = a.page.getByRole("textbox", { name: "Message" });
+      await a.page.waitForTimeout(400);
+      assert.equal(
+        await box.evaluate((e) => e === document.activeElement),
+        true,
+        `the composer keeps the focus (it is on ${await a.page.evaluate(() =>
+          document.activeElement?.outerHTML.slice(0, 120)
+        )})`,
+      );
       await send(a, "Found you in the directory");
       // Bob's list gets the new conversation live (user:<id> says he joined one).
       await b.page.locator(".conversation", { hasText: "Alice Directory" }).waitFor();

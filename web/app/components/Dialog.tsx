@@ -3,7 +3,7 @@
  * the rest of the page is inert while it is open.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useId, useLayoutEffect, useRef } from "preact/hooks";
 
 export function Dialog(
   { open, title, onClose, children, wide }: {
@@ -16,13 +16,19 @@ export function Dialog(
 ) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  useEffect(() => {
+  // Opened and closed in the render that says so (a layout effect): a frame later, keys typed
+  // meanwhile went to the page behind it, and the focus came back to the opener after the person
+  // had moved on (into the conversation the dialog started).
+  useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) {
       const opener = document.activeElement as HTMLElement | null;
       dialog.showModal();
-      return () => opener?.focus?.();
+      return () => {
+        const now = document.activeElement;
+        if (!now || now === document.body || dialog.contains(now)) opener?.focus?.();
+      };
     }
     if (!open && dialog.open) dialog.close();
   }, [open]);
