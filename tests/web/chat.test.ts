@@ -342,6 +342,17 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
     await liveOver(b.page, "websocket");
 
     // An image: progress while it uploads, a preview from the local file, then in both pages.
+    // Alice's link is slow (400 ms each way): the bar is full once the bytes are out, before the
+    // server has the file; her Enter then says it sends once the file is in, and does.
+    const link = await a.context.newCDPSession(a.page);
+    const latency = (ms: number) =>
+      link.send("Network.emulateNetworkConditions", {
+        offline: false,
+        latency: ms,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+    await latency(400);
     await a.page.locator('input[type="file"]').setInputFiles({
       name: "mockup.png",
       mimeType: "image/png",
@@ -354,12 +365,15 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
       return p?.value === 1;
     });
     await send(a, "The new mockup");
+    await a.page.getByRole("status").filter({ hasText: "Sends when the upload finishes" })
+      .waitFor();
     const image = b.page.locator('.msg img[alt="mockup.png"]');
     await image.waitFor();
     await b.page.waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>('.msg img[alt="mockup.png"]');
       return img?.complete && img.naturalWidth === 64;
     });
+    await latency(0);
 
     // Bob replies to it; Alice sees the quote.
     await b.page.locator(".msg", { hasText: "The new mockup" }).getByRole("button", {

@@ -174,9 +174,24 @@ export function Composer(
   const pending = uploads.some((u) => !u.attachmentId && !u.error);
   const ready = uploads.filter((u) => u.attachmentId);
   const canSend = !sending && !pending && (text.trim().length > 0 || ready.length > 0);
+  /** Send pressed while a file was still uploading: the message goes once every file is in. */
+  const [sendWhenUploaded, setSendWhenUploaded] = useState(false);
+
+  useEffect(() => {
+    if (!sendWhenUploaded || pending) return;
+    setSendWhenUploaded(false);
+    // A file that failed is shown with its error: the person decides (remove it, or send).
+    if (!uploads.some((u) => u.error)) void send();
+  }, [sendWhenUploaded, pending]);
 
   async function send(e?: Event) {
     e?.preventDefault();
+    if (!sending && pending) {
+      // The progress bar is full once the bytes are sent, before the server has the file: an
+      // Enter then did nothing, and the message stayed unsent without a word.
+      setSendWhenUploaded(true);
+      return;
+    }
     if (!canSend) return;
     setSending(true);
     setError(null);
@@ -225,6 +240,11 @@ export function Composer(
           </span>
           <button type="button" class="link" onClick={onCancelReply}>Cancel reply</button>
         </div>
+      )}
+      {sendWhenUploaded && (
+        <p class="muted small" role="status" data-testid="send-when-uploaded">
+          Sends when the upload finishes…
+        </p>
       )}
       {uploads.length > 0 && (
         <ul class="uploads" aria-label="Attachments to send">
@@ -346,7 +366,9 @@ export function Composer(
             if (e.key === "Escape" && replyTo) onCancelReply();
           }}
         />
-        <button type="submit" disabled={!canSend}>{sending ? "Sending…" : "Send"}</button>
+        <button type="submit" disabled={!canSend && !pending}>
+          {sending ? "Sending…" : "Send"}
+        </button>
       </div>
     </form>
   );
