@@ -20,6 +20,7 @@ import {
   type Person,
   screenshot,
   signInThroughPages,
+  slowLink,
   startWebStack,
 } from "./browser.ts";
 import { deliveredOrder, openShop } from "./scenes.ts";
@@ -284,6 +285,9 @@ test("[web] the inbox's filters really filter (type, unread, search, since), liv
 
   const session = await openContext(stack);
   try {
+    // A slow link (150 ms each way): the page's feed comes up after the first page is shown,
+    // and its read of what came meanwhile must not cancel the Load more clicked before it.
+    await slowLink(session.page, 150);
     await signInThroughPages(stack, session, person, "/notifications");
     const page = session.page;
     const ids = () =>

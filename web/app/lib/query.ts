@@ -118,3 +118,17 @@ export function updatePages<TPage>(
     (data) => data ? { ...data, pages: data.pages.map(change) } : data,
   );
 }
+
+/**
+ * Reads an infinite query's pages again from a live cause (a feed came up, an event), after any
+ * "Load more" on its way. Read at once, it cancels that page's request: the person's Load more
+ * did nothing (seen on a 150 ms link when the feed came up after the click). Waiting joins the
+ * fetch in flight without cancelling it; the read that follows then covers every page.
+ */
+export async function refreshPages(queryKey: QueryKey): Promise<void> {
+  if (queryClient.isFetching({ queryKey })) {
+    await queryClient.refetchQueries({ queryKey, type: "active" }, { cancelRefetch: false })
+      .catch(() => {});
+  }
+  await queryClient.invalidateQueries({ queryKey });
+}

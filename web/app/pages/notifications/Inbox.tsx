@@ -16,7 +16,7 @@
 import type { InfiniteData } from "@tanstack/query-core";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { client, data, describeError, FRESH } from "../../lib/client.ts";
-import { queryClient, useInfiniteQuery } from "../../lib/query.ts";
+import { queryClient, refreshPages, useInfiniteQuery } from "../../lib/query.ts";
 import { config } from "../../lib/config.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
 import { onFeedChange, type RealtimeEnvelope } from "../../lib/live.ts";
@@ -209,7 +209,7 @@ export function Inbox() {
     if (!userId) return;
     return onFeedChange(
       `user:${userId}`,
-      () => void queryClient.invalidateQueries({ queryKey: INBOX }),
+      () => void refreshPages(INBOX),
     );
   }, [userId]);
 

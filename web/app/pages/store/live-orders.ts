@@ -15,7 +15,13 @@
 import { onSignedOut } from "../../lib/session.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import { client, data, FRESH, type Query, type RequestBody } from "../../lib/client.ts";
-import { queryClient, updatePages, useInfiniteQuery, useQuery } from "../../lib/query.ts";
+import {
+  queryClient,
+  refreshPages,
+  updatePages,
+  useInfiniteQuery,
+  useQuery,
+} from "../../lib/query.ts";
 import type { InfiniteData } from "@tanstack/query-core";
 import type { Order } from "./types.ts";
 
@@ -171,7 +177,7 @@ export function applyOrder(incoming: Order, announcedAs?: As): void {
 
 /** The shop's lists read again (its feed came up: what happened before is not in the events). */
 export function readShopOrdersAgain(): void {
-  void queryClient.invalidateQueries({ queryKey: [...LISTS_KEY, { as: "vendor" }] });
+  void refreshPages([...LISTS_KEY, { as: "vendor" }]);
 }
 
 // What one person saw is not kept for the next (the cache is emptied the same way).

@@ -9,7 +9,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, data, describeError, FRESH } from "../../lib/client.ts";
 import { shortHex } from "../../lib/format.ts";
-import { queryClient, useInfiniteQuery } from "../../lib/query.ts";
+import { queryClient, refreshPages, useInfiniteQuery } from "../../lib/query.ts";
 import { userEvents } from "../../lib/user-events.ts";
 import type { Nft } from "./types.ts";
 
@@ -18,7 +18,7 @@ const NFTS_KEY = ["wallet", "nfts"] as const;
 // A transfer may have moved an NFT: read them again.
 userEvents.on((e) => {
   if (e.event === "wallet.transaction.updated") {
-    void queryClient.invalidateQueries({ queryKey: NFTS_KEY });
+    void refreshPages(NFTS_KEY);
   }
 });
 
