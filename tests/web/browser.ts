@@ -12,6 +12,7 @@ import {
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
+  type CDPSession,
   chromium,
   type Page,
 } from "playwright-core";
@@ -214,6 +215,24 @@ export async function signInThroughPages(
   await link.click();
   await page.waitForURL((url) => url.pathname === next.split("?")[0]);
   await page.getByTestId("who").getByText(person.name).waitFor();
+}
+
+const links = new WeakMap<Page, CDPSession>();
+
+/**
+ * The page's link gets `latencyMs` of delay each way from now on (Chromium's network emulation;
+ * 0 ends it), as on a slow mobile connection: requests and answers arrive late, WebSockets too.
+ */
+export async function slowLink(page: Page, latencyMs: number): Promise<void> {
+  // One session per page: conditions set through another session would not undo these.
+  let cdp = links.get(page);
+  if (!cdp) links.set(page, cdp = await page.context().newCDPSession(page));
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: latencyMs,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
 }
 
 /**

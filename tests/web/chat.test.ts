@@ -19,6 +19,7 @@ import {
   screenshot,
   type Session,
   signInThroughPages,
+  slowLink,
   startWebStack,
 } from "./browser.ts";
 
@@ -344,15 +345,7 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
     // An image: progress while it uploads, a preview from the local file, then in both pages.
     // Alice's link is slow (400 ms each way): the bar is full once the bytes are out, before the
     // server has the file; her Enter then says it sends once the file is in, and does.
-    const link = await a.context.newCDPSession(a.page);
-    const latency = (ms: number) =>
-      link.send("Network.emulateNetworkConditions", {
-        offline: false,
-        latency: ms,
-        downloadThroughput: -1,
-        uploadThroughput: -1,
-      });
-    await latency(400);
+    await slowLink(a.page, 400);
     await a.page.locator('input[type="file"]').setInputFiles({
       name: "mockup.png",
       mimeType: "image/png",
@@ -373,7 +366,6 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
       const img = document.querySelector<HTMLImageElement>('.msg img[alt="mockup.png"]');
       return img?.complete && img.naturalWidth === 64;
     });
-    await latency(0);
 
     // Bob replies to it; Alice sees the quote.
     await b.page.locator(".msg", { hasText: "The new mockup" }).getByRole("button", {
@@ -407,12 +399,26 @@ test("[web] replies, edits, tombstones and an image with upload progress and pre
 
     // Edit is offered only within the edit window: a message sent long ago has none, and one
     // whose window closes while the page is open loses it then.
-    // One send at a time (the composer ignores Enter while one is on its way): the second is
-    // typed once the first has arrived.
+    // Still on her slow link, Alice sends two at once: the second, typed and sent while the
+    // first is on its way, says it follows it, is not wiped by the first's answer, and arrives
+    // after it.
     await send(a, "Sent long ago");
-    await b.page.locator(".msg", { hasText: "Sent long ago" }).waitFor();
     await send(a, "Nearly too late");
+    await a.page.getByRole("status").filter({ hasText: "Sends after the message before it" })
+      .waitFor();
     await b.page.locator(".msg", { hasText: "Nearly too late" }).waitFor();
+    assert.deepEqual(
+      await b.page.locator(".msg .content").evaluateAll((els) =>
+        els.map((e) => e.textContent).filter((t) =>
+          t === "Sent long ago" || t === "Nearly too late"
+        )
+      ),
+      ["Sent long ago", "Nearly too late"],
+    );
+    await a.page.waitForFunction(() =>
+      document.querySelector<HTMLTextAreaElement>(".composer textarea")?.value === ""
+    );
+    await slowLink(a.page, 0);
     await stack.deps.sql`
       update app.messages set created_at = now() - make_interval(
         mins => app.config_int('limits', 'messageEditWindowMinutes') + 1)

@@ -60,6 +60,9 @@ export function Composer(
   const textId = useId();
   const fileId = useId();
   const [text, setText] = useState("");
+  /** The text as last rendered, for a send that ends after the person typed on. */
+  const typedNow = useRef(text);
+  typedNow.current = text;
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -174,27 +177,33 @@ export function Composer(
   const pending = uploads.some((u) => !u.attachmentId && !u.error);
   const ready = uploads.filter((u) => u.attachmentId);
   const canSend = !sending && !pending && (text.trim().length > 0 || ready.length > 0);
-  /** Send pressed while a file was still uploading: the message goes once every file is in. */
-  const [sendWhenUploaded, setSendWhenUploaded] = useState(false);
+  /**
+   * Send pressed while a file was still uploading, or while the message before was on its way:
+   * this one goes once every file is in and that one is sent.
+   */
+  const [sendLater, setSendLater] = useState(false);
 
   useEffect(() => {
-    if (!sendWhenUploaded || pending) return;
-    setSendWhenUploaded(false);
+    if (!sendLater || pending || sending) return;
+    setSendLater(false);
     // A file that failed is shown with its error: the person decides (remove it, or send).
     if (!uploads.some((u) => u.error)) void send();
-  }, [sendWhenUploaded, pending]);
+  }, [sendLater, pending, sending]);
 
   async function send(e?: Event) {
     e?.preventDefault();
-    if (!sending && pending) {
-      // The progress bar is full once the bytes are sent, before the server has the file: an
-      // Enter then did nothing, and the message stayed unsent without a word.
-      setSendWhenUploaded(true);
+    if (pending || sending) {
+      // The progress bar is full once the bytes are sent, before the server has the file, and on
+      // a slow link the message before may still be on its way: an Enter then did nothing, and
+      // the message stayed unsent without a word.
+      if (text.trim() || uploads.length) setSendLater(true);
       return;
     }
     if (!canSend) return;
     setSending(true);
     setError(null);
+    const sentText = text;
+    const sentUploads = new Set(uploads.map((u) => u.key));
     try {
       const mentions = [...mentioned].filter(([, name]) => text.includes(`@${name}`))
         .map(([id]) => id);
@@ -215,16 +224,21 @@ export function Composer(
         }),
       );
       idempotencyKey.current = crypto.randomUUID();
-      setText("");
-      setMentioned(new Map());
-      setPicker(null);
+      // What was typed or attached while it was on its way stays for the next message.
+      if (typedNow.current === sentText) {
+        setText("");
+        setMentioned(new Map());
+        setPicker(null);
+        stopTyping();
+      }
       for (const u of uploads) if (u.preview) URL.revokeObjectURL(u.preview);
-      setUploads([]);
-      stopTyping();
+      setUploads((now) => now.filter((u) => !sentUploads.has(u.key)));
       onSent(message);
       textarea.current?.focus();
     } catch (err) {
       setError(describeError(err));
+      // Its retry keeps its Idempotency-Key: what was queued behind it waits for the person.
+      setSendLater(false);
     } finally {
       setSending(false);
     }
@@ -241,9 +255,9 @@ export function Composer(
           <button type="button" class="link" onClick={onCancelReply}>Cancel reply</button>
         </div>
       )}
-      {sendWhenUploaded && (
-        <p class="muted small" role="status" data-testid="send-when-uploaded">
-          Sends when the upload finishes…
+      {sendLater && (
+        <p class="muted small" role="status" data-testid="send-later">
+          {pending ? "Sends when the upload finishes…" : "Sends after the message before it…"}
         </p>
       )}
       {uploads.length > 0 && (
@@ -366,7 +380,7 @@ export function Composer(
             if (e.key === "Escape" && replyTo) onCancelReply();
           }}
         />
-        <button type="submit" disabled={!canSend && !pending}>
+        <button type="submit" disabled={!canSend && !pending && !sending}>
           {sending ? "Sending…" : "Send"}
         </button>
       </div>
