@@ -177,6 +177,7 @@ export function Composer(
   const pending = uploads.some((u) => !u.attachmentId && !u.error);
   const ready = uploads.filter((u) => u.attachmentId);
   const canSend = !sending && !pending && (text.trim().length > 0 || ready.length > 0);
+  const canSendLater = (pending || sending) && (text.trim().length > 0 || uploads.length > 0);
   /**
    * Send pressed while a file was still uploading, or while the message before was on its way:
    * this one goes once every file is in and that one is sent.
@@ -196,7 +197,7 @@ export function Composer(
       // The progress bar is full once the bytes are sent, before the server has the file, and on
       // a slow link the message before may still be on its way: an Enter then did nothing, and
       // the message stayed unsent without a word.
-      if (text.trim() || uploads.length) setSendLater(true);
+      if (canSendLater) setSendLater(true);
       return;
     }
     if (!canSend) return;
@@ -380,7 +381,7 @@ export function Composer(
             if (e.key === "Escape" && replyTo) onCancelReply();
           }}
         />
-        <button type="submit" disabled={!canSend && !pending && !sending}>
+        <button type="submit" disabled={!canSend && !canSendLater}>
           {sending ? "Sending…" : "Send"}
         </button>
       </div>
