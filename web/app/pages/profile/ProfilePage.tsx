@@ -73,12 +73,10 @@ export function ProfilePage() {
   const [progress, setProgress] = useState<number | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
-  const take = (p: Profile) => {
-    queryClient.setQueryData(PROFILE_KEY, p);
-    showInHeader(p);
-  };
+  // The saved profile goes into the cache; the effect below shows it in the header.
+  const take = (p: Profile) => queryClient.setQueryData(PROFILE_KEY, p);
 
-  // A read that brings a newer profile (another tab, an ADMIN) shows in the header, and in every
+  // A profile read or saved (here, in another tab, by an ADMIN) shows in the header, and in every
   // field of the form the person has not changed here; what they typed stays until they save.
   useEffect(() => {
     if (profile) showInHeader(profile);
