@@ -236,6 +236,30 @@ export async function slowLink(page: Page, latencyMs: number): Promise<void> {
 }
 
 /**
+ * The answers to the page's requests whose URL matches `url` (and whose method is `method`, if
+ * given) reach it `delayMs` after the server sent them, while its live feed stays prompt: as on a
+ * slow link, where someone else's reaction to what the page just sent arrives before the page's
+ * own answer does.
+ */
+export async function lateAnswers(
+  page: Page,
+  url: RegExp,
+  delayMs: number,
+  method?: string,
+): Promise<void> {
+  await page.route(url, async (route) => {
+    if (method && route.request().method() !== method) return route.fallback();
+    try {
+      const response = await route.fetch({ maxRedirects: 0 });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await route.fulfill({ response });
+    } catch {
+      // The page closed while the answer waited.
+    }
+  });
+}
+
+/**
  * For `context.addInitScript(lateFrames, ms)`: in the page, before its own scripts, every
  * animation frame comes `delayMs` late, as on a busy phone or a loaded machine. A page that
  * leaves work to the next frame shows the gap meanwhile.

@@ -11,6 +11,7 @@ import {
   assertAccessible,
   bearer,
   createPerson,
+  lateAnswers,
   liveOver,
   openContext,
   type Person,
@@ -56,6 +57,9 @@ test("[web] two browsers: reactions from the picker and toggled live, a thread i
     await liveOver(a.page, "websocket");
     await liveOver(b.page, "websocket");
 
+    // Alice's answer to her message comes 1.5 s late (a slow link), after Bob has seen the
+    // message live and reacted: the answer (no reactions yet) must not wipe his reaction.
+    await lateAnswers(a.page, /\/api\/conversations\/[^/]+\/messages$/, 1_500, "POST");
     const box = a.page.getByRole("textbox", { name: "Message" });
     await box.fill("Who is in for Friday?");
     await box.press("Enter");
@@ -70,6 +74,12 @@ test("[web] two browsers: reactions from the picker and toggled live, a thread i
     const alicesCopy = messageIn(a, "Who is in for Friday?");
     const aliceThumb = alicesCopy.getByRole("button", { name: "👍 1" });
     await aliceThumb.waitFor();
+    // Then Alice's answer arrives (it empties her box), older than Bob's reaction: his stays.
+    await a.page.waitForFunction(
+      (el) => (el as HTMLTextAreaElement).value === "",
+      await box.elementHandle(),
+    );
+    await aliceThumb.waitFor({ timeout: 2_000 });
     assert.equal(await aliceThumb.getAttribute("aria-pressed"), "false");
 
     // Alice adds hers by toggling the same reaction: 2 in both browsers, `me` only where true.

@@ -60,6 +60,13 @@ async function thread(rootId: string, limit: number, cursor: string | null) {
   );
 }
 
+/**
+ * The `readFrom` of the answer to a message this page sent: no reactions event of a message can
+ * come before the message, so any that arrived before the answer (on a slow link, someone who saw
+ * it live and reacted) is newer than the answer's counts, and the merge keeps the event's.
+ */
+const SENT = 0;
+
 interface TypingEntry {
   expiresAt: number;
 }
@@ -581,13 +588,14 @@ export function ConversationView(
               onCancelEdit={() => setEditing(null)}
               onSaveEdit={async (content) => {
                 try {
+                  const readFrom = tick.current;
                   const saved = data(
                     await client.PUT("/api/messages/{id}", {
                       params: { path: { id: m.id } },
                       body: { content },
                     }),
                   );
-                  dispatch({ type: "merge", messages: [saved] });
+                  dispatch({ type: "merge", messages: [saved], readFrom });
                   setEditing(null);
                 } catch (err) {
                   setNotice(
@@ -668,7 +676,7 @@ export function ConversationView(
             replyToSender=""
             onCancelReply={() => {}}
             onSent={(m) => {
-              dispatch({ type: "merge", messages: [m] });
+              dispatch({ type: "merge", messages: [m], readFrom: SENT });
               refreshRoot(threadRoot);
             }}
           />
@@ -708,7 +716,7 @@ export function ConversationView(
         onSent={(m) => {
           setReplyTo(null);
           stickToBottom.current = true;
-          dispatch({ type: "merge", messages: [m] });
+          dispatch({ type: "merge", messages: [m], readFrom: SENT });
           onActivity();
         }}
       />
