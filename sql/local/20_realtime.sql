@@ -54,14 +54,15 @@ grant execute on function realtime.send(jsonb, text, text, boolean) to anon, aut
 
 -- Local only: announce every committed row to the local gateway (NOTIFY is delivered at commit,
 -- in commit order). The row travels in the notification when it fits NOTIFY's 8000-byte limit;
--- otherwise only its id does and the gateway reads the row.
+-- otherwise only its id does and the gateway reads the row. insertedAt is where the gateway's
+-- catch-up starts after its connection was down (stack/realtime/database-broadcasts.ts).
 create or replace function realtime.notify_local_gateway() returns trigger
 language plpgsql
 as $$
 declare
   body text := jsonb_build_object(
     'id', new.id, 'topic', new.topic, 'event', new.event, 'private', new.private,
-    'extension', new.extension, 'payload', new.payload
+    'extension', new.extension, 'payload', new.payload, 'insertedAt', new.inserted_at
   )::text;
 begin
   if octet_length(body) > 7900 then

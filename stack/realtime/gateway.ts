@@ -14,6 +14,7 @@ import type { Listener, Sql } from "../../functions/_shared/db.ts";
 import type { Logger } from "../../functions/_shared/logger.ts";
 import { bearerToken } from "../../functions/_shared/jwt.ts";
 import { type Decisions, type Extension, readDecisions, writeDecisions } from "./authorization.ts";
+import { databaseBroadcasts } from "./database-broadcasts.ts";
 import { type PresenceDiff, PresenceStore } from "./presence.ts";
 import {
   decode,
@@ -258,24 +259,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   };
 
-  /** A committed realtime.messages row (realtime.send): a broadcast with `meta.id`. */
-  const onDatabaseRow = async (text: string) => {
-    try {
-      let row = JSON.parse(text) as {
-        id: string;
-        topic?: string;
-        event?: string;
-        private?: boolean;
-        extension?: string;
-        payload?: unknown;
-      };
-      if (row.topic === undefined) {
-        const [full] = await sql<typeof row[]>`
-          select id, topic, event, private, extension, payload from realtime.messages where id = ${row.id}`;
-        if (!full) return;
-        row = full;
-      }
-      if (row.extension !== "broadcast" || typeof row.topic !== "string") return;
+  /** Committed realtime.messages rows (realtime.send): broadcasts with `meta.id`. */
+  const broadcasts = databaseBroadcasts({
+    sql,
+    listener: opts.listener,
+    log,
+    deliver(row) {
       deliver(registryKey(row.private === true, row.topic), {
         type: "user",
         userEvent: row.event ?? "",
@@ -283,15 +272,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
         data: encoder.encode(JSON.stringify(row.payload ?? {})),
         meta: { id: row.id },
       });
-    } catch (err) {
-      log("warn", "database broadcast not delivered", { error: String(err) });
-    }
-  };
+    },
+  });
 
-  const listeners = Promise.all([
-    opts.listener.listen("realtime_messages", (text) => void onDatabaseRow(text)),
-    opts.listener.listen("realtime_fanout", (text) => void onFanout(text)),
-  ]);
+  const fanoutListen = opts.listener.listen("realtime_fanout", (text) => void onFanout(text));
 
   // --- channels -----------------------------------------------------------------------------
 
@@ -810,7 +794,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   return {
-    ready: listeners.then(() => {}),
+    ready: Promise.all([broadcasts.ready, fanoutListen]).then(() => {}),
     handle(request, info) {
       const url = new URL(request.url);
       if (!url.pathname.startsWith(PREFIX + "/") || closed) return null;
@@ -847,8 +831,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
         }
         dropConnection(conn);
       }
-      const handles = await listeners.catch(() => []);
-      await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
+      await broadcasts.close();
+      await (await fanoutListen.catch(() => null))?.unlisten().catch(() => {});
     },
   };
 }
