@@ -39,9 +39,14 @@ export const CHROMIUM_ARGS = [
 
 export interface WebStack {
   base: string;
+  /** The running server's dependencies (new ones after `startServer`). */
   deps: Deps;
   server: StackServer;
   browser: Browser;
+  /** Stops the server as its process ending would: its sockets, pool and listener close. */
+  stopServer(): Promise<void>;
+  /** Starts a new server in its place (new pool, listener and gateway, the same address). */
+  startServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,9 +58,14 @@ export async function startWebStack(env: Record<string, string> = {}): Promise<W
   const env0 = testEnv({ AGORA_SITE_URL: base, AGORA_DB_POOL_SIZE: "8", ...env });
   // The anon key, derived from the secret as npm start does: supabase-js connects with it.
   const anonKey = await createTokenIssuer(env0.AGORA_JWT_SECRET, 60, "").apiKey("anon");
-  const deps = createDeps(loadSettings({ ...env0, AGORA_ANON_KEY: anonKey }));
-  const server = startStackServer(deps, { port, hostname: "127.0.0.1" });
-  await server.gateway.ready;
+  const start = async () => {
+    const deps = createDeps(loadSettings({ ...env0, AGORA_ANON_KEY: anonKey }));
+    const server = startStackServer(deps, { port, hostname: "127.0.0.1" });
+    await server.gateway.ready;
+    return { deps, server };
+  };
+  const first = await start();
+  let running = true;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -80,17 +90,28 @@ export async function startWebStack(env: Record<string, string> = {}): Promise<W
       }
     });
   }
-  return {
+  const stack: WebStack = {
     base,
-    deps,
-    server,
+    deps: first.deps,
+    server: first.server,
     browser,
+    async stopServer() {
+      if (!running) return;
+      running = false;
+      await stack.server.shutdown().catch(() => {});
+      await closeDeps(stack.deps).catch(() => {});
+    },
+    async startServer() {
+      if (running) return;
+      Object.assign(stack, await start());
+      running = true;
+    },
     async close() {
       await browser.close().catch(() => {});
-      await server.shutdown().catch(() => {});
-      await closeDeps(deps).catch(() => {});
+      await stack.stopServer();
     },
   };
+  return stack;
 }
 
 export interface Person {

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { test } from "../support/helpers.ts";
+import { expectJson, test, testApp } from "../support/helpers.ts";
 import { throwawayCluster } from "../../stack/database.ts";
 import { PG_BIN, run } from "../../stack/postgres.ts";
 import {
@@ -74,9 +74,12 @@ async function send(session: Session, text: string): Promise<void> {
   await box.press("Enter");
 }
 
-/** A 503 while the database was down is the refusal this test causes; anything else is not. */
+/**
+ * A 503 while the database is down, or a refused connection while no server is up, is what these
+ * tests cause; anything else is not.
+ */
 function unexpected(errors: string[]): string[] {
-  return errors.filter((e) => !/status of 503/.test(e));
+  return errors.filter((e) => !/status of 503|net::ERR_CONNECTION_REFUSED/.test(e));
 }
 
 test("[web] Postgres restarted mid-conversation: a send while it is down says to try again and keeps the text; sent again it arrives once; both live feeds come back without a reload", async () => {
@@ -131,6 +134,62 @@ test("[web] Postgres restarted mid-conversation: a send while it is down says to
     const rows = await stack.deps.sql`
       select 1 from app.messages where conversation_id = ${conv.id} and content = ${down}`;
     assert.equal(rows.length, 1, "stored once");
+    assert.deepEqual(unexpected(a.errors), []);
+    assert.deepEqual(unexpected(b.errors), []);
+  } finally {
+    await a.context.close();
+    await b.context.close();
+  }
+});
+
+test("[web] the server stopped and a new one started in its place while two people chat: what another process sent meanwhile arrives once in both browsers, and live delivery resumes without a reload", async () => {
+  const alice: Person = await createPerson(stack, "Alice Redeploy");
+  const bob: Person = await createPerson(stack, "Bob Redeploy");
+  const aliceToken = await bearer(stack, alice);
+  const conv = await apiCall<{ id: string }>(stack, aliceToken, "POST", "/api/conversations", {
+    type: "group",
+    participantIds: [bob.id],
+    title: "Release day",
+  });
+  const a = await openContext(stack);
+  const b = await openContext(stack);
+  try {
+    await signInThroughPages(stack, a, alice);
+    await signInThroughPages(stack, b, bob);
+    await openConversation(a, conv.id);
+    await openConversation(b, conv.id);
+    await liveOver(a.page, "websocket");
+    await liveOver(b.page, "websocket");
+    await send(a, "Before the server stopped");
+    await messageIn(b, "Before the server stopped").waitFor();
+
+    // The server goes (a deploy, a crash); another API process on the same database takes a
+    // message from Alice's phone meanwhile.
+    await stack.stopServer();
+    const meanwhile = "Sent through another process meanwhile";
+    const other = testApp({ AGORA_DB_URL: cluster.url(), AGORA_SITE_URL: stack.base });
+    await expectJson(
+      await other.request("POST", `/api/conversations/${conv.id}/messages`, {
+        token: aliceToken,
+        headers: { "idempotency-key": crypto.randomUUID() },
+        body: { content: meanwhile },
+      }),
+      201,
+    );
+    await stack.startServer();
+
+    await messageIn(b, meanwhile).waitFor();
+    await messageIn(a, meanwhile).waitFor();
+    await send(b, "Bob, on the new server");
+    await messageIn(a, "Bob, on the new server").waitFor();
+    await send(a, "Alice, on the new server");
+    await messageIn(b, "Alice, on the new server").waitFor();
+    assert.equal(await messageIn(b, meanwhile).count(), 1, "shown once");
+    assert.equal(await messageIn(a, meanwhile).count(), 1, "shown once");
+    for (const session of [a, b]) {
+      await session.page.getByText("The server cannot be reached").first()
+        .waitFor({ state: "detached", timeout: 10_000 });
+    }
     assert.deepEqual(unexpected(a.errors), []);
     assert.deepEqual(unexpected(b.errors), []);
   } finally {
