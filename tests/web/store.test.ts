@@ -171,6 +171,50 @@ test("[web] store: a checkout the stock cannot fill is refused with the lines sh
   }
 });
 
+test("[web] store: the checkout's answer lost on the way (the server made it, the connection dropped): Check out again makes no second checkout and lands on the one made", async () => {
+  const tag = crypto.randomUUID().slice(0, 6);
+  const shop = await openShop(stack, `Lost Answer ${tag}`, [
+    { title: `Kettle ${tag}`, category: "kitchen", price: 3000, stock: 5 },
+  ]);
+  const person = await createPerson(stack, "Lee Lost", "SUBSCRIBER");
+  const buyer = await openContext(stack);
+  try {
+    await signInThroughPages(stack, buyer, person, `/store/products/${shop.products[0].id}`);
+    const page = buyer.page;
+    await page.getByRole("button", { name: "Add to cart" }).click();
+    await page.getByRole("link", { name: "Go to the cart" }).click();
+    // The first checkout reaches the server, which makes it; its answer never arrives.
+    let dropped = 0;
+    await page.route(/\/api\/store\/orders$/, async (route) => {
+      if (route.request().method() !== "POST" || dropped > 0) return route.fallback();
+      dropped++;
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
+    await page.getByLabel("Full name").fill("Lee Lost");
+    await page.getByLabel("Address", { exact: true }).fill("3 Dropped Lane");
+    await page.getByLabel("City").fill("York");
+    await page.getByLabel("Postal code").fill("YO1 7HH");
+    await page.getByLabel("Country", { exact: true }).selectOption("GB");
+    await page.getByRole("button", { name: "Check out" }).click();
+    await page.getByText("The server cannot be reached. Check your connection.").waitFor();
+    assert.equal(new URL(page.url()).pathname, "/store/cart", "still on the cart");
+
+    await page.getByRole("button", { name: "Check out" }).click();
+    await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
+    const checkoutId = new URL(page.url()).pathname.split("/").pop()!;
+    const made = await stack.deps.sql<{ id: string }[]>`
+      select id from app.checkouts where buyer_id = ${person.id}`;
+    assert.deepEqual(made.map((c) => c.id), [checkoutId], "one checkout");
+    const [{ reserved }] = await stack.deps.sql<{ reserved: number }[]>`
+      select reserved from app.products where id = ${shop.products[0].id}`;
+    assert.equal(reserved, 1, "the kettle is held once");
+    assert.deepEqual(buyer.errors.filter((e) => !/ERR_CONNECTION_RESET/.test(e)), []);
+  } finally {
+    await buyer.context.close();
+  }
+});
+
 test("[web] store: checked out on one device, the tab closed, the buyer pays the order from another device's order list", async () => {
   const tag = crypto.randomUUID().slice(0, 6);
   const shop = await openShop(stack, `Resume Shop ${tag}`, [

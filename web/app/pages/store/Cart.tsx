@@ -14,7 +14,7 @@ import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import type { Address } from "./types.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
-import { rememberCheckout } from "./checkouts.ts";
+import { checkoutAttemptKey, forgetCheckoutAttempt, rememberCheckout } from "./checkouts.ts";
 import { recallAddress, rememberAddress } from "./address.ts";
 import { likelyCountry } from "../../lib/countries.ts";
 import { CountrySelect } from "../../components/CountrySelect.tsx";
@@ -103,7 +103,8 @@ export function CartPage() {
         },
       },
     };
-    const key = crypto.randomUUID();
+    // Kept while this same checkout is tried again: an answer lost on the way must not make two.
+    const key = checkoutAttemptKey(me.id, body);
     try {
       const { checkout } = data(
         await client.POST("/api/store/orders", {
@@ -111,11 +112,15 @@ export function CartPage() {
           body,
         }),
       );
+      forgetCheckoutAttempt(me.id);
       rememberCheckout(checkout);
       rememberAddress(me.id, body.shipping.address);
       clearCart();
       navigate(`/store/checkout/${checkout.id}`);
     } catch (err) {
+      // Refused for good (a 4xx): nothing was made, so trying again is a new checkout. Unknown (no
+      // answer, a 5xx): the same key, so a checkout the server did make is answered again.
+      if (err instanceof ApiError && err.status < 500) forgetCheckoutAttempt(me.id);
       if (err instanceof ApiError && err.code === "insufficient_stock") {
         const items = (err.details as { items?: { productId: string; available: number }[] })
           ?.items ?? [];
