@@ -14,7 +14,8 @@ import { session } from "../../lib/session.ts";
 import { useStore } from "../../lib/store.ts";
 import type { Address } from "./types.ts";
 import { ProductImage, StoreFrame } from "./common.tsx";
-import { checkoutAttemptKey, forgetCheckoutAttempt, rememberCheckout } from "./checkouts.ts";
+import { rememberCheckout } from "./checkouts.ts";
+import { forgetRetryKey, retryKey } from "../../lib/retry-key.ts";
 import { recallAddress, rememberAddress } from "./address.ts";
 import { likelyCountry } from "../../lib/countries.ts";
 import { CountrySelect } from "../../components/CountrySelect.tsx";
@@ -104,7 +105,7 @@ export function CartPage() {
       },
     };
     // Kept while this same checkout is tried again: an answer lost on the way must not make two.
-    const key = checkoutAttemptKey(me.id, body);
+    const key = retryKey(`checkout:${me.id}`, body);
     try {
       const { checkout } = data(
         await client.POST("/api/store/orders", {
@@ -112,7 +113,7 @@ export function CartPage() {
           body,
         }),
       );
-      forgetCheckoutAttempt(me.id);
+      forgetRetryKey(`checkout:${me.id}`);
       rememberCheckout(checkout);
       rememberAddress(me.id, body.shipping.address);
       clearCart();
@@ -120,7 +121,7 @@ export function CartPage() {
     } catch (err) {
       // Refused for good (a 4xx): nothing was made, so trying again is a new checkout. Unknown (no
       // answer, a 5xx): the same key, so a checkout the server did make is answered again.
-      if (err instanceof ApiError && err.status < 500) forgetCheckoutAttempt(me.id);
+      if (err instanceof ApiError && err.status < 500) forgetRetryKey(`checkout:${me.id}`);
       if (err instanceof ApiError && err.code === "insufficient_stock") {
         const items = (err.details as { items?: { productId: string; available: number }[] })
           ?.items ?? [];

@@ -10,6 +10,7 @@ import { useEffect, useId, useState } from "preact/hooks";
 import { ApiError, client, data, describeError } from "../../lib/client.ts";
 import { fullTime, shortHex } from "../../lib/format.ts";
 import { Link } from "../../lib/router.tsx";
+import { forgetRetryKey, retryKey } from "../../lib/retry-key.ts";
 import { Pill } from "../../components/Pill.tsx";
 import { statusTone } from "../store/types.ts";
 import { type Balance, tokenRef, type Transaction } from "./types.ts";
@@ -109,16 +110,22 @@ export function Send({ state }: { state: WalletState }) {
       return setError(`Enter an amount of ${chosen.token.symbol}, more than zero.`);
     }
     setBusy(true);
+    const body = { to, token: tokenRef(chosen.token), amount: base };
+    // Kept while this same transfer is reviewed again: a lost answer must not make a second one.
+    const retry = `transfer:${state.wallet.address}`;
     try {
       const { transaction: t } = data(
         await client.POST("/api/wallet/transfer", {
-          body: { to, token: tokenRef(chosen.token), amount: base },
-          headers: { "idempotency-key": crypto.randomUUID() },
+          body,
+          headers: { "idempotency-key": retryKey(retry, body) },
         }),
       );
+      forgetRetryKey(retry);
       setPending({ t, to: mode === "person" ? person!.name : address.trim() });
       state.upsert(t);
     } catch (err) {
+      // Refused for good (a 4xx): nothing was made. Unknown (no answer, a 5xx): the same key.
+      if (err instanceof ApiError && err.status < 500) forgetRetryKey(retry);
       if (err instanceof ApiError && err.code === "insufficient_funds") {
         setError(
           `Not enough ${chosen.token.symbol}: the balance less what is on its way` +
