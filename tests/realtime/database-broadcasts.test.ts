@@ -11,6 +11,22 @@ import type { Listener } from "../../functions/_shared/db.ts";
 
 const t = testApp();
 
+/**
+ * A feed over the real listener, whose notifications are dropped while `state.down`, with the
+ * re-listen in hand; `got` holds what it delivered of `topic`.
+ */
+function flakyFeed(topic: string) {
+  const { listener, state } = flakyListener();
+  const got: BroadcastRow[] = [];
+  const feed = databaseBroadcasts({
+    sql: t.deps.sql,
+    listener,
+    log: () => {},
+    deliver: (row) => row.topic === topic && got.push(row),
+  });
+  return { feed, state, got };
+}
+
 /** The real listener, with notifications dropped while `down` and the re-listen in hand. */
 function flakyListener() {
   const state = { down: false, relisten: (): void => {} };
@@ -38,15 +54,8 @@ const send = (topic: string, n: number, filler = "") =>
                                    'test.event', ${topic}, true)`;
 
 test("[gateway] database broadcasts committed while the listen connection was down go out once it listens again: once each, in order, none twice", async () => {
-  const { listener, state } = flakyListener();
-  const got: BroadcastRow[] = [];
   const topic = `test:${crypto.randomUUID()}`;
-  const feed = databaseBroadcasts({
-    sql: t.deps.sql,
-    listener,
-    log: () => {},
-    deliver: (row) => row.topic === topic && got.push(row),
-  });
+  const { feed, state, got } = flakyFeed(topic);
   try {
     await feed.ready;
     const numbers = () => got.map((r) => (r.payload as { n: number }).n);
@@ -86,14 +95,7 @@ test("[gateway] a first re-listen before any row was heard delivers what was com
   await t.deps.sql`
     update realtime.messages set inserted_at = inserted_at - interval '1 minute'
     where topic = ${topic}`;
-  const { listener, state } = flakyListener();
-  const got: BroadcastRow[] = [];
-  const feed = databaseBroadcasts({
-    sql: t.deps.sql,
-    listener,
-    log: () => {},
-    deliver: (row) => row.topic === topic && got.push(row),
-  });
+  const { feed, state, got } = flakyFeed(topic);
   try {
     await feed.ready;
     await new Promise((resolve) => setTimeout(resolve, 100)); // the first listen's clock is read

@@ -281,6 +281,21 @@ export async function lateAnswers(
 }
 
 /**
+ * The first answer to the page's `method` request matching `url` is lost on the way: the request
+ * reaches the server, which does its work, and the connection then drops (the page sees no
+ * answer). Later requests go through.
+ */
+export async function dropFirstAnswer(page: Page, url: RegExp, method = "POST"): Promise<void> {
+  let dropped = false;
+  await page.route(url, async (route) => {
+    if (route.request().method() !== method || dropped) return route.fallback();
+    dropped = true;
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+}
+
+/**
  * For `context.addInitScript(lateFrames, ms)`: in the page, before its own scripts, every
  * animation frame comes `delayMs` late, as on a busy phone or a loaded machine. A page that
  * leaves work to the next frame shows the gap meanwhile.

@@ -82,27 +82,38 @@ function unexpected(errors: string[]): string[] {
   return errors.filter((e) => !/status of 503|net::ERR_CONNECTION_REFUSED/.test(e));
 }
 
-test("[web] Postgres restarted mid-conversation: a send while it is down says to try again and keeps the text; sent again it arrives once; both live feeds come back without a reload", async () => {
-  const alice: Person = await createPerson(stack, "Alice Restart");
-  const bob: Person = await createPerson(stack, "Bob Restart");
+/**
+ * Alice and Bob in a group of their own, each in a browser on it, both live over the WebSocket,
+ * and a first message from Alice seen by Bob.
+ */
+async function twoPeopleChatting(names: [string, string], title: string) {
+  const alice: Person = await createPerson(stack, names[0]);
+  const bob: Person = await createPerson(stack, names[1]);
   const aliceToken = await bearer(stack, alice);
   const conv = await apiCall<{ id: string }>(stack, aliceToken, "POST", "/api/conversations", {
     type: "group",
     participantIds: [bob.id],
-    title: "Night shift",
+    title,
   });
   const a = await openContext(stack);
   const b = await openContext(stack);
-  try {
-    await signInThroughPages(stack, a, alice);
-    await signInThroughPages(stack, b, bob);
-    await openConversation(a, conv.id);
-    await openConversation(b, conv.id);
-    await liveOver(a.page, "websocket");
-    await liveOver(b.page, "websocket");
-    await send(a, "Before the restart");
-    await messageIn(b, "Before the restart").waitFor();
+  await signInThroughPages(stack, a, alice);
+  await signInThroughPages(stack, b, bob);
+  for (const session of [a, b]) {
+    await openConversation(session, conv.id);
+    await liveOver(session.page, "websocket");
+  }
+  await send(a, `${title}: the first message`);
+  await messageIn(b, `${title}: the first message`).waitFor();
+  return { aliceToken, conv, a, b };
+}
 
+test("[web] Postgres restarted mid-conversation: a send while it is down says to try again and keeps the text; sent again it arrives once; both live feeds come back without a reload", async () => {
+  const { aliceToken, conv, a, b } = await twoPeopleChatting(
+    ["Alice Restart", "Bob Restart"],
+    "Night shift",
+  );
+  try {
     await pgCtl("stop");
     const down = "Sent while the database was down";
     await send(a, down);
@@ -143,26 +154,11 @@ test("[web] Postgres restarted mid-conversation: a send while it is down says to
 });
 
 test("[web] the server stopped and a new one started in its place while two people chat: what another process sent meanwhile arrives once in both browsers, and live delivery resumes without a reload", async () => {
-  const alice: Person = await createPerson(stack, "Alice Redeploy");
-  const bob: Person = await createPerson(stack, "Bob Redeploy");
-  const aliceToken = await bearer(stack, alice);
-  const conv = await apiCall<{ id: string }>(stack, aliceToken, "POST", "/api/conversations", {
-    type: "group",
-    participantIds: [bob.id],
-    title: "Release day",
-  });
-  const a = await openContext(stack);
-  const b = await openContext(stack);
+  const { aliceToken, conv, a, b } = await twoPeopleChatting(
+    ["Alice Redeploy", "Bob Redeploy"],
+    "Release day",
+  );
   try {
-    await signInThroughPages(stack, a, alice);
-    await signInThroughPages(stack, b, bob);
-    await openConversation(a, conv.id);
-    await openConversation(b, conv.id);
-    await liveOver(a.page, "websocket");
-    await liveOver(b.page, "websocket");
-    await send(a, "Before the server stopped");
-    await messageIn(b, "Before the server stopped").waitFor();
-
     // The server goes (a deploy, a crash); another API process on the same database takes a
     // message from Alice's phone meanwhile.
     await stack.stopServer();

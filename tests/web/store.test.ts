@@ -13,6 +13,7 @@ import {
   apiCall,
   bearer,
   createPerson,
+  dropFirstAnswer,
   lateFrames,
   liveOver,
   openContext,
@@ -24,14 +25,25 @@ import {
 
 const stack = await startWebStack();
 
+/** Fills the cart page's shipping address (in Great Britain). */
+async function fillAddress(
+  page: Session["page"],
+  name: string,
+  line1: string,
+  city: string,
+  postalCode: string,
+) {
+  await page.getByLabel("Full name").fill(name);
+  await page.getByLabel("Address", { exact: true }).fill(line1);
+  await page.getByLabel("City").fill(city);
+  await page.getByLabel("Postal code").fill(postalCode);
+  await page.getByLabel("Country", { exact: true }).selectOption("GB");
+}
+
 /** Fills the cart page's address and checks out; returns the checkout's id from the address. */
 async function checkOut(buyer: Session): Promise<string> {
   const page = buyer.page;
-  await page.getByLabel("Full name").fill("Ada Buyer");
-  await page.getByLabel("Address", { exact: true }).fill("1 Analytical Way");
-  await page.getByLabel("City").fill("London");
-  await page.getByLabel("Postal code").fill("N1 9GU");
-  await page.getByLabel("Country", { exact: true }).selectOption("GB");
+  await fillAddress(page, "Ada Buyer", "1 Analytical Way", "London", "N1 9GU");
   await page.getByRole("button", { name: "Check out" }).click();
   await page.waitForURL((url) => url.pathname.startsWith("/store/checkout/"));
   return new URL(page.url()).pathname.split("/").pop()!;
@@ -152,11 +164,7 @@ test("[web] store: a checkout the stock cannot fill is refused with the lines sh
     await page.getByLabel(`Quantity of Last teapot ${tag}`).fill("3");
     await page.getByLabel(`Quantity of Last teapot ${tag}`).press("Tab");
     await page.getByTestId("cart-total").getByText("$75.00").waitFor();
-    await page.getByLabel("Full name").fill("Sam Short");
-    await page.getByLabel("Address", { exact: true }).fill("2 Short Street");
-    await page.getByLabel("City").fill("Leeds");
-    await page.getByLabel("Postal code").fill("LS1 1AA");
-    await page.getByLabel("Country", { exact: true }).selectOption("GB");
+    await fillAddress(page, "Sam Short", "2 Short Street", "Leeds", "LS1 1AA");
     await page.getByRole("button", { name: "Check out" }).click();
     await page.getByText("Some items do not have enough stock left").waitFor();
     await page.getByText("Only 1 left.").waitFor();
@@ -184,18 +192,8 @@ test("[web] store: the checkout's answer lost on the way (the server made it, th
     await page.getByRole("button", { name: "Add to cart" }).click();
     await page.getByRole("link", { name: "Go to the cart" }).click();
     // The first checkout reaches the server, which makes it; its answer never arrives.
-    let dropped = 0;
-    await page.route(/\/api\/store\/orders$/, async (route) => {
-      if (route.request().method() !== "POST" || dropped > 0) return route.fallback();
-      dropped++;
-      await route.fetch();
-      await route.abort("connectionreset");
-    });
-    await page.getByLabel("Full name").fill("Lee Lost");
-    await page.getByLabel("Address", { exact: true }).fill("3 Dropped Lane");
-    await page.getByLabel("City").fill("York");
-    await page.getByLabel("Postal code").fill("YO1 7HH");
-    await page.getByLabel("Country", { exact: true }).selectOption("GB");
+    await dropFirstAnswer(page, /\/api\/store\/orders$/);
+    await fillAddress(page, "Lee Lost", "3 Dropped Lane", "York", "YO1 7HH");
     await page.getByRole("button", { name: "Check out" }).click();
     await page.getByText("The server cannot be reached. Check your connection.").waitFor();
     assert.equal(new URL(page.url()).pathname, "/store/cart", "still on the cart");

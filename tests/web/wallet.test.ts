@@ -14,6 +14,7 @@ import { compileContracts } from "../../stack/chain/compile.ts";
 import { chainClients, deployContract } from "../../stack/chain/deploy.ts";
 import {
   createPerson,
+  dropFirstAnswer,
   liveOver,
   openContext,
   type Person,
@@ -70,13 +71,7 @@ test("[web] wallet: a transfer is prepared, confirmed on its own step, and shows
     await page.getByLabel("Amount (AGU)").fill("12.5");
     // The first answer is lost on the way (the server made the transfer, the connection dropped):
     // Review again shows that transfer, not a second one holding the funds too.
-    let dropped = 0;
-    await page.route(/\/api\/wallet\/transfer$/, async (route) => {
-      if (dropped > 0) return route.fallback();
-      dropped++;
-      await route.fetch();
-      await route.abort("connectionreset");
-    });
+    await dropFirstAnswer(page, /\/api\/wallet\/transfer$/);
     await page.getByRole("button", { name: "Review" }).click();
     await page.getByText("The server cannot be reached. Check your connection.").waitFor();
     await page.getByRole("button", { name: "Review" }).click();
