@@ -133,14 +133,25 @@ test("[web] store: a buyer checks out with the dev provider and sees the order p
     await dialog.getByText("The tracking number is required.").waitFor();
     await dialog.getByLabel("Tracking number").fill(`RM${tag}GB`);
     await screenshot(vendor.page, "flow-vendor-ship-dialog");
+    // The answer is lost after the server shipped it: shipping again is not an error.
+    await dropFirstAnswer(vendor.page, /\/api\/store\/orders\/[^/]+\/status$/, "PUT");
     await dialog.getByRole("button", { name: "Mark shipped" }).click();
+    await dialog.getByText("The server cannot be reached. Check your connection.").waitFor();
+    await dialog.getByRole("button", { name: "Mark shipped" }).click();
+    await dialog.waitFor({ state: "hidden" });
     await vendorRow.getByTestId("order-status").getByText("Shipped").waitFor();
     await page.getByTestId("order-status").getByText("Shipped").waitFor();
     await page.getByTestId("tracking").getByText(`RM${tag}GB`).waitFor();
     assert.match(await page.getByTestId("tracking").textContent() ?? "", /Royal Mail/);
     await screenshot(page, "flow-store-order-shipped");
     console.log(`[web] store: "paid" on both pages ${livePaid} ms after Pay`);
-    assert.deepEqual([...buyer.errors, ...vendor.errors], []);
+    // The dropped answer (and the 422 of shipping again what was shipped) is all that went wrong.
+    assert.deepEqual(
+      [...buyer.errors, ...vendor.errors].filter((e) =>
+        !/ERR_CONNECTION_RESET|status of 422 .*\/api\/store\/orders\/[^/]+\/status\)$/.test(e)
+      ),
+      [],
+    );
   } finally {
     await buyer.context.close();
     await vendor.context.close();

@@ -14,7 +14,7 @@
  */
 import { onSignedOut } from "../../lib/session.ts";
 import { userEvents } from "../../lib/user-events.ts";
-import { client, data, FRESH, type Query, type RequestBody } from "../../lib/client.ts";
+import { ApiError, client, data, FRESH, type Query, type RequestBody } from "../../lib/client.ts";
 import {
   queryClient,
   refreshPages,
@@ -46,14 +46,29 @@ function newest(order: Order, as?: As): Order {
   return order;
 }
 
-/** Moves an order (the API says which moves the caller may make); the cache gets the answer. */
+/**
+ * Moves an order (the API says which moves the caller may make); the cache gets the answer. An
+ * order already where the move takes it is done, not an error: the person tried again after an
+ * answer lost on the way (the first try moved it), or someone else made the same move first.
+ */
 export async function moveOrder(
   id: string,
   body: RequestBody<"/api/store/orders/{id}/status", "put">,
 ): Promise<Order> {
-  const order = data(
-    await client.PUT("/api/store/orders/{id}/status", { params: { path: { id } }, body }),
-  );
+  let order: Order;
+  try {
+    order = data(
+      await client.PUT("/api/store/orders/{id}/status", { params: { path: { id } }, body }),
+    );
+  } catch (err) {
+    const from = err instanceof ApiError && err.code === "invalid_transition"
+      ? (err.details as { from?: string } | undefined)?.from
+      : undefined;
+    if (from !== body.status) throw err;
+    order = data(
+      await client.GET("/api/store/orders/{id}", { params: { path: { id } }, ...FRESH }),
+    );
+  }
   applyOrder(order);
   return newest(order);
 }

@@ -63,16 +63,19 @@ export function VendorOrders(
       filter === "open" ? OPEN.includes(o.status) || o.status === "pending_payment" : !filter ||
         o.status === filter
     ) ?? null;
-  const move = async (order: Order, body: Parameters<typeof moveOrder>[1]) => {
+  /** Moves the order; what went wrong, or null. A dialog shows it in itself. */
+  const tryMove = async (order: Order, body: Parameters<typeof moveOrder>[1]) => {
     try {
       await moveOrder(order.id, body);
       setError(null);
-      return true;
+      return null;
     } catch (err) {
-      setError(describeError(err));
-      return false;
+      return describeError(err);
     }
   };
+  /** A move from the list's buttons: what went wrong is shown above the list. */
+  const move = async (order: Order, body: Parameters<typeof moveOrder>[1]) =>
+    setError(await tryMove(order, body));
   const detail = shown?.find((o) => o.id === open) ?? null;
 
   return (
@@ -182,23 +185,25 @@ export function VendorOrders(
         order={shipping}
         onClose={() => setShipping(null)}
         onShip={async (carrier, trackingNumber) => {
-          if (!shipping) return;
-          const ok = await move(shipping, {
+          if (!shipping) return null;
+          const problem = await tryMove(shipping, {
             status: "shipped",
             carrier,
             trackingNumber,
             reason: "Shipped",
           });
-          if (ok) setShipping(null);
+          if (!problem) setShipping(null);
+          return problem;
         }}
       />
       <CancelDialog
         order={cancelling}
         onClose={() => setCancelling(null)}
         onCancel={async (reason) => {
-          if (!cancelling) return;
-          const ok = await move(cancelling, { status: "cancelled", reason });
-          if (ok) setCancelling(null);
+          if (!cancelling) return null;
+          const problem = await tryMove(cancelling, { status: "cancelled", reason });
+          if (!problem) setCancelling(null);
+          return problem;
         }}
       />
     </section>
@@ -209,7 +214,8 @@ function ShipDialog(
   { order, onClose, onShip }: {
     order: Order | null;
     onClose: () => void;
-    onShip: (carrier: string, trackingNumber: string) => Promise<void>;
+    /** What went wrong, shown in the dialog, or null once shipped. */
+    onShip: (carrier: string, trackingNumber: string) => Promise<string | null>;
   },
 ) {
   const carrierId = useId();
@@ -230,7 +236,8 @@ function ShipDialog(
           e.preventDefault();
           if (!tracking.trim()) return setError("The tracking number is required.");
           setBusy(true);
-          await onShip(carrier.trim() || "Carrier", tracking.trim());
+          setError(null);
+          setError(await onShip(carrier.trim() || "Carrier", tracking.trim()));
           setBusy(false);
         }}
       >
@@ -263,7 +270,8 @@ function CancelDialog(
   { order, onClose, onCancel }: {
     order: Order | null;
     onClose: () => void;
-    onCancel: (reason: string) => Promise<void>;
+    /** What went wrong, shown in the dialog, or null once cancelled. */
+    onCancel: (reason: string) => Promise<string | null>;
   },
 ) {
   const reasonId = useId();
@@ -279,7 +287,8 @@ function CancelDialog(
         onSubmit={async (e) => {
           e.preventDefault();
           if (!reason.trim()) return setError("Say why: the buyer is told.");
-          await onCancel(reason.trim());
+          setError(null);
+          setError(await onCancel(reason.trim()));
         }}
       >
         <p>
