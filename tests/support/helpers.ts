@@ -45,6 +45,11 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     ...(Deno.env.get("AGORA_TEST_RPC_URL")
       ? { AGORA_RPC_URL: Deno.env.get("AGORA_TEST_RPC_URL")! }
       : {}),
+    // A test on a database of its own (a throwaway cluster it restarts) listens there too: the
+    // pooler's session URL above names the run's database.
+    ...(overrides.AGORA_DB_URL && pooler
+      ? { AGORA_DB_POOL_MODE: "session", AGORA_DB_SESSION_URL: overrides.AGORA_DB_URL }
+      : {}),
     ...overrides,
   };
 }
