@@ -9,6 +9,7 @@
 --   supabase/migrations/20261205000000_notifications_read_marks.sql
 --   supabase/migrations/20261205000100_notifications_bulk_accept_counts.sql
 --   supabase/migrations/20261206000000_notifications_batch_rerun.sql
+--   supabase/migrations/20261207000000_notifications_read_counter_lock.sql
 -- Generated from the freshly migrated database by `npm test` (stack/schema-dump.ts). Do not
 -- edit: change the schema with a new migration in supabase/migrations/, run `npm test`, and
 -- commit both. docs/conventions.md says how to read it.
@@ -2114,7 +2115,7 @@ REVOKE ALL ON FUNCTION app_private.notifications_facts_tail(metric text, bucket_
 
 -- ---------------------------------------------------------------------------------------------
 -- function app_private.notifications_read_events
--- created in 20261130040000_notifications_growth.sql; last changed in 20261205000000_notifications_read_marks.sql
+-- created in 20261130040000_notifications_growth.sql; last changed in 20261207000000_notifications_read_counter_lock.sql
 -- ---------------------------------------------------------------------------------------------
 
 CREATE FUNCTION app_private.notifications_read_events() RETURNS trigger
@@ -2128,6 +2129,16 @@ begin
   if not exists (select 1 from after_rows n where n.read_at is not null and n.inbox) then
     return null;
   end if;
+  -- The counters of the users whose rows became read, locked first, in user order: a read-all by
+  -- mark holds its user's counter until it commits, so the statement below (a new snapshot)
+  -- sees its mark and leaves the rows it covered alone.
+  execute $q$
+    select 1 from app.notification_counters c
+    where c.user_id in (select n.user_id from after_rows n join before_rows o on o.id = n.id
+                        where o.read_at is null and n.read_at is not null and n.inbox)
+    order by c.user_id
+    for update of c
+  $q$;
   -- EXECUTE: planned for this statement's row counts. A cached plan, made when the first
   -- statement of the session read one row, joined 5,000 rows by a nested loop (25 million
   -- comparisons: 45 s instead of 1).
@@ -2168,7 +2179,7 @@ begin
 end;
 $_$;
 
-COMMENT ON FUNCTION app_private.notifications_read_events() IS 'After any update of notifications (a statement trigger with its before and after rows): the inbox rows it made read leave their users'' unread counters in one update, and each user gets one event: notification.read (the notification) when one was read, notification.read_all { count, readAt, upTo (the newest read row''s createdAt), unreadCount } when more were (read-all). Rows a pending read-all covers (app.notification_read_marks) are skipped: app.mark_all_notifications_read counted and announced them, and app_private.apply_read_marks only writes down their read_at. One event per statement instead of one per row: read-all of 50,000 wrote 50,000 events. security definer: the counters and the event log are written by the server only.';
+COMMENT ON FUNCTION app_private.notifications_read_events() IS 'After any update of notifications (a statement trigger with its before and after rows): the inbox rows it made read leave their users'' unread counters in one update, and each user gets one event: notification.read (the notification) when one was read, notification.read_all { count, readAt, upTo (the newest read row''s createdAt), unreadCount } when more were (read-all). Rows a pending read-all covers (app.notification_read_marks) are skipped: app.mark_all_notifications_read counted and announced them, and app_private.apply_read_marks only writes down their read_at. The users'' counters are locked first, so a read-all by mark committed meanwhile is seen and its rows are not taken off twice. One event per statement instead of one per row: read-all of 50,000 wrote 50,000 events. security definer: the counters and the event log are written by the server only.';
 
 REVOKE ALL ON FUNCTION app_private.notifications_read_events() FROM PUBLIC;
 

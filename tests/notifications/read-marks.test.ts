@@ -196,3 +196,60 @@ test("[races] a collapse key folding new messages, the user reading that notific
     where user_id = ${user.id} and collapse_key = 'conversation:race' and read_at is null`;
   assert.ok(open <= 1, "at most one unread notification per collapse key");
 });
+
+test("[races] a notification read while the read-all by mark covering it commits is taken off the counter once, whatever was counted meanwhile", async () => {
+  const user = await createUser(t.deps, "MEMBER");
+  const url = Deno.env.get("AGORA_TEST_DB_URL")!;
+  const claims = JSON.stringify({ sub: user.id, role: "authenticated" });
+  const readAll = postgres(url, { max: 1, onnotice: () => {} });
+  const reader = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connection: { application_name: `read-race-${user.id}` },
+  });
+  const [{ id }] = await t.deps.sql<{ id: string }[]>`
+    select app_private.notify(${user.id}, 'SYSTEM', 'covered by the read-all', '') as id`;
+  let commit!: () => void;
+  const held = new Promise<void>((resolve) => commit = resolve);
+  let ready!: () => void;
+  const marked = new Promise<void>((resolve) => ready = resolve);
+  try {
+    // The read-all by mark (it covers the notification and sets the counter to 0), then a new
+    // notification counted after it, in one transaction held open.
+    const first = readAll.begin(async (tx) => {
+      await tx`select set_config('role', 'authenticated', true),
+                      set_config('request.jwt.claims', ${claims}, true)`;
+      await tx`select * from app.mark_all_notifications_read(0)`;
+      await tx`reset role`;
+      await tx`select app_private.notify(${user.id}, 'SYSTEM', 'after the read-all', '')`;
+      ready();
+      await held;
+    });
+    await marked;
+    // The person reads the covered notification: its update waits for the read-all's counter.
+    const second = reader.begin(async (tx) => {
+      await tx`select set_config('role', 'authenticated', true),
+                      set_config('request.jwt.claims', ${claims}, true)`;
+      await tx`update app.notifications set read_at = now() where id = ${id}`;
+    });
+    for (let waited = 0;; waited += 20) {
+      const [waiting] = await t.deps.sql`
+        select 1 from pg_stat_activity
+        where application_name = ${`read-race-${user.id}`} and wait_event_type = 'Lock'`;
+      if (waiting) break;
+      if (waited > 5_000) throw new Error("the reader never waited for the read-all");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    commit();
+    await first;
+    await second;
+  } finally {
+    commit();
+    await readAll.end();
+    await reader.end();
+  }
+  const now = await state(user.id);
+  assert.equal(now.unread, 1, "the notification after the read-all is unread");
+  assert.equal(now.counter, now.unread, "the covered one was taken off once (by the read-all)");
+  await writtenDown(user.id, now);
+});
