@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { test, testApp } from "../support/helpers.ts";
+import { expectJson, signInAs, test, testApp } from "../support/helpers.ts";
 import { createEventHub } from "../../functions/api/realtime/hub.ts";
 import type { RealtimeEvent } from "../../functions/api/realtime/events.ts";
 
@@ -121,4 +121,18 @@ test("[realtime] the event hub retries on the next subscribe after a LISTEN fail
     await sql.end({ timeout: 1 });
     proxy.close();
   }
+});
+
+test("[realtime] a long-poll that arrives while the process is stopping (its hub closed) is told 503 unavailable with Retry-After, not a 500", async () => {
+  const stopping = testApp();
+  const me = await signInAs(stopping, "MEMBER");
+  await stopping.deps.hub.close();
+  const response = await stopping.request(
+    "GET",
+    `/api/realtime/poll?topics=user:${me.user.id}&timeout=1`,
+    { token: me.accessToken },
+  );
+  const body = await expectJson(response, 503);
+  assert.equal(body.error.code, "unavailable");
+  assert.equal(response.headers.get("retry-after"), "1");
 });

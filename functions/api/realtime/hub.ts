@@ -12,6 +12,7 @@
  */
 import type { Listener, Sql } from "../../_shared/db.ts";
 import type { Logger } from "../../_shared/logger.ts";
+import { ApiError } from "../../_shared/errors.ts";
 import { compareCursors, type Cursor } from "./cursor.ts";
 import { currentCursor, readEvents, type RealtimeEvent } from "./events.ts";
 
@@ -137,7 +138,16 @@ export function createEventHub(
 
   return {
     async subscribe(subscriber) {
-      if (closed) throw new Error("the event hub is closed");
+      // The process is stopping (a deploy, a restart): a poll or stream that arrives now is told
+      // to come back (503 with Retry-After, as while the database is away), not a 500.
+      if (closed) {
+        throw new ApiError(
+          "unavailable",
+          "The service is restarting; try again in a moment.",
+          undefined,
+          { "Retry-After": "1" },
+        );
+      }
       subscribers.add(subscriber);
       // A failed start is forgotten, so the next subscribe tries again (a database restart or a
       // full connection table must not break live delivery until the process restarts).
