@@ -105,7 +105,8 @@ export function CartPage() {
       },
     };
     // Kept while this same checkout is tried again: an answer lost on the way must not make two.
-    const key = retryKey(`checkout:${me.id}`, body);
+    const retry = `checkout:${me.id}`;
+    const key = retryKey(retry, body);
     try {
       const { checkout } = data(
         await client.POST("/api/store/orders", {
@@ -113,7 +114,7 @@ export function CartPage() {
           body,
         }),
       );
-      forgetRetryKey(`checkout:${me.id}`);
+      forgetRetryKey(retry);
       rememberCheckout(checkout);
       rememberAddress(me.id, body.shipping.address);
       clearCart();
@@ -121,7 +122,7 @@ export function CartPage() {
     } catch (err) {
       // Refused for good (a 4xx): nothing was made, so trying again is a new checkout. Unknown (no
       // answer, a 5xx): the same key, so a checkout the server did make is answered again.
-      if (err instanceof ApiError && err.status < 500) forgetRetryKey(`checkout:${me.id}`);
+      if (err instanceof ApiError && err.status < 500) forgetRetryKey(retry);
       if (err instanceof ApiError && err.code === "insufficient_stock") {
         const items = (err.details as { items?: { productId: string; available: number }[] })
           ?.items ?? [];
